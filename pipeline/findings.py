@@ -1,0 +1,115 @@
+"""Findings and reports: what every check returns instead of raising.
+
+A finding has a stable code (kebab-case, listed in :data:`CODES`), the file,
+the place in it (line, row, key or column), what was expected and what was
+found. Codes are a contract: tools and tests match on them, so a code is
+never renamed once released.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+# code -> one-line meaning. Documented in the README.
+CODES: dict[str, str] = {
+    # files and formats
+    "file-unreadable": "the file could not be read (missing, a folder, permission)",
+    "file-too-large": "the file is larger than the configured size limit",
+    "not-utf8": "the file is not valid UTF-8 text",
+    "unknown-format": "the file's format could not be detected",
+    "format-mismatch": "the file does not parse in its declared format",
+    "missing-column": "a required column is absent",
+    "unexpected-column": "a column the format does not know",
+    "malformed-number": "a number is not a plain decimal (e.g. '100 282', '103,48')",
+    "missing-value": "a required field is empty",
+    "duplicate-row": "the same result appears twice in one file",
+    # domain
+    "unknown-round": "the round is not in schemas/rounds.yaml",
+    "unknown-model": "the benchmark id is not in schemas/models.yaml",
+    "unknown-scenario": "the scenario is not an MLPerf scenario",
+    "unknown-accelerator": "the accelerator name matches no entry of schemas/accelerators.yaml",
+    "units-mismatch": "the units do not fit the model and scenario",
+    "invalid-value": "a value is not a finite number greater than zero",
+    "invalid-choice": "a field holds a value outside its allowed set",
+    "accelerator-count-mismatch": "total accelerators disagree with nodes x accelerators per node and no platform id explains it",
+    "schema-violation": "the row fails the canonical table schema",
+    # submissions store
+    "manifest-missing": "a version folder has no manifest.yaml",
+    "manifest-invalid": "manifest.yaml does not follow schemas/manifest.v1.schema.json",
+    "manifest-mismatch": "a manifest field disagrees with its folder or its file",
+    "hash-mismatch": "a file changed after it was sealed (sha256 differs from the manifest)",
+    "path-escape": "a manifest path or link leaves its version folder",
+    "unlisted-file": "a file in a version folder is not listed in its manifest",
+    "verified-after-deadline": "declared verified but submitted after the round's deadline",
+    "round-mismatch": "a row's round disagrees with its submission's round",
+    "submitter-mismatch": "a row's submitter disagrees with its submission's submitter",
+    "version-exists": "the version folder already exists; versions are immutable",
+    "bad-version-folder": "a folder under a submitter is not named v<N>",
+    # compare
+    "deviates-from-reference": "a partner result is outside the tolerance around its reference",
+    # partition
+    "invariant-broken": "a partition invariant does not hold",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    file: str
+    place: str
+    expected: str
+    found: str
+    message: str
+    severity: str = "error"  # error: the data failed a check; warning: noted, not failing
+
+    def __post_init__(self) -> None:
+        if self.code not in CODES:
+            raise ValueError(f"unregistered finding code {self.code!r}")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def render(self) -> str:
+        where = f"{self.file}: {self.place}" if self.place else self.file
+        return (
+            f"{where}: [{self.code}] {self.message} "
+            f"(expected {self.expected}; found {self.found})"
+        )
+
+
+def finding(code: str, file: str, place: str, expected: object, found: object,
+            message: str, severity: str = "error") -> Finding:
+    """Build a finding, turning expected/found into short printable text."""
+    return Finding(code, str(file), str(place), _show(expected), _show(found),
+                   message, severity)
+
+
+def _show(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    return repr(value)
+
+
+@dataclass
+class Report:
+    """What a command returns: rows, findings and a summary. Never printed here."""
+
+    rows: list[dict] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    summary: dict = field(default_factory=dict)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def to_dict(self) -> dict:
+        return {
+            "summary": {**self.summary, "findings": len(self.findings),
+                        "errors": len(self.errors)},
+            "findings": [f.to_dict() for f in self.findings],
+            "rows": self.rows,
+        }

@@ -1,0 +1,246 @@
+"""Ingest: submissions (or raw files) to the canonical table, with every input
+row accounted for as accepted, rejected or excluded.
+
+Which version counts: the newest version of each submitter's round, unless a
+version folder is named explicitly. Older versions are still checked (their
+manifests and hashes) and listed as superseded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from . import readers, rules, table
+from .errors import UsageError
+from .findings import Finding, finding
+from .normalize import Context, build_row
+from .readers.base import Disposition, ReadResult
+from .store import MANIFEST, VERSION_DIR, Version, find_versions, load_manifest, version_at
+
+KEY = ("round", "submitter", "system", "model", "scenario", "division")
+
+
+@dataclass
+class IngestReport:
+    table: pd.DataFrame
+    dispositions: list[Disposition] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    versions: list[dict] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.severity == "error" for f in self.findings)
+
+    def summary(self) -> dict:
+        d = pd.Series([x.outcome for x in self.dispositions], dtype="str")
+        return {
+            "accepted": len(self.table),
+            "rejected": int((d == "rejected").sum()),
+            "excluded": int((d == "excluded").sum()),
+            "verified": int((self.table["status"] == "verified").sum()),
+            "post_deadline": int((self.table["status"] == "post-deadline").sum()),
+            "versions_used": sum(1 for v in self.versions if v["used"]),
+            "versions_superseded": sum(1 for v in self.versions if not v["used"]),
+        }
+
+    def dispositions_frame(self) -> pd.DataFrame:
+        return pd.DataFrame([d.to_dict() for d in self.dispositions],
+                            columns=["source", "outcome", "codes", "reason"])
+
+
+def effective_status(declared: str, manifest_display: str, version: Version) -> tuple[str, list[Finding]]:
+    """Verified only when declared verified and submitted by the round's deadline."""
+    m = version.manifest
+    info = rules.rounds().get(m.round)
+    if declared != "verified" or info is None:
+        return declared, []
+    if m.submitted_at > info.submission_deadline:
+        return "post-deadline", [finding(
+            "verified-after-deadline", manifest_display, "key submitted_at",
+            f"at or before {info.submission_deadline.isoformat()} (the {m.round} deadline)",
+            m.submitted_at.isoformat(),
+            "declared verified after the deadline: its rows go to the post-deadline set")]
+    return declared, []
+
+
+def ingest(paths: list[Path], fmt: str | None = None, round_: str | None = None,
+           status: str | None = None, root: Path | None = None) -> IngestReport:
+    """Read submissions roots, submitter folders, version folders or raw files."""
+    rows: list[dict] = []
+    report = IngestReport(table.to_frame([]))
+    for path in paths:
+        if not path.exists():
+            raise UsageError(f"{path}: no such file or folder")
+        if path.is_file():
+            if status is None:
+                raise UsageError(f"{path}: a raw file needs --status (and --round when the file has none)")
+            _read_raw(path, fmt, round_, status, rows, report)
+        else:
+            for version, used in _versions_under(path, root, report):
+                _read_version(version, used, rows, report)
+    _reject_duplicates(rows, report)
+    frame = table.to_frame(rows)
+    accepted, rejected, found = table.validate(frame)
+    report.findings.extend(found)
+    for src in rejected["source"]:
+        codes = [f for f in found if f.file == str(src).rsplit(":", 1)[0]]
+        report.dispositions.append(Disposition(str(src), "rejected", "schema-violation",
+                                               "; ".join(sorted({f.place for f in codes}))))
+    report.table = accepted.reset_index(drop=True)
+    return report
+
+
+def _versions_under(path: Path, root: Path | None, report: IngestReport):
+    """(version, used) pairs for a root, round, submitter or version folder."""
+    if VERSION_DIR.match(path.name) and (path / MANIFEST).exists() or VERSION_DIR.match(path.name):
+        yield version_at(path, root), True
+        return
+    depth = _depth(path)
+    if depth is None:
+        raise UsageError(f"{path}: not a submissions root, round, submitter or version folder")
+    base = path
+    for _ in range(depth):
+        base = base.parent
+    base = root or base
+    found_versions, found = find_versions(base)
+    report.findings.extend(found)
+    target = path.resolve()
+    groups: dict[tuple[str, str], list[Version]] = {}
+    for v in found_versions:
+        if v.path.resolve() == target or target in v.path.resolve().parents:
+            groups.setdefault((v.round, v.submitter), []).append(v)
+    for versions in groups.values():
+        newest = max(v.number for v in versions)
+        for v in versions:
+            yield v, v.number == newest
+
+
+def _depth(path: Path) -> int | None:
+    """0 for a submissions root, 1 for a round, 2 for a submitter folder."""
+    children = [p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    if any(VERSION_DIR.match(c.name) for c in children):
+        return 2
+    if any(any(VERSION_DIR.match(g.name) for g in c.iterdir() if g.is_dir()) for c in children):
+        return 1
+    if all(c.name.startswith("v") for c in children):
+        return 0
+    return None
+
+
+def _read_version(version: Version, used: bool, rows: list[dict], report: IngestReport) -> None:
+    load_manifest(version)
+    report.findings.extend(version.findings)
+    m = version.manifest
+    entry = {"round": version.round, "submitter": version.submitter, "version": version.number,
+             "path": version.display, "used": used, "status_declared": m.status if m else None,
+             "status": None, "submitted_at": m.submitted_at.isoformat() if m else None,
+             "supersedes": m.supersedes if m else None}
+    report.versions.append(entry)
+    if not used:
+        return
+    if m is None:
+        _reject_unsealed(version, report)
+        return
+    mdisplay = f"{version.display}/{MANIFEST}"
+    status, found = effective_status(m.status, mdisplay, version)
+    report.findings.extend(found)
+    entry["status"] = status
+    if m.round not in rules.rounds():
+        report.findings.append(finding("unknown-round", mdisplay, "key round",
+                                       f"one of {sorted(rules.rounds())}", m.round, "unknown round"))
+    ctx = Context(status=status, round=m.round, submitter=m.submitter, submission_version=m.version)
+    for entry_file in m.files:
+        display = f"{version.display}/{entry_file.path}"
+        why = version.tampered.get(entry_file.path)
+        if why is not None:
+            _reject_file(version, entry_file, display, why, report)
+            continue
+        result = readers.read(version.path / entry_file.path, display, _fmt(entry_file.format))
+        _accept(result, ctx, rows, report)
+
+
+def _reject_file(version: Version, entry_file, display: str, why: Finding,
+                 report: IngestReport) -> None:
+    """Every row of a file that cannot be trusted is rejected for the file's reason."""
+    path = version.path / entry_file.path
+    if why.code == "path-escape" or not path.is_file():
+        report.dispositions.append(Disposition(display, "rejected", why.code, why.message))
+        return
+    result = readers.read(path, display, _fmt(entry_file.format))
+    report.dispositions.extend(result.dispositions)
+    for rec in result.records:
+        report.dispositions.append(Disposition(f"{display}:{rec.line}", "rejected", why.code, why.message))
+
+
+def _fmt(name: str) -> str | None:
+    return name if name in readers.READERS else None
+
+
+def _reject_unsealed(version: Version, report: IngestReport) -> None:
+    for path in sorted(version.path.rglob("*")):
+        if path.is_file() and path.name != MANIFEST and readers.detect(path):
+            display = f"{version.display}/{path.relative_to(version.path).as_posix()}"
+            result = readers.read(path, display)
+            for rec in result.records:
+                report.dispositions.append(Disposition(
+                    f"{display}:{rec.line}", "rejected", version.findings[0].code,
+                    "its version's manifest is missing or invalid"))
+
+
+def _read_raw(path: Path, fmt, round_, status, rows, report) -> None:
+    if status not in ("verified", "post-deadline"):
+        raise UsageError(f"--status must be verified or post-deadline, not {status!r}")
+    display = path.as_posix()
+    result = readers.read(path, display, fmt)
+    if round_ is None and result.round is None and result.records:
+        raise UsageError(f"{path}: the file does not state its round; give --round")
+    _accept(result, Context(status=status, round=round_), rows, report)
+
+
+def _accept(result: ReadResult, ctx: Context, rows: list[dict], report: IngestReport) -> None:
+    report.findings.extend(result.findings)
+    report.dispositions.extend(result.dispositions)
+    for record in result.records:
+        reason = _exclusion(record)
+        if reason:
+            report.dispositions.append(Disposition(f"{record.file}:{record.line}", "excluded",
+                                                   "", reason))
+            continue
+        row, found = build_row(record, ctx)
+        if row is None:
+            report.findings.extend(found)
+            report.dispositions.append(Disposition(
+                f"{record.file}:{record.line}", "rejected",
+                ",".join(dict.fromkeys(f.code for f in found)), "; ".join(f.message for f in found)))
+        else:
+            rows.append(row)
+
+
+def _exclusion(record) -> str | None:
+    """Rows that are real results but not accelerator performance results."""
+    if record.get("accelerator") is None and (record.get("accelerators_per_node") in (None, "0")):
+        return "CPU-only result: no accelerator to compare"
+    if record.fields.get("power") == "true":
+        return "power result: not a performance figure"
+    return None
+
+
+def _reject_duplicates(rows: list[dict], report: IngestReport) -> None:
+    seen: dict[tuple, str] = {}
+    keep = []
+    for row in rows:
+        key = tuple(row[k] for k in KEY)
+        if key in seen:
+            file, _, line = row["source"].rpartition(":")
+            f = finding("duplicate-row", file or row["source"], f"line {line}",
+                        "one row per system, model and scenario", f"a repeat of {seen[key]}",
+                        "duplicate result (the first one counts)")
+            report.findings.append(f)
+            report.dispositions.append(Disposition(row["source"], "rejected", f.code, f.message))
+        else:
+            seen[key] = row["source"]
+            keep.append(row)
+    rows[:] = keep

@@ -1,0 +1,45 @@
+"""Partition: the verified set and the post-deadline set, kept strictly apart.
+
+Invariants (checked on every run, reported as findings if ever broken):
+every accepted row is in exactly one set; no post-deadline row is in the
+verified set. Rows without a valid status go to neither, with a finding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .findings import Finding, finding
+from .outputs import label_frame
+
+
+@dataclass
+class PartitionReport:
+    verified: pd.DataFrame
+    post_deadline: pd.DataFrame
+    findings: list[Finding] = field(default_factory=list)
+
+    def summary(self) -> dict:
+        return {"verified": len(self.verified), "post_deadline": len(self.post_deadline),
+                "rejected": sum(1 for f in self.findings if f.code == "invalid-choice")}
+
+
+def partition(frame: pd.DataFrame, display: str = "<table>") -> PartitionReport:
+    status = frame["status"].astype("str")
+    is_verified = status == "verified"
+    is_post = status == "post-deadline"
+    found = []
+    for idx in frame.index[~(is_verified | is_post)]:
+        source = frame.at[idx, "source"] if "source" in frame.columns else f"row {idx}"
+        found.append(finding("invalid-choice", display, f"row {idx + 2} ({source}), column status",
+                             "verified or post-deadline", frame.at[idx, "status"],
+                             "a row without a valid status goes to neither set"))
+    verified = label_frame(frame[is_verified])
+    post = label_frame(frame[is_post])
+    if (verified["status"] != "verified").any() or len(verified) + len(post) + len(found) != len(frame):
+        found.append(finding("invariant-broken", display, "whole table",
+                             "each row in exactly one set", "a row in both or neither",
+                             "partition invariant broken"))
+    return PartitionReport(verified.reset_index(drop=True), post.reset_index(drop=True), found)

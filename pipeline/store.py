@@ -1,0 +1,294 @@
+"""The submissions store: ``<root>/<round>/<submitter>/v<N>/manifest.yaml``.
+
+Versions are immutable: ``submit`` only ever creates the next folder, and
+reading a version checks every file against the sha256 its manifest sealed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from .errors import UsageError
+from .findings import Finding, finding
+from .rules import schemas_dir
+
+MANIFEST = "manifest.yaml"
+MANIFEST_SCHEMA = "manifest.v1.schema.json"
+VERSION_DIR = re.compile(r"^v(\d+)$")
+MAX_MANIFEST_BYTES = 1024 * 1024
+
+
+@dataclass
+class FileEntry:
+    path: str
+    format: str
+    sha256: str
+
+
+@dataclass
+class Manifest:
+    submitter: str
+    round: str
+    version: int
+    submitted_at: datetime
+    status: str
+    files: list[FileEntry]
+    supersedes: int | None = None
+    notes: str | None = None
+
+
+@dataclass
+class Version:
+    """A version folder as found on disk, with its manifest when it loads."""
+
+    path: Path
+    display: str                 # relative to the submissions root
+    round: str
+    submitter: str
+    number: int
+    manifest: Manifest | None = None
+    findings: list[Finding] = field(default_factory=list)
+    tampered: dict[str, Finding] = field(default_factory=dict)  # manifest path -> why its rows are rejected
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=None)
+def _validator():
+    import jsonschema
+
+    with open(schemas_dir() / MANIFEST_SCHEMA, encoding="utf-8") as fh:
+        return jsonschema.Draft202012Validator(json.load(fh))
+
+
+def _safe_yaml(text: str) -> object:
+    """YAML with the safe loader, refusing anchors and aliases (a manifest never
+    needs them, and nested aliases can blow up whatever walks the result)."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise yaml.YAMLError("anchors and aliases are not allowed in a manifest")
+    return yaml.load(text, Loader=loader)
+
+
+def load_manifest(version: Version) -> None:
+    """Load, schema-check and cross-check a version's manifest, in place."""
+    mpath = version.path / MANIFEST
+    where = f"{version.display}/{MANIFEST}"
+    add = version.findings.append
+    if not mpath.is_file():
+        add(finding("manifest-missing", version.display, "folder", MANIFEST, "no manifest",
+                    "a version folder needs a manifest.yaml (use `mlrepro submit`)"))
+        return
+    if mpath.stat().st_size > MAX_MANIFEST_BYTES:
+        add(finding("file-too-large", where, "whole file", f"at most {MAX_MANIFEST_BYTES} bytes",
+                    f"{mpath.stat().st_size} bytes", "manifest too large"))
+        return
+    try:
+        data = _safe_yaml(mpath.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        add(finding("not-utf8", where, "whole file", "UTF-8 text", "other bytes",
+                    "the manifest is not valid UTF-8"))
+        return
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        place = f"line {mark.line + 1}" if mark else "whole file"
+        add(finding("manifest-invalid", where, place, "valid YAML", str(exc).splitlines()[0],
+                    "the manifest is not valid YAML"))
+        return
+    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.path)) \
+        if isinstance(data, dict) else None
+    if errors is None:
+        add(finding("manifest-invalid", where, "top level", "a mapping", type(data).__name__,
+                    "the manifest must be a mapping"))
+        return
+    for err in errors:
+        key = ".".join(str(p) for p in err.path) or "top level"
+        add(finding("manifest-invalid", where, f"key {key}", err.schema.get("description", _expect(err)),
+                    repr(err.instance)[:80], err.message[:200]))
+    if errors:
+        return
+    submitted_at = datetime.fromisoformat(data["submitted_at"].replace("Z", "+00:00"))
+    m = Manifest(data["submitter"], data["round"], data["version"], submitted_at, data["status"],
+                 [FileEntry(**f) for f in data["files"]], data.get("supersedes"), data.get("notes"))
+    for key, folder_value, value in (("round", version.round, m.round),
+                                     ("submitter", version.submitter, m.submitter),
+                                     ("version", version.number, m.version)):
+        if folder_value != value:
+            add(finding("manifest-mismatch", where, f"key {key}", f"{folder_value!r} (from the folder name)",
+                        repr(value), f"the manifest's {key} disagrees with its folder"))
+    version.manifest = m
+    _check_files(version, where)
+
+
+def _expect(err) -> str:
+    return f"{err.validator} {err.validator_value!r}"[:120]
+
+
+def _check_files(version: Version, where: str) -> None:
+    base = version.path.resolve()
+    listed = set()
+    for i, entry in enumerate(version.manifest.files):
+        place = f"key files.{i}.path"
+        target = (version.path / entry.path)
+        if Path(entry.path).is_absolute() or ".." in Path(entry.path).parts:
+            _taint(version, entry.path, finding("path-escape", where, place, "a path inside the version folder",
+                                                entry.path, "the path leaves its version folder"))
+            continue
+        resolved = target.resolve()
+        if base not in resolved.parents:
+            _taint(version, entry.path, finding("path-escape", where, place, "a file inside the version folder",
+                                                entry.path, "the file is a link that leaves its version folder"))
+            continue
+        listed.add(resolved)
+        if not target.is_file():
+            _taint(version, entry.path, finding("file-unreadable", f"{version.display}/{entry.path}", "whole file",
+                                                "the file the manifest lists", "no such file",
+                                                "a file listed in the manifest is missing"))
+            continue
+        digest = sha256_file(target)
+        if digest != entry.sha256:
+            _taint(version, entry.path, finding(
+                "hash-mismatch", f"{version.display}/{entry.path}", f"{MANIFEST} key files.{i}.sha256",
+                entry.sha256, digest, "changed after it was sealed: its rows are rejected"))
+    for path in sorted(version.path.rglob("*")):
+        if path.is_file() and path.name != MANIFEST and path.resolve() not in listed:
+            rel = path.relative_to(version.path).as_posix()
+            version.findings.append(finding("unlisted-file", f"{version.display}/{rel}", "whole file",
+                                            "only files listed in the manifest", rel,
+                                            "a file not sealed in the manifest (ignored)", severity="warning"))
+
+
+def _taint(version: Version, path: str, why: Finding) -> None:
+    version.findings.append(why)
+    version.tampered[path] = why
+
+
+def find_versions(root: Path) -> tuple[list[Version], list[Finding]]:
+    """Every ``<round>/<submitter>/v<N>`` folder below a submissions root."""
+    versions, found = [], []
+    for round_dir in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        for sub_dir in sorted(p for p in round_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
+            versions.extend(_versions_of(sub_dir, root, found))
+    return versions, found
+
+
+def _versions_of(sub_dir: Path, root: Path, found: list[Finding]) -> list[Version]:
+    out = []
+    for vdir in sorted(p for p in sub_dir.iterdir() if not p.name.startswith(".")):
+        rel = vdir.relative_to(root).as_posix()
+        m = VERSION_DIR.match(vdir.name)
+        if not vdir.is_dir() or not m:
+            found.append(finding("bad-version-folder", rel, "path", f"{sub_dir.relative_to(root).as_posix()}/v<N>/",
+                                 vdir.name, "only version folders v1, v2, ... belong under a submitter"))
+            continue
+        out.append(Version(vdir, rel, sub_dir.parent.name, sub_dir.name, int(m.group(1))))
+    return sorted(out, key=lambda v: v.number)
+
+
+def version_at(path: Path, root: Path | None = None) -> Version:
+    """A Version for one folder ``.../<round>/<submitter>/v<N>``."""
+    m = VERSION_DIR.match(path.name)
+    if not m:
+        raise UsageError(f"{path}: not a version folder (expected a name like v2)")
+    root = root or path.parent.parent.parent
+    try:
+        display = path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        display = path.as_posix()
+    return Version(path, display, path.parent.parent.name, path.parent.name, int(m.group(1)))
+
+
+# ---- submit -------------------------------------------------------------------------
+
+@dataclass
+class SubmitResult:
+    version: Version | None
+    findings: list[Finding]
+
+
+def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
+           submitted_at: datetime | None = None, fmt: str | None = None) -> SubmitResult:
+    """Seal SOURCE as the next version of ``root/round/submitter``.
+
+    Refuses (returns findings, writes nothing) a file that does not parse in
+    its format. Does not judge status or tolerance: those are decided when the
+    submission is read, so the sealed version records what was declared.
+    """
+    from . import readers
+    from .normalize import Context, build_row
+
+    if status not in ("verified", "post-deadline"):
+        raise UsageError(f"--status must be verified or post-deadline, not {status!r}")
+    if not re.match(r"^v\d+\.\d+$", round_):
+        raise UsageError(f"--round must look like v6.0, not {round_!r}")
+    if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$", submitter):
+        raise UsageError(f"--submitter {submitter!r}: letters, digits, _ . - only")
+    if not source.is_file():
+        raise UsageError(f"{source}: not a file")
+    submitted_at = submitted_at or datetime.now(timezone.utc).replace(microsecond=0)
+    if submitted_at.tzinfo is None:
+        raise UsageError("--submitted-at needs a time zone (e.g. 2026-02-20T10:00:00+00:00)")
+
+    fmt = fmt or readers.detect(source)
+    if fmt is None or fmt not in readers.READERS:
+        return SubmitResult(None, readers.read(source, source.name, fmt if fmt in readers.READERS else None).findings)
+    result = readers.read(source, source.name, fmt)
+    problems = [f for f in result.findings if f.severity == "error"]
+    ctx = Context(status=status, round=round_, submitter=submitter)
+    for record in result.records:
+        _, found = build_row(record, ctx)
+        problems.extend(found)
+    if problems or not result.records:
+        if not problems:
+            problems.append(finding("format-mismatch", source.name, "whole file", "at least one result",
+                                    "no rows", "the file holds no results"))
+        return SubmitResult(None, problems)
+
+    sub_dir = root / round_ / submitter
+    sub_dir.mkdir(parents=True, exist_ok=True)
+    existing = [int(m.group(1)) for p in sub_dir.iterdir() if (m := VERSION_DIR.match(p.name))]
+    number = max(existing, default=0) + 1
+    target = sub_dir / f"v{number}"
+    manifest = {
+        "submitter": submitter,
+        "round": round_,
+        "version": number,
+        "submitted_at": submitted_at.isoformat(),
+        "status": status,
+        "files": [{"path": source.name, "format": fmt, "sha256": sha256_file(source)}],
+    }
+    if number > 1:
+        manifest["supersedes"] = number - 1
+    tmp = Path(tempfile.mkdtemp(prefix=f".v{number}.", dir=sub_dir))
+    try:
+        shutil.copyfile(source, tmp / source.name)
+        (tmp / MANIFEST).write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
+        if target.exists():
+            return SubmitResult(None, [finding("version-exists", target.as_posix(), "folder",
+                                               "a new version folder", "it exists",
+                                               "versions are immutable")])
+        os.rename(tmp, target)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+    version = version_at(target, root)
+    load_manifest(version)
+    return SubmitResult(version, [])
