@@ -109,16 +109,17 @@ def cli() -> None:
 @click.option("--status", required=True, type=click.Choice(["verified", "post-deadline"]),
               help="What the submitter declares; checked against the deadline when read.")
 @click.option("--submitted-at", help="ISO-8601 time with zone (default: now, UTC).")
-@click.option("--format", "fmt", help="Input format (detected when not given).")
+@click.option("--input-format", "fmt", help="Input format (detected when not given).")
 @click.option("--root", type=click.Path(path_type=Path), default=Path("submissions"),
               show_default=True, help="Submissions root.")
-@output_format
-def submit(source, submitter, round_, status, submitted_at, fmt, root, output):
+@click.option("--notes", help="Free text kept in the manifest (e.g. where figures come from).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (--format names the input).")
+def submit(source, submitter, round_, status, submitted_at, fmt, root, notes, as_json):
     """Seal SOURCE as the next version v<N> of ROOT/ROUND/SUBMITTER."""
     from . import readers, store
 
     if fmt is not None and fmt not in readers.READERS:
-        raise click.BadParameter(f"one of {list(readers.FORMATS)}", param_hint="--format")
+        raise click.BadParameter(f"one of {list(readers.FORMATS)}", param_hint="--input-format")
     when = None
     if submitted_at:
         try:
@@ -126,10 +127,10 @@ def submit(source, submitter, round_, status, submitted_at, fmt, root, output):
         except ValueError:
             raise click.BadParameter("an ISO-8601 time such as 2026-02-20T10:00:00+00:00",
                                      param_hint="--submitted-at")
-    result = store.submit(source, submitter, round_, status, root, when, fmt)
+    result = store.submit(source, submitter, round_, status, root, when, fmt, notes)
     summary = {"created": result.version.display if result.version else None,
                "path": str(result.version.path) if result.version else None}
-    _emit(output, summary, [], result.findings,
+    _emit("json" if as_json else "text", summary, [], result.findings,
           lambda: [f"created {result.version.path}"] if result.version else ["nothing written"])
     _exit(result.findings)
 
@@ -172,7 +173,7 @@ def ingest(sources, out, status, rejected_out, findings_out, versions_out, fmt, 
     if versions_out:
         write_table(pd.DataFrame(report.versions, columns=[
             "round", "submitter", "version", "path", "used", "status_declared", "status",
-            "submitted_at", "supersedes"]), versions_out)
+            "submitted_at", "supersedes"]).astype({"supersedes": "Int64"}), versions_out)
     summary = report.summary()
     _emit(output, summary, _records(label_frame(report.table)), report.findings,
           lambda: [f"{d.outcome}: {d.source}: {d.reason}" for d in report.dispositions]
@@ -279,6 +280,33 @@ def _read_any(path: Path, table_mod):
         if "status" not in frame.columns:
             raise ConfigError(f"{path}: no status column to partition on")
         return frame
+
+
+@cli.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("-o", "--out", type=click.Path(path_type=Path), required=True,
+              help="Joined canonical table: .csv or .parquet.")
+@click.option("--rejected-out", type=click.Path(path_type=Path), required=True)
+@click.option("--findings-out", type=click.Path(path_type=Path), required=True)
+@click.option("--versions-out", type=click.Path(path_type=Path), required=True)
+@output_format
+@exit_zero
+def merge(folder, out, rejected_out, findings_out, versions_out, output, exit_zero):
+    """Join the per-submission ingest outputs found under FOLDER (DVC pipeline)."""
+    from . import merge as merge_mod
+    from .outputs import label_frame, write_json, write_table
+
+    report = merge_mod.merge(folder)
+    write_table(report.table, out)
+    write_table(report.rejected, rejected_out)
+    write_json(report.findings, findings_out)
+    write_table(report.versions, versions_out)
+    summary = {"accepted": len(report.table), "rejected": int((report.rejected["outcome"] == "rejected").sum()),
+               "excluded": int((report.rejected["outcome"] == "excluded").sum()),
+               "recorded_findings": len(report.findings)}
+    _emit(output, summary, _records(label_frame(report.table)), report.schema_findings,
+          lambda: [f"wrote {out}, {rejected_out}, {findings_out}, {versions_out}"])
+    _exit(report.schema_findings, exit_zero)
 
 
 @cli.command()

@@ -1,9 +1,10 @@
 """Ingest: submissions (or raw files) to the canonical table, with every input
 row accounted for as accepted, rejected or excluded.
 
-Which version counts: the newest version of each submitter's round, unless a
-version folder is named explicitly. Older versions are still checked (their
-manifests and hashes) and listed as superseded.
+Which version counts: the newest sealed version of each submitter's round and
+effective status (verified, post-deadline), unless a version folder is named
+explicitly. Older versions are still checked (their manifests and hashes) and
+listed as superseded.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from .normalize import Context, build_row
 from .readers.base import Disposition, ReadResult
 from .store import MANIFEST, VERSION_DIR, Version, find_versions, load_manifest, version_at
 
-KEY = ("round", "submitter", "system", "model", "scenario", "division")
+# One result per key: a verified and a post-deadline result of the same system may coexist.
+KEY = ("round", "submitter", "system", "model", "scenario", "division", "status")
 
 
 @dataclass
@@ -79,8 +81,8 @@ def ingest(paths: list[Path], fmt: str | None = None, round_: str | None = None,
                 raise UsageError(f"{path}: a raw file needs --status (and --round when the file has none)")
             _read_raw(path, fmt, round_, status, rows, report)
         else:
-            for version, used in _versions_under(path, root, report):
-                _read_version(version, used, rows, report)
+            for version, status, used in _choose(_versions_under(path, root, report), report):
+                _read_version(version, status, used, rows, report)
     _reject_duplicates(rows, report)
     frame = table.to_frame(rows)
     accepted, rejected, found = table.validate(frame)
@@ -93,29 +95,49 @@ def ingest(paths: list[Path], fmt: str | None = None, round_: str | None = None,
     return report
 
 
-def _versions_under(path: Path, root: Path | None, report: IngestReport):
-    """(version, used) pairs for a root, round, submitter or version folder."""
-    if VERSION_DIR.match(path.name) and (path / MANIFEST).exists() or VERSION_DIR.match(path.name):
-        yield version_at(path, root), True
-        return
+def _versions_under(path: Path, root: Path | None, report: IngestReport) -> list[tuple[Version, bool]]:
+    """(version, explicitly named) for a root, round, submitter or version folder."""
+    if VERSION_DIR.match(path.name):
+        return [(version_at(path, root), True)]
     depth = _depth(path)
     if depth is None:
         raise UsageError(f"{path}: not a submissions root, round, submitter or version folder")
     base = path
     for _ in range(depth):
         base = base.parent
-    base = root or base
-    found_versions, found = find_versions(base)
+    found_versions, found = find_versions(root or base)
     report.findings.extend(found)
     target = path.resolve()
-    groups: dict[tuple[str, str], list[Version]] = {}
-    for v in found_versions:
-        if v.path.resolve() == target or target in v.path.resolve().parents:
-            groups.setdefault((v.round, v.submitter), []).append(v)
-    for versions in groups.values():
-        newest = max(v.number for v in versions)
-        for v in versions:
-            yield v, v.number == newest
+    return [(v, False) for v in found_versions
+            if v.path.resolve() == target or target in v.path.resolve().parents]
+
+
+def _choose(versions: list[tuple[Version, bool]], report: IngestReport) -> list[tuple[Version, str | None, bool]]:
+    """Load every manifest and decide which versions are used.
+
+    The newest sealed version of each (round, submitter, effective status) is
+    used: a post-deadline version never hides the verified one (that was
+    reviewed), and an on-time correction replaces the earlier verified one.
+    A folder named explicitly is always used. Returns (version, status, used).
+    """
+    loaded = []
+    for version, named in versions:
+        load_manifest(version)
+        report.findings.extend(version.findings)
+        status = None
+        if version.manifest is not None:
+            status, found = effective_status(version.manifest.status,
+                                             f"{version.display}/{MANIFEST}", version)
+            report.findings.extend(found)
+        loaded.append((version, status, named))
+    newest: dict[tuple, int] = {}
+    for version, status, _ in loaded:
+        if status is not None:
+            key = (version.round, version.submitter, status)
+            newest[key] = max(newest.get(key, 0), version.number)
+    return [(v, status, named or status is None
+             or newest.get((v.round, v.submitter, status)) == v.number)
+            for v, status, named in loaded]
 
 
 def _depth(path: Path) -> int | None:
@@ -130,24 +152,21 @@ def _depth(path: Path) -> int | None:
     return None
 
 
-def _read_version(version: Version, used: bool, rows: list[dict], report: IngestReport) -> None:
-    load_manifest(version)
-    report.findings.extend(version.findings)
+def _read_version(version: Version, status: str | None, used: bool, rows: list[dict],
+                  report: IngestReport) -> None:
     m = version.manifest
-    entry = {"round": version.round, "submitter": version.submitter, "version": version.number,
-             "path": version.display, "used": used, "status_declared": m.status if m else None,
-             "status": None, "submitted_at": m.submitted_at.isoformat() if m else None,
-             "supersedes": m.supersedes if m else None}
-    report.versions.append(entry)
+    report.versions.append({
+        "round": version.round, "submitter": version.submitter, "version": version.number,
+        "path": version.display, "used": used and m is not None,
+        "status_declared": m.status if m else None, "status": status,
+        "submitted_at": m.submitted_at.isoformat() if m else None,
+        "supersedes": m.supersedes if m else None})
     if not used:
         return
     if m is None:
         _reject_unsealed(version, report)
         return
     mdisplay = f"{version.display}/{MANIFEST}"
-    status, found = effective_status(m.status, mdisplay, version)
-    report.findings.extend(found)
-    entry["status"] = status
     if m.round not in rules.rounds():
         report.findings.append(finding("unknown-round", mdisplay, "key round",
                                        f"one of {sorted(rules.rounds())}", m.round, "unknown round"))

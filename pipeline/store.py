@@ -216,6 +216,14 @@ def version_at(path: Path, root: Path | None = None) -> Version:
     return Version(path, display, path.parent.parent.name, path.parent.name, int(m.group(1)))
 
 
+def _declared_status(version_dir: Path) -> str | None:
+    try:
+        data = _safe_yaml((version_dir / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    return data.get("status") if isinstance(data, dict) else None
+
+
 # ---- submit -------------------------------------------------------------------------
 
 @dataclass
@@ -225,7 +233,8 @@ class SubmitResult:
 
 
 def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
-           submitted_at: datetime | None = None, fmt: str | None = None) -> SubmitResult:
+           submitted_at: datetime | None = None, fmt: str | None = None,
+           notes: str | None = None) -> SubmitResult:
     """Seal SOURCE as the next version of ``root/round/submitter``.
 
     Refuses (returns findings, writes nothing) a file that does not parse in
@@ -264,8 +273,9 @@ def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
 
     sub_dir = root / round_ / submitter
     sub_dir.mkdir(parents=True, exist_ok=True)
-    existing = [int(m.group(1)) for p in sub_dir.iterdir() if (m := VERSION_DIR.match(p.name))]
+    existing = sorted(int(m.group(1)) for p in sub_dir.iterdir() if (m := VERSION_DIR.match(p.name)))
     number = max(existing, default=0) + 1
+    previous = [n for n in existing if _declared_status(sub_dir / f"v{n}") == status]
     target = sub_dir / f"v{number}"
     manifest = {
         "submitter": submitter,
@@ -275,8 +285,10 @@ def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
         "status": status,
         "files": [{"path": source.name, "format": fmt, "sha256": sha256_file(source)}],
     }
-    if number > 1:
-        manifest["supersedes"] = number - 1
+    if previous:
+        manifest["supersedes"] = previous[-1]
+    if notes:
+        manifest["notes"] = notes
     tmp = Path(tempfile.mkdtemp(prefix=f".v{number}.", dir=sub_dir))
     try:
         shutil.copyfile(source, tmp / source.name)

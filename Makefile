@@ -1,0 +1,42 @@
+# mlrepro: every target installs what it needs into .venv first.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+export DVC_NO_ANALYTICS := 1
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+
+.PHONY: install run test bench clean
+
+install: $(VENV)/.installed
+
+# Reinstall when the pinned dependencies change.
+$(VENV)/.installed: pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $@
+
+## run: the whole pipeline on the shipped submissions (dvc repro)
+run: install
+	$(BIN)/dvc repro
+	@echo
+	@echo "outputs:"
+	@echo "  data/results.parquet            canonical table (accepted rows)"
+	@echo "  data/rejected.csv               rejected and excluded rows, with reasons"
+	@echo "  data/findings.json              every finding"
+	@echo "  data/versions.csv               submission versions, used or superseded"
+	@echo "  data/agreement.csv              partner rows against the reference (verdicts)"
+	@echo "  results/verified/               verified set: results.csv, agreement.csv"
+	@echo "  results/post_deadline/          post-deadline (unverified) set: results.csv, agreement.csv"
+	@echo "  metrics.json                    counts and agreement rates (dvc metrics show)"
+
+## test: the whole test suite
+test: install
+	$(BIN)/pytest -q
+
+## bench: benchmarks (figures go to benchmarks/results.json)
+bench: install
+	$(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf data results metrics.json .pytest_cache
