@@ -109,17 +109,19 @@ def cli() -> None:
 @click.option("--status", required=True, type=click.Choice(["verified", "post-deadline"]),
               help="What the submitter declares; checked against the deadline when read.")
 @click.option("--submitted-at", help="ISO-8601 time with zone (default: now, UTC).")
-@click.option("--input-format", "fmt", help="Input format (detected when not given).")
+@click.option("--format", "--input-format", "fmt",
+              help="Input format of SOURCE (detected when not given).")
 @click.option("--root", type=click.Path(path_type=Path), default=Path("submissions"),
               show_default=True, help="Submissions root.")
 @click.option("--notes", help="Free text kept in the manifest (e.g. where figures come from).")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (--format names the input).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the report as JSON (here --format names the input format).")
 def submit(source, submitter, round_, status, submitted_at, fmt, root, notes, as_json):
     """Seal SOURCE as the next version v<N> of ROOT/ROUND/SUBMITTER."""
     from . import readers, store
 
     if fmt is not None and fmt not in readers.READERS:
-        raise click.BadParameter(f"one of {list(readers.FORMATS)}", param_hint="--input-format")
+        raise click.BadParameter(f"one of {list(readers.FORMATS)}", param_hint="--format")
     when = None
     if submitted_at:
         try:
@@ -216,8 +218,8 @@ def compare(results, out, tolerance_pct, reference_submitter, params_path, summa
 
     p = params.load(params_path)["compare"]
     tol = p["tolerance_pct"] if tolerance_pct is None else tolerance_pct
-    if tol < 0:
-        raise click.BadParameter("must be >= 0", param_hint="--tolerance-pct")
+    if not (math.isfinite(tol) and tol >= 0):  # NaN would make every row deviate
+        raise click.BadParameter("must be a finite number >= 0", param_hint="--tolerance-pct")
     ref = reference_submitter or p["reference_submitter"]
     report = compare_mod.compare(table.read(results), tol, ref)
     frame = report.frame()
@@ -309,6 +311,69 @@ def merge(folder, out, rejected_out, findings_out, versions_out, output, exit_ze
     _exit(report.schema_findings, exit_zero)
 
 
+# ---- gate and report (issue 5) -------------------------------------------------------
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--base", help="Git ref to compare with (default: the merge base of HEAD with "
+                             "origin/$GITHUB_BASE_REF, else origin/HEAD, else main, else master).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit", "github", "markdown"]),
+              default="text", show_default=True, help="How to write the report.")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the report to FILE instead of stdout.")
+@click.option("--root", type=click.Path(path_type=Path), default=Path("submissions"),
+              show_default=True, help="Submissions root.")
+@click.option("--params", "params_path", type=click.Path(path_type=Path), default=Path("params.yaml"),
+              show_default=True, help="Parameters file (tolerance, reference; missing: defaults).")
+def gate(paths, base, fmt, output, root, params_path):
+    """Gate submission versions: PATHS (version folders), or every version added
+    or changed since the git base. Exit 0 when all hold, 1 when anything fails."""
+    from . import gate as gate_mod, gate_formats, params
+
+    p = params.load(params_path)["compare"]
+    report = gate_mod.run(list(paths), root, base, p["tolerance_pct"], p["reference_submitter"])
+    text = gate_formats.render(report, fmt)
+    if output:
+        from .outputs import atomic_path
+
+        with atomic_path(output) as tmp:
+            tmp.write_text(text + "\n", encoding="utf-8")
+        click.echo(gate_formats.text(report).splitlines()[-1], err=True)
+    else:
+        click.echo(text)
+    sys.exit(EXIT_OK if report.ok else EXIT_FINDINGS)
+
+
+@cli.command()
+@click.option("--results", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
+@click.option("--agreement", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
+@click.option("--rejected", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
+@click.option("--versions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
+@click.option("--scaling", type=click.Path(dir_okay=False, path_type=Path),
+              help="JSON of `mlrepro scaling RESULTS --format json` (section notes when absent).")
+@click.option("--claims", type=click.Path(dir_okay=False, path_type=Path),
+              help="JSON of `mlrepro claims CLAIMS.yaml RESULTS --format json`.")
+@click.option("--data-docs", type=click.Path(path_type=Path), help="GX Data Docs index, linked relatively.")
+@click.option("--plot-data", type=click.Path(dir_okay=False, path_type=Path),
+              help="CSV for `dvc plots` (default: deviation.csv beside the report).")
+@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The HTML report (one self-contained file).")
+def report(results, agreement, rejected, versions, scaling, claims, data_docs, plot_data, out):
+    """Write the human report: one offline HTML file with tables and inline SVG plots."""
+    from . import report as report_mod
+    from .outputs import atomic_path, write_table
+
+    doc = report_mod.build(report_mod.Inputs(results, agreement, rejected, versions, scaling,
+                                             claims, data_docs), out)
+    with atomic_path(out) as tmp:
+        tmp.write_text(doc.html, encoding="utf-8")
+    plot_data = plot_data or out.parent / "deviation.csv"
+    write_table(doc.deviation, plot_data)
+    for note in doc.notes:
+        click.echo(f"warning: {note}", err=True)
+    click.echo(f"wrote {out} and {plot_data}")
+
+
 @cli.command()
 @click.option("--results", type=click.Path(exists=True, path_type=Path), required=True)
 @click.option("--agreement", type=click.Path(exists=True, path_type=Path), required=True)
@@ -322,6 +387,138 @@ def metrics(results, agreement, rejected, out):
     data = metrics_mod.compute(results, agreement, rejected)
     write_json(data, out)
     click.echo(json.dumps(data, indent=2))
+
+
+# ---- scaling, claims, audit (issue 4) ---------------------------------------------------
+
+def _write_doc(path: Path, summary: dict, rows: list[dict], findings: list[Finding]) -> None:
+    """The same JSON document as --format json, written atomically."""
+    from .outputs import write_json
+
+    write_json({"summary": {**summary, "findings": len(findings),
+                            "errors": sum(f.severity == "error" for f in findings)},
+                "findings": [f.to_dict() for f in findings], "rows": rows}, path)
+
+
+def _reference_submitter(option: str | None, params_path: Path) -> str:
+    from . import params
+
+    return option or params.load(params_path)["compare"]["reference_submitter"]
+
+
+_params_option = click.option("--params", "params_path", type=click.Path(path_type=Path),
+                              default=Path("params.yaml"), show_default=True,
+                              help="Parameters file (missing: built-in defaults).")
+_reference_option = click.option("--reference-submitter",
+                                 help="Default: compare.reference_submitter in params.yaml (AMD).")
+
+
+@cli.command()
+@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the JSON report to this file.")
+@_reference_option
+@_params_option
+@output_format
+def scaling(results, out, reference_submitter, params_path, output):
+    """Scaling efficiency of every multi-node result against single-node references."""
+    from . import scaling as scaling_mod, table
+
+    report = scaling_mod.scaling(table.read(results), _reference_submitter(reference_submitter, params_path))
+    rows = [{k: _clean(v) for k, v in r.items()} for r in report.rows]
+    if out:
+        _write_doc(out, report.summary(), rows, [])
+
+    def lines():
+        yield (f"{'verdict':<15}{'eff %':>8}  {'submitter':<22}{'system':<34}{'model':<17}{'scenario':<12}"
+               f"{'accel':>6}{'value':>12}{'expected':>13}  label")
+        for r in report.rows:
+            eff = "" if r["efficiency_pct"] is None else f"{r['efficiency_pct']:.2f}"
+            exp = "" if r["expected"] is None else f"{r['expected']:.6g}"
+            yield (f"{r['verdict']:<15}{eff:>8}  {r['submitter'][:21]:<22}{str(r['system'])[:33]:<34}"
+                   f"{r['model'][:16]:<17}{r['scenario']:<12}{r['total_accelerators']:>6}{r['value']:>12.6g}"
+                   f"{exp:>13}  {r['label']}")
+            yield f"    {r['reference_rule'] or r['reason']}"
+        if any(r["label"] == "unverified" for r in report.rows):
+            yield "unverified: Result not verified by MLCommons Association."
+    _emit(output, report.summary(), rows, [], lines)
+
+
+@cli.command()
+@click.argument("ledger", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the JSON report to this file.")
+@_reference_option
+@_params_option
+@output_format
+@exit_zero
+def claims(ledger, results, out, reference_submitter, params_path, output, exit_zero):
+    """Recompute the claims of a ledger (YAML) from a results table."""
+    from . import claims as claims_mod, table
+
+    ref = _reference_submitter(reference_submitter, params_path)
+    book = claims_mod.read_ledger(ledger)
+    report = claims_mod.check_claims(book, table.read(results), ref)
+    rows = [{k: _clean(v) for k, v in r.items()} for r in report.rows]
+    if out:
+        _write_doc(out, report.summary(), rows, report.findings)
+
+    def lines():
+        yield f"{'verdict':<15}{'claimed':>10}{'computed':>12}  {'id':<40}{'kind':<16}label"
+        for r in report.rows:
+            unit = "x" if r["measure"] == "ratio" else "%"
+            claimed = "" if r["claimed"] is None else f"{r['claimed']:g}{unit}"
+            computed = "" if r["computed"] is None else f"{r['computed']:.4g}{unit}"
+            yield (f"{r['verdict']:<15}{claimed:>10}{computed:>12}  {r['id'][:39]:<40}{str(r['kind']):<16}"
+                   f"{r['label']}")
+            if r["comparator"] and r["comparator"].get("system"):
+                yield (f"    against {r['comparator']['submitter']} {r['comparator']['system']} "
+                       f"({r['comparator']['value']:.6g})")
+            if r["computed_vs_best"] is not None and r["best_comparator"] != r["comparator"]:
+                yield (f"    against the strongest ({r['best_comparator']['system']}): "
+                       f"{r['computed_vs_best']:.4g}{unit}; range {r['range_min']:.4g}..{r['range_max']:.4g}")
+            for note in r["notes"]:
+                yield f"    {note}"
+            if r["label"] == "unverified":
+                yield f"    unverified: {r['footnote']}" + (f" {r['disclaimer']}" if r["disclaimer"] else "")
+    _emit(output, report.summary(), rows, report.findings, lines)
+    _exit(report.findings, exit_zero)
+
+
+@cli.command()
+@click.option("--verified", "verified_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              required=True, help="The verified set (results/verified/results.csv).")
+@click.option("--post-deadline", "post_deadline_path", required=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The post-deadline set (results/post_deadline/results.csv).")
+@click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder for validation.json and data_docs/.")
+@click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Folder of GX suites (default: schemas/expectations).")
+@click.option("--no-data-docs", is_flag=True, help="Skip building the GX Data Docs site.")
+@output_format
+@exit_zero
+def audit(verified_path, post_deadline_path, out, suites, no_data_docs, output, exit_zero):
+    """Run the Great Expectations suites over the verified and post-deadline sets."""
+    import shutil
+
+    from . import audit as audit_mod
+    from .outputs import write_json
+
+    docs = None if no_data_docs else out / "data_docs"
+    if docs is not None and docs.exists():
+        if any(docs.iterdir()) and not (docs / "index.html").exists():
+            raise UsageError(f"{docs} exists and is not a GX Data Docs site; not overwriting it")
+        shutil.rmtree(docs)
+    report = audit_mod.audit(verified_path, post_deadline_path, docs, suites)
+    write_json(report.to_dict(), out / "validation.json")
+    _emit(output, report.summary(), report.suites, report.findings,
+          lambda: [f"{'ok' if s['success'] else 'FAILED':<8}{s['suite']:<26}{s['runs_on']:<15}"
+                   f"{s['expectations_loaded']:>3} expectations, {s['failed']} failed, {s['rows']} rows"
+                   for s in report.suites]
+          + [f"wrote {out / 'validation.json'}" + ("" if docs is None else f" and {docs}/index.html")])
+    _exit(report.findings, exit_zero)
 
 
 def main() -> None:

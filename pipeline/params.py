@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import yaml
@@ -28,6 +29,7 @@ def load(path: Path | None) -> dict:
         else:
             params[section] = values
     tol = params["compare"]["tolerance_pct"]
-    if not isinstance(tol, (int, float)) or tol < 0:
-        raise ConfigError(f"{path}: compare.tolerance_pct must be a number >= 0, not {tol!r}")
+    if (isinstance(tol, bool) or not isinstance(tol, (int, float))
+            or not (math.isfinite(tol) and tol >= 0)):
+        raise ConfigError(f"{path}: compare.tolerance_pct must be a finite number >= 0, not {tol!r}")
     return params

@@ -51,6 +51,8 @@ def read(path: Path, display: str) -> ReadResult:
         out.records.append(RawRecord(
             display, line, values,
             {name: f"line {line}, column {name}" for name in header}))
+    rounds = {r.fields.get("round", "").strip() for r in out.records} - {""}
+    out.round = rounds.pop() if len(rounds) == 1 else None
     return out
 
 

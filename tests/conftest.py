@@ -1,0 +1,163 @@
+"""Shared fixtures and helpers for the mlrepro test suite.
+
+Real MLCommons data is read in place from ``../shared/mlperf`` (never copied
+into the repository); the project's own small samples live in ``tests/data``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, settings
+
+from pipeline import rules, store, table
+from pipeline.cli import cli
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "mlperf"
+DATA = Path(__file__).resolve().parent / "data"
+
+UNVERIFIED_FOOTNOTE = "Result not verified by MLCommons Association."
+# A time well before the v6.0 deadline in schemas/rounds.yaml (2026-02-27T13:00-08:00).
+ON_TIME = "2026-02-20T10:00:00+00:00"
+# A time after it.
+LATE = "2026-03-20T10:00:00+00:00"
+
+# Hypothesis profiles: small for CI (the default), larger for local digging.
+settings.register_profile("ci", max_examples=60, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", max_examples=500, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def clear_rule_caches() -> None:
+    """The rules, table-schema and manifest-schema loaders are lru_cached."""
+    rules.rounds.cache_clear()
+    rules._models.cache_clear()
+    rules.accelerator_patterns.cache_clear()
+    table.schema.cache_clear()
+    store._validator.cache_clear()
+
+
+@pytest.fixture(autouse=True)
+def _project_schemas(monkeypatch):
+    """Every test runs against the project's own schemas/ unless it says otherwise."""
+    if os.environ.get("MLREPRO_SCHEMAS"):
+        monkeypatch.delenv("MLREPRO_SCHEMAS")
+        clear_rule_caches()
+    monkeypatch.delenv("MLREPRO_DEBUG", raising=False)
+
+
+@pytest.fixture
+def broken_schemas(tmp_path, monkeypatch):
+    """MLREPRO_SCHEMAS pointing at an empty folder, with the loaders' caches
+    cleared before and after so no other test sees a stale rule set."""
+    empty = tmp_path / "empty-schemas"
+    empty.mkdir()
+    clear_rule_caches()
+    monkeypatch.setenv("MLREPRO_SCHEMAS", str(empty))
+    yield empty
+    monkeypatch.delenv("MLREPRO_SCHEMAS")
+    clear_rule_caches()
+
+
+def run(*args: object, expect: int | None = None):
+    """Invoke ``mlrepro`` in-process. Asserts that no traceback ever reaches the
+    user and, when ``expect`` is given, the exit code."""
+    result = CliRunner().invoke(cli, [str(a) for a in args], prog_name="mlrepro")
+    assert "Traceback" not in result.output, result.output
+    assert "Traceback" not in result.stderr, result.stderr
+    if expect is not None:
+        assert result.exit_code == expect, (
+            f"exit {result.exit_code}, expected {expect}\nstdout:\n{result.stdout}\n"
+            f"stderr:\n{result.stderr}\nexception: {result.exception!r}")
+    return result
+
+
+def run_json(*args: object, expect: int | None = None) -> dict:
+    """Invoke with JSON output (``--format json``; ``--json`` for submit, whose
+    ``--format`` names the input format); stdout must be exactly one JSON object."""
+    flag = ["--json"] if args and args[0] == "submit" else ["--format", "json"]
+    result = run(*args, *flag, expect=expect)
+    doc = json.loads(result.stdout)
+    assert isinstance(doc, dict)
+    return doc
+
+
+# ---- the project's results-csv template ---------------------------------------------
+
+RESULTS_HEADER = ("submitter", "system", "accelerator", "accelerators_per_node", "nodes",
+                  "model", "scenario", "value", "units", "division", "availability")
+
+MI355X = "AMD Instinct MI355X 288GB HBM3E"
+
+
+def results_row(**overrides: object) -> dict:
+    """One row of the results-csv template. Default figures: a single MI355X
+    node on llama2-70b Server at 100282 tokens/s (AMD's v6.0 figure)."""
+    row = {"submitter": "Dell", "system": "PowerEdge_XE9785_8xMI355X",
+           "accelerator": MI355X, "accelerators_per_node": "8", "nodes": "1",
+           "model": "llama2-70b-99", "scenario": "Server", "value": "100282",
+           "units": "Tokens/s", "division": "closed", "availability": "available"}
+    row.update({k: str(v) for k, v in overrides.items()})
+    return row
+
+
+def write_results_csv(path: Path, rows: list[dict], header: tuple[str, ...] | None = None) -> Path:
+    header = header or (tuple(rows[0]) if rows else RESULTS_HEADER)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(header), lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: row.get(k, "") for k in header})
+    return path
+
+
+def read_csv(path: Path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+# ---- the canonical results table ----------------------------------------------------
+
+def canonical_row(**overrides: object) -> dict:
+    """One canonical row; defaults: AMD's verified v6.0 MI355X llama2-70b Server."""
+    row = {"round": "v6.0", "submitter": "AMD", "system": "8xMI355X_2xEPYC_9575F",
+           "system_name": None, "accelerator": "MI355X", "composition": "MI355X:8",
+           "accelerators_per_node": 8, "nodes": 1, "total_accelerators": 8,
+           "model": "llama2-70b-99", "scenario": "Server", "value": 100000.0,
+           "units": "Tokens/s", "division": "closed", "availability": "available",
+           "status": "verified", "result_id": None, "source": "v6.0/AMD/v1/results.csv:2",
+           "submission_version": 1}
+    row.update(overrides)
+    return row
+
+
+def write_canonical(path: Path, rows: list[dict]) -> Path:
+    from pipeline.outputs import write_table
+
+    write_table(table.to_frame(rows), path)
+    return path
+
+
+@pytest.fixture
+def root(tmp_path) -> Path:
+    """An empty submissions root."""
+    path = tmp_path / "submissions"
+    path.mkdir()
+    return path
+
+
+def submit(root: Path, source: Path, submitter: str = "Dell", status: str = "verified",
+           submitted_at: str = ON_TIME, round_: str = "v6.0", *extra: object, expect: int = 0):
+    """``mlrepro submit`` into ``root`` (on time, verified, v6.0, Dell by default)."""
+    return run("submit", source, "--submitter", submitter, "--round", round_,
+               "--status", status, "--submitted-at", submitted_at, "--root", root, *extra,
+               expect=expect)

@@ -1,0 +1,259 @@
+"""The command line as a user meets it: exit codes, JSON output, help, README.
+
+Exit codes: 0 clean, 1 the data failed a check, 2 usage error,
+3 configuration or environment problem, 4 internal error (a bug).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import (DATA, ON_TIME, REPO, canonical_row, read_csv, run, run_json, submit,
+                      write_canonical)
+
+from pipeline.cli import cli
+
+COMMANDS = sorted(cli.commands)
+
+
+@pytest.fixture(autouse=True)
+def _no_project_params(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # compare would read ./params.yaml
+
+
+# ---- exit codes -------------------------------------------------------------------
+
+def test_exit_0_for_clean_data(tmp_path):
+    result = run("ingest", DATA / "results-dell.csv", "--status", "verified", "--round", "v6.0",
+                 "-o", tmp_path / "out.csv", expect=0)
+    assert result.stderr == ""
+
+
+def test_exit_1_when_the_data_fails_a_check(tmp_path):
+    result = run("ingest", DATA / "results-value-with-space.csv", "--status", "verified",
+                 "--round", "v6.0", "-o", tmp_path / "out.csv", expect=1)
+    assert result.stderr.startswith("error: ")
+    assert "[malformed-number]" in result.stderr
+    assert (tmp_path / "out.csv").exists()  # outputs are still written: findings are data
+
+
+@pytest.mark.parametrize("args", [
+    ["nosuch"],
+    ["ingest", "--bogus"],
+    ["ingest", "{data}/results-dell.csv"],                       # no -o
+    ["ingest", "{data}/results-dell.csv", "-o", "out.csv"],      # raw file without --status
+    ["ingest", "{data}/results-dell.csv", "-o", "out.csv", "--status", "maybe"],
+    ["ingest", "{data}/does-not-exist.csv", "-o", "out.csv", "--status", "verified"],
+    ["ingest", "{data}/..", "-o", "out.csv"],                    # not a submissions folder
+    ["compare", "{data}/does-not-exist.csv", "-o", "out.csv"],
+    ["compare", "{data}/results-dell.csv", "-o", "out.csv", "--tolerance-pct", "four"],
+    ["partition", "{data}/results-dell.csv", "--verified-out", "v.csv"],
+    ["submit", "{data}/results-dell.csv", "--submitter", "Dell", "--round", "v6.0",
+     "--status", "verified", "--submitted-at", "2026-02-20T10:00:00"],
+])
+def test_exit_2_for_usage_errors(tmp_path, args):
+    args = [a.replace("{data}", str(DATA)) for a in args]
+    result = run(*args, expect=2)
+    assert "Error: " in result.stderr
+    assert "Usage: mlrepro" in result.stderr
+    assert not (tmp_path / "out.csv").exists()
+    assert not (tmp_path / "submissions").exists()
+
+
+def test_usage_error_for_a_raw_file_without_status_names_the_option(tmp_path):
+    result = run("ingest", DATA / "results-dell.csv", "-o", tmp_path / "out.csv", expect=2)
+    assert "a raw file needs --status" in result.stderr
+
+
+def test_exit_3_when_the_schemas_folder_is_empty(broken_schemas, tmp_path):
+    result = run("ingest", DATA / "results-dell.csv", "--status", "verified", "--round", "v6.0",
+                 "-o", tmp_path / "out.csv", expect=3)
+    assert result.stderr.startswith("configuration error: cannot load ")
+    assert str(broken_schemas) in result.stderr
+    assert result.stdout == ""
+
+
+def test_exit_3_when_submitting_without_schemas_writes_nothing(broken_schemas, root):
+    result = submit(root, DATA / "results-dell.csv", expect=3)
+    assert result.stderr.startswith("configuration error: ")
+    assert list(root.iterdir()) == []
+
+
+def test_exit_3_when_the_schemas_folder_does_not_exist(monkeypatch, tmp_path):
+    from conftest import clear_rule_caches
+
+    clear_rule_caches()
+    monkeypatch.setenv("MLREPRO_SCHEMAS", str(tmp_path / "nowhere"))
+    try:
+        result = run("validate", DATA / "results-dell.csv", "--round", "v6.0", expect=3)
+    finally:
+        monkeypatch.delenv("MLREPRO_SCHEMAS")
+        clear_rule_caches()
+    assert "schemas folder not found" in result.stderr
+
+
+def test_exit_3_through_the_console_script(tmp_path):
+    """The installed `mlrepro` script, a fresh process (no cached rules)."""
+    script = Path(sys.executable).parent / "mlrepro"
+    if not script.exists():
+        pytest.skip("console script not installed")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    env = {**os.environ, "MLREPRO_SCHEMAS": str(empty)}
+    env.pop("MLREPRO_DEBUG", None)
+    proc = subprocess.run([str(script), "ingest", str(DATA / "results-dell.csv"), "--status",
+                           "verified", "--round", "v6.0", "-o", str(tmp_path / "out.csv")],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stderr.startswith("configuration error: ")
+    assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_exit_3_when_an_output_cannot_be_written(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder\n")
+    result = run("ingest", DATA / "results-dell.csv", "--status", "verified", "--round", "v6.0",
+                 "-o", blocker / "out.csv", expect=3)
+    assert result.stderr.startswith("environment error: ")
+
+
+def test_exit_3_when_compare_gets_a_table_that_is_not_canonical(tmp_path):
+    result = run("compare", DATA / "results-dell.csv", "-o", tmp_path / "a.csv", expect=3)
+    assert "not a canonical results table" in result.stderr
+
+
+def test_exit_4_for_a_crash_with_no_traceback(tmp_path, monkeypatch):
+    import pipeline.compare
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(pipeline.compare, "compare", boom)
+    results = write_canonical(tmp_path / "results.csv", [canonical_row()])
+    result = run("compare", results, "-o", tmp_path / "a.csv", expect=4)
+    assert result.stderr == "internal error (a bug, please report): RuntimeError: boom\n"
+
+
+# ---- --format json ----------------------------------------------------------------
+
+def _json_cases(tmp_path: Path, root: Path) -> dict[str, list]:
+    table = write_canonical(tmp_path / "table.csv", [
+        canonical_row(), canonical_row(submitter="Dell", system="D1", value=101000.0)])
+    return {
+        "submit": ["submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0",
+                   "--status", "verified", "--submitted-at", ON_TIME, "--root", root],
+        "ingest": ["ingest", DATA / "results-dell.csv", "--status", "verified", "--round", "v6.0",
+                   "-o", tmp_path / "out.csv"],
+        "validate": ["validate", DATA / "results-dell.csv", "--round", "v6.0"],
+        "compare": ["compare", table, "-o", tmp_path / "agreement.csv"],
+        "partition": ["partition", table, "--verified-out", tmp_path / "v.csv",
+                      "--post-deadline-out", tmp_path / "p.csv"],
+    }
+
+
+@pytest.mark.parametrize("command", ["submit", "ingest", "validate", "compare", "partition"])
+def test_json_output_is_one_object_with_summary_and_rows(tmp_path, root, command):
+    args = _json_cases(tmp_path, root)[command]
+    # submit's --format names its input format (as the issue specifies); --json prints JSON.
+    result = run(*args, *(["--json"] if command == "submit" else ["--format", "json"]), expect=0)
+    doc = json.loads(result.stdout)  # the whole stdout, nothing else printed
+    assert set(doc) == {"summary", "findings", "rows"}
+    assert isinstance(doc["summary"], dict) and isinstance(doc["rows"], list)
+    assert doc["summary"]["errors"] == 0
+    assert result.stderr == ""
+
+
+def test_json_output_carries_findings_instead_of_printing_them(tmp_path):
+    result = run("ingest", DATA / "results-value-with-space.csv", "--status", "verified",
+                 "--round", "v6.0", "-o", tmp_path / "out.csv", "--format", "json", expect=1)
+    doc = json.loads(result.stdout)
+    assert result.stderr == ""
+    assert doc["summary"]["errors"] == 1
+    [f] = doc["findings"]
+    assert set(f) == {"code", "file", "place", "expected", "found", "message", "severity"}
+    assert (f["code"], f["place"], f["found"]) == ("malformed-number", "line 2, column value",
+                                                   "100 282")
+
+
+def test_submit_format_names_the_input_format(tmp_path):
+    a = run("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0",
+            "--status", "verified", "--submitted-at", ON_TIME, "--root", tmp_path / "a",
+            "--format", "results-csv", "--json", expect=0)
+    b = run("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0",
+            "--status", "verified", "--submitted-at", ON_TIME, "--root", tmp_path / "a",
+            "--input-format", "results-csv", "--json", expect=0)
+    assert json.loads(a.stdout)["summary"]["created"] == "v6.0/Dell/v1"
+    assert json.loads(b.stdout)["summary"]["created"] == "v6.0/Dell/v2"
+    bad = run("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0",
+              "--status", "verified", "--root", tmp_path / "a", "--format", "json", expect=2)
+    assert "--format" in bad.stderr
+
+
+# ---- the pipeline end to end ------------------------------------------------------
+
+def test_submit_ingest_compare_partition_metrics(tmp_path, root):
+    amd = tmp_path / "amd.csv"
+    amd.write_text((DATA / "results-dell.csv").read_text()
+                   .replace("Dell,PowerEdge_XE9785_8xMI355X", "AMD,8xMI355X_2xEPYC_9575F"))
+    late = tmp_path / "dell-late.csv"
+    late.write_text((DATA / "results-dell.csv").read_text().replace("88000", "95000"))
+    submit(root, amd, submitter="AMD")
+    submit(root, DATA / "results-dell.csv")
+    submit(root, late, status="post-deadline", submitted_at="2026-03-20T10:00:00+00:00")
+
+    results, rejected = tmp_path / "results.csv", tmp_path / "rejected.csv"
+    run("ingest", root, "-o", results, "--rejected-out", rejected, expect=0)
+    agreement = tmp_path / "agreement.csv"
+    doc = run_json("compare", results, "-o", agreement, expect=1)
+    verdicts = {(r["status"], r["scenario"]): (r["verdict"], r["label"]) for r in doc["rows"]}
+    assert verdicts == {
+        ("verified", "Server"): ("agree", "verified"),
+        ("verified", "Interactive"): ("agree", "verified"),
+        ("post-deadline", "Server"): ("agree", "unverified"),
+        ("post-deadline", "Interactive"): ("deviates", "unverified"),  # 95000 vs 88000: +7.95 %
+    }
+    run("partition", agreement, "--verified-out", tmp_path / "v.csv",
+        "--post-deadline-out", tmp_path / "p.csv", expect=0)
+    assert len(read_csv(tmp_path / "v.csv")) == 2 and len(read_csv(tmp_path / "p.csv")) == 2
+
+    metrics = tmp_path / "metrics.json"
+    run("metrics", "--results", results, "--agreement", agreement, "--rejected", rejected,
+        "-o", metrics, expect=0)
+    data = json.loads(metrics.read_text())
+    assert data["results"] == {"accepted": 6, "verified": 4, "post_deadline": 2,
+                               "rejected": 0, "excluded": 0}
+    assert (data["agreement"]["compared"], data["agreement"]["agree"]) == (4, 3)
+
+
+# ---- help and documentation -------------------------------------------------------
+
+def test_top_level_help_lists_every_command():
+    result = run("--help", expect=0)
+    for name in COMMANDS:
+        assert f"  {name} " in result.stdout
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_command_has_help(name):
+    result = run(name, "--help", expect=0)
+    assert result.stdout.startswith(f"Usage: mlrepro {name} ")
+    assert cli.commands[name].help, f"{name} has no docstring"
+    assert run(name, "-h", expect=0).stdout == result.stdout
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_command_is_documented_in_the_readme(name):
+    readme = REPO / "README.md"
+    assert readme.is_file(), "README.md is missing"
+    assert f"mlrepro {name}" in readme.read_text(encoding="utf-8"), (
+        f"`mlrepro {name}` is not mentioned in README.md")
+
+
+def test_version():
+    assert run("--version", expect=0).stdout == "mlrepro, version 0.1.0\n"

@@ -1,0 +1,227 @@
+"""CSV readers on real MLCommons files (read in place) and on the quirks seen
+in real published data (small samples in tests/data)."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from conftest import DATA, SHARED, read_csv, run, run_json
+
+from pipeline import readers
+from pipeline.normalize import Context, build_row
+
+CHECKER = SHARED / "v5.1-checker-summary.csv"
+GIGA = SHARED / "v5.1-submission-tree" / "closed" / "GigaComputing" / "summary.csv"
+
+pytestmark = pytest.mark.skipif(not CHECKER.is_file(), reason=f"real data not found at {SHARED}")
+
+
+def header_of(path) -> list[str]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        return next(csv.reader(fh))
+
+
+def rows_of(path, fmt=None, round_=None):
+    """(canonical row or None, findings) for every record of a file."""
+    result = readers.read(path, path.name, fmt)
+    ctx = Context(status="verified", round=round_)
+    return [build_row(rec, ctx) for rec in result.records], result
+
+
+# ---- the current checker summary (31 columns) --------------------------------------
+
+def test_current_checker_summary_is_detected_and_read_whole():
+    assert len(header_of(CHECKER)) == 31
+    assert readers.detect(CHECKER) == "mlcommons-summary-csv"
+    result = readers.read(CHECKER, "summary.csv")
+    assert len(result.records) == 98
+    assert result.findings == [] and result.dispositions == []
+    assert result.round == "v5.1"
+    assert [r.line for r in result.records] == list(range(2, 100))
+
+
+def test_current_checker_summary_ingests_91_rows_and_excludes_7_cpu_only(tmp_path):
+    out, rejected = tmp_path / "results.csv", tmp_path / "rejected.csv"
+    doc = run_json("ingest", CHECKER, "--status", "verified", "-o", out,
+                   "--rejected-out", rejected, expect=0)
+    s = doc["summary"]
+    assert (s["accepted"], s["rejected"], s["excluded"]) == (91, 0, 7)
+    excluded = read_csv(rejected)
+    assert len(excluded) == 7
+    assert {r["outcome"] for r in excluded} == {"excluded"}
+    assert {r["reason"] for r in excluded} == {"CPU-only result: no accelerator to compare"}
+    rows = read_csv(out)
+    assert {r["round"] for r in rows} == {"v5.1"}
+    assert all(r["accelerator"] for r in rows)
+
+
+def test_every_input_row_is_accounted_for(tmp_path):
+    """accepted + rejected + excluded = rows in the file (real checker summary)."""
+    out, rejected = tmp_path / "out.csv", tmp_path / "rejected.csv"
+    doc = run_json("ingest", CHECKER, "--status", "verified",
+                   "-o", out, "--rejected-out", rejected, expect=0)
+    s = doc["summary"]
+    assert s["accepted"] + s["rejected"] + s["excluded"] == 98
+    assert len(read_csv(out)) + len(read_csv(rejected)) == 98
+
+
+def test_a_known_real_figure_comes_through_unchanged(tmp_path):
+    out = tmp_path / "results.csv"
+    run("ingest", CHECKER, "--status", "verified", "-o", out, expect=0)
+    [row] = [r for r in read_csv(out) if r["submitter"] == "AMD"
+             and r["system"] == "8xMI300X_2xEPYC_9575F"
+             and r["model"] == "llama2-70b-99" and r["scenario"] == "Offline"]
+    assert float(row["value"]) == 27803.9
+    assert row["units"] == "Tokens/s"
+    assert (row["accelerator"], row["composition"], row["total_accelerators"]) == (
+        "MI300X", "MI300X:8", "8")
+    assert row["system_name"] == "Supermicro AS-8125GS-TNMR2"
+    assert row["source"] == f"{CHECKER.as_posix()}:3"
+    assert (row["division"], row["availability"], row["status"]) == ("closed", "available", "verified")
+
+
+def test_the_two_amd_mi325x_reference_systems_are_both_kept(tmp_path):
+    out = tmp_path / "results.csv"
+    run("ingest", CHECKER, "--status", "verified", "-o", out, expect=0)
+    offline = {r["system"]: float(r["value"]) for r in read_csv(out)
+               if r["submitter"] == "AMD" and r["model"] == "llama2-70b-99"
+               and r["scenario"] == "Offline" and r["accelerator"] == "MI325X"}
+    assert offline == {"8xMI325X_2xEPYC_9575F_1": 34520.4, "8xMI325X_2xEPYC_9575F_2": 34555.0}
+
+
+# ---- the older checker summary (28 columns) -----------------------------------------
+
+def test_older_checker_summary_layout(tmp_path):
+    assert len(header_of(GIGA)) == 28
+    assert not {"total_accelerators", "design_power_watts", "PrivateID"} & set(header_of(GIGA))
+    assert readers.detect(GIGA) == "mlcommons-summary-csv"
+    out = tmp_path / "results.csv"
+    doc = run_json("ingest", GIGA, "--status", "verified", "-o", out, expect=0)
+    assert (doc["summary"]["accepted"], doc["summary"]["rejected"]) == (18, 0)
+    rows = read_csv(out)
+    assert {r["submitter"] for r in rows} == {"GigaComputing"}
+    # no total_accelerators column: nodes x per node
+    assert {(r["accelerator"], r["composition"], r["total_accelerators"]) for r in rows} == {
+        ("B200", "B200:8", "8")}
+    [server] = [r for r in rows if r["model"] == "llama2-70b-99" and r["scenario"] == "Server"]
+    assert float(server["value"]) == 99066.0
+
+
+# ---- quirks of real data --------------------------------------------------------------
+
+QUIRK_FILES = [("checker-quirks.csv", "mlcommons-summary-csv"), ("results-quirks.csv", "results-csv")]
+
+
+@pytest.fixture(params=QUIRK_FILES, ids=[f for f, _ in QUIRK_FILES])
+def quirk_rows(request):
+    name, fmt = request.param
+    path = DATA / name
+    assert readers.detect(path) == fmt
+    built, result = rows_of(path)
+    assert result.findings == []
+    assert all(found == [] for _, found in built), [f.render() for _, fs in built for f in fs]
+    return [row for row, _ in built]
+
+
+def test_lower_case_scenario_is_read_as_the_mlperf_scenario(quirk_rows):
+    assert quirk_rows[0]["scenario"] in ("Offline", "Server")
+    assert quirk_rows[0]["submitter"] == "AMD"
+
+
+def test_model_alias_is_read_as_the_benchmark_id(quirk_rows):
+    assert quirk_rows[1]["model"] == "llama3.1-8b"
+
+
+def test_platform_id_gives_the_true_accelerator_count(quirk_rows):
+    row = quirk_rows[2]
+    assert row["system"] == "87xMI355X_22xEPYC_9575F"
+    assert (row["nodes"], row["accelerators_per_node"]) == (11, 8)
+    assert row["total_accelerators"] == 87  # not 11 x 8 = 88
+    assert row["composition"] == "MI355X:87"
+    assert row["value"] == 1042110.0
+
+
+def test_heterogeneous_accelerator_text_gives_the_composition(quirk_rows):
+    row = quirk_rows[3]
+    assert row["composition"] == "MI300X:32,MI325X:16"
+    assert row["accelerator"] == "MI300X+MI325X"
+    assert row["total_accelerators"] == 48
+
+
+def test_the_same_result_in_two_formats_is_a_duplicate(tmp_path):
+    """Both quirk files hold the GigaComputing and the 87-GPU results: after
+    normalisation they are the same rows, so the second copies are rejected."""
+    out = tmp_path / "results.csv"
+    doc = run_json("ingest", DATA / "checker-quirks.csv", DATA / "results-quirks.csv",
+                   "--status", "verified", "-o", out, expect=1)
+    dups = [f for f in doc["findings"] if f["code"] == "duplicate-row"]
+    assert [(f["file"], f["place"]) for f in dups] == [
+        (f"{(DATA / 'results-quirks.csv').as_posix()}", "line 3"),
+        (f"{(DATA / 'results-quirks.csv').as_posix()}", "line 4")]
+    assert doc["summary"]["accepted"] == 6
+
+
+@pytest.mark.parametrize("name", ["results-quirks.csv", "checker-quirks.csv"])
+def test_a_file_stating_its_round_needs_no_round_option(tmp_path, name):
+    out = tmp_path / "results.csv"
+    run("ingest", DATA / name, "--status", "verified", "-o", out, expect=0)
+    assert {r["round"] for r in read_csv(out)} == {"v6.0"}
+
+
+@pytest.mark.parametrize(("edit", "code"), [
+    (("llama2-70b-99", "llama9-1b"), "unknown-model"),
+    ((",Offline,", ",Batch,"), "unknown-scenario"),
+    ((",Tokens/s,", ",Samples/s,"), "units-mismatch"),
+    ((",closed,", ",secret,"), "invalid-choice"),
+    ((",8,1,", ",eight,1,"), "malformed-number"),
+    ((",102725,", ",-5,"), "invalid-value"),
+])
+def test_results_csv_field_problems_name_their_place(tmp_path, edit, code):
+    sample = tmp_path / "one.csv"
+    lines = (DATA / "results-dell.csv").read_text().splitlines()
+    bad = lines[2].replace("Interactive", "Offline").replace("88000", "102725")
+    sample.write_text("\n".join([lines[0], bad.replace(*edit)]) + "\n")
+    built, result = rows_of(sample, round_="v6.0")
+    [(row, found)] = built
+    assert row is None
+    assert code in [f.code for f in found]
+    assert all(f.file == "one.csv" and f.place.startswith("line 2, column ") for f in found)
+
+
+def test_a_row_with_the_wrong_number_of_fields_is_rejected(tmp_path):
+    sample = tmp_path / "short.csv"
+    lines = (DATA / "results-dell.csv").read_text().splitlines()
+    sample.write_text("\n".join([lines[0], lines[1], lines[2].rsplit(",", 1)[0]]) + "\n")
+    result = readers.read(sample, "short.csv")
+    assert len(result.records) == 1
+    [d] = result.dispositions
+    assert (d.source, d.outcome, d.codes) == ("short.csv:3", "rejected", "format-mismatch")
+
+
+def test_an_unknown_column_is_a_warning(tmp_path):
+    sample = tmp_path / "extra.csv"
+    lines = (DATA / "results-dell.csv").read_text().splitlines()
+    sample.write_text("\n".join([lines[0] + ",comment"] + [x + ",ok" for x in lines[1:]]) + "\n")
+    result = readers.read(sample, "extra.csv")
+    assert len(result.records) == 2
+    assert [(f.code, f.severity) for f in result.findings] == [("unexpected-column", "warning")]
+
+
+def test_a_file_that_is_not_utf8_is_a_finding(tmp_path):
+    sample = tmp_path / "latin1.csv"
+    text = (DATA / "results-dell.csv").read_text().replace("PowerEdge", "PowerÉdge")
+    sample.write_bytes(text.encode("latin-1"))
+    result = readers.read(sample, "latin1.csv", "results-csv")
+    assert result.records == []
+    [f] = result.findings
+    assert f.code == "not-utf8" and f.place.startswith("line 2, byte ")
+
+
+def test_an_unknown_format_is_a_finding_not_a_crash(tmp_path):
+    sample = tmp_path / "notes.csv"
+    sample.write_text("a,b\n1,2\n")
+    assert readers.detect(sample) is None
+    result = readers.read(sample, "notes.csv")
+    assert [f.code for f in result.findings] == ["unknown-format"]
