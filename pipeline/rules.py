@@ -2,8 +2,8 @@
 
 Nothing here is a literal of a round: deadlines, models, units and the
 accelerator registry come from YAML files under the schemas folder, which is
-``$MLREPRO_SCHEMAS`` when set and otherwise the ``schemas/`` folder beside the
-package. A missing or broken file is a :class:`ConfigError` (exit 3).
+``$MLREPRO_SCHEMAS`` when set, otherwise the ``schemas/`` folder beside the
+package (or the copy a wheel ships inside it). A missing or broken file is a :class:`ConfigError` (exit 3).
 """
 
 from __future__ import annotations
@@ -23,8 +23,12 @@ SCENARIOS = ("Offline", "Server", "Interactive", "SingleStream", "MultiStream")
 
 
 def schemas_dir() -> Path:
+    """$MLREPRO_SCHEMAS, else the repository's schemas/ (editable install), else
+    the copy a wheel ships as pipeline/schemas."""
     env = os.environ.get("MLREPRO_SCHEMAS")
-    path = Path(env) if env else Path(__file__).resolve().parent.parent / "schemas"
+    here = Path(__file__).resolve().parent
+    path = Path(env) if env else next(
+        (p for p in (here.parent / "schemas", here / "schemas") if p.is_dir()), here.parent / "schemas")
     if not path.is_dir():
         raise ConfigError(f"schemas folder not found: {path} (set MLREPRO_SCHEMAS)")
     return path
