@@ -29,6 +29,10 @@ run: install
 	@echo "  results/verified/               verified set: results.csv, agreement.csv"
 	@echo "  results/post_deadline/          post-deadline (unverified) set: results.csv, agreement.csv"
 	@echo "  metrics.json                    counts and agreement rates (dvc metrics show)"
+	@echo "  audit/claims.json               the claims ledger (claims.yaml), recomputed"
+	@echo "  audit/scaling.json              multi-node scaling efficiencies"
+	@echo "  audit/validation.json           Great Expectations results (Data Docs: audit/data_docs/index.html)"
+	@echo "  reports/index.html              the offline HTML report"
 
 ## test: the whole test suite
 test: install

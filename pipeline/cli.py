@@ -315,8 +315,8 @@ def merge(folder, out, rejected_out, findings_out, versions_out, output, exit_ze
 
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--base", help="Git ref to compare with (default: the merge base of HEAD with "
-                             "origin/$GITHUB_BASE_REF, else origin/HEAD, else main, else master).")
+@click.option("--base", help="Git ref whose merge base with HEAD is the base (default: "
+                             "origin/$GITHUB_BASE_REF when set, else origin/HEAD, else main, else master).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "junit", "github", "markdown"]),
               default="text", show_default=True, help="How to write the report.")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path),
@@ -345,10 +345,14 @@ def gate(paths, base, fmt, output, root, params_path):
 
 
 @cli.command()
-@click.option("--results", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
-@click.option("--agreement", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
-@click.option("--rejected", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
-@click.option("--versions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
+@click.option("--results", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="Canonical table (data/results.parquet).")
+@click.option("--agreement", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="Agreement table of `mlrepro compare` (data/agreement.csv).")
+@click.option("--rejected", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="Rejected and excluded inputs (data/rejected.csv).")
+@click.option("--versions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="Submission versions, used or superseded (data/versions.csv).")
 @click.option("--scaling", type=click.Path(dir_okay=False, path_type=Path),
               help="JSON of `mlrepro scaling RESULTS --format json` (section notes when absent).")
 @click.option("--claims", type=click.Path(dir_okay=False, path_type=Path),

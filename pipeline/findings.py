@@ -45,10 +45,43 @@ CODES: dict[str, str] = {
     "submitter-mismatch": "a row's submitter disagrees with its submission's submitter",
     "version-exists": "the version folder already exists; versions are immutable",
     "bad-version-folder": "a folder under a submitter is not named v<N>",
+    # gate (versioning rules checked against the git base)
+    "version-immutable": "a file of a version that exists at the base was changed, added or deleted",
+    "version-not-next": "a new version folder is not numbered next (a gap or a reused number)",
     # compare
     "deviates-from-reference": "a partner result is outside the tolerance around its reference",
     # partition
     "invariant-broken": "a partition invariant does not hold",
+    # claims ledger, scaling and audit (issue 4)
+    "ledger-invalid": "the claims ledger is not valid YAML or not the ledger's structure",
+    "unknown-key": "a key the claims ledger format does not know",
+    "selector-unmatched": "a claim's selector matches no result",
+    "selector-ambiguous": "a claim's subject matches several results",
+    "claim-not-supported": "the recomputed figure is outside the claim's tolerance",
+    "claim-cherry-picked": "a claim holds only against a comparator that is not the strongest",
+    "claim-unverifiable": "the data lacks what the claim needs (e.g. no single-node reference)",
+    "expectation-failed": "a Great Expectations expectation failed on a results set",
+    # MLPerf submission trees, LoadGen logs, published JSON (schemas/rules/<round>.yaml)
+    "too-deeply-nested": "a JSON document nests deeper than the reader allows",
+    "missing-file": "a file the submission layout requires is absent",
+    "missing-system-field": "a required field of a system description JSON is absent",
+    "path-mismatch": "a system description disagrees with the folder it sits in (submitter, division)",
+    "malformed-log-line": "a ':::MLLOG' line of a LoadGen log is not valid JSON",
+    "missing-log-key": "a key the round's rules need is absent from the LoadGen log",
+    "run-invalid": "LoadGen marked the run INVALID",
+    "test-mode-mismatch": "the performance log is not a PerformanceOnly run",
+    "scenario-mismatch": "the log's LoadGen scenario does not fit the scenario folder",
+    "wrong-seed": "an RNG seed differs from the round's official seed",
+    "min-duration-short": "the run's minimum duration is below the round's minimum",
+    "sample-count-low": "effective_performance_sample_count is below the model's minimum",
+    "token-latencies-off": "an LLM run without requested_use_token_latencies",
+    "latency-setting-mismatch": "the TTFT/TPOT limits the run was made with are not the scenario's",
+    "latency-limit-exceeded": "a p99 TTFT/TPOT is over the scenario's limit",
+    "accuracy-below-target": "an accuracy metric is outside the model's target range",
+    "missing-metric": "an accuracy metric the target needs is absent from accuracy.txt",
+    "compliance-missing": "a compliance test the model requires is absent",
+    "compliance-failed": "a compliance test's verification does not report a pass",
+    "rules-missing": "no rules file (schemas/rules/<round>.yaml) for the round",
 }
 
 

@@ -22,3 +22,25 @@ def within(deviation: float, tolerance_pct: float) -> bool:
 
 def agreement_verdict(deviation: float, tolerance_pct: float) -> str:
     return "agree" if within(deviation, tolerance_pct) else "deviates"
+
+
+def efficiency_pct(value: float, expected: float) -> float:
+    """Scaling efficiency: value / expected * 100, the expected (linear)
+    throughput as the denominator. 100: perfectly linear; below: sub-linear."""
+    return value / expected * 100.0
+
+
+def linear_expectation(parts) -> float:
+    """The throughput a cluster would reach if it scaled linearly: the sum over
+    node types of count x per-accelerator reference, where the per-accelerator
+    reference is a single-node result divided by that result's accelerator
+    count. ``parts``: (count, reference value, reference accelerators)."""
+    return sum(count * value / accelerators for count, value, accelerators in parts)
+
+
+def ratio(subject: float, comparator: float, lower_is_better: bool = False) -> float:
+    """How the subject compares with the comparator, > 1 always meaning the
+    subject is better: subject / comparator for rates, comparator / subject
+    for latencies (lower is better). The comparator is the denominator of a
+    rate ratio; for a latency, the subject's time is."""
+    return comparator / subject if lower_is_better else subject / comparator

@@ -57,7 +57,8 @@ def test_repro_builds_outputs_then_is_a_noop_then_reruns_only_what_changed(proje
     first = _run(["dvc", "repro"], project)
     assert "ingest@v5.1-Dell" in _ran(first.stdout)
     for out in ("data/results.parquet", "data/agreement.csv", "results/verified/results.csv",
-                "results/post_deadline/results.csv", "metrics.json"):
+                "results/post_deadline/results.csv", "metrics.json", "audit/claims.json",
+                "audit/scaling.json", "audit/validation.json", "reports/index.html"):
         assert (project / out).is_file(), out
 
     verified = pd.read_csv(project / "results/verified/results.csv")
@@ -80,8 +81,8 @@ def test_repro_builds_outputs_then_is_a_noop_then_reruns_only_what_changed(proje
           "--status", "verified", "--submitted-at", "2025-07-31T10:00:00+00:00"], project)
     third = _run(["dvc", "repro"], project)
     ran = _ran(third.stdout)
-    assert ran == {"ingest@v5.1-Vultr", "table", "compare", "partition@results",
-                   "partition@agreement", "metrics"}
+    assert {s for s in ran if s.startswith("ingest@")} == {"ingest@v5.1-Vultr"}
+    assert {"table", "compare", "partition@results", "partition@agreement", "metrics"} <= ran
     agreement = pd.read_csv(project / "data/agreement.csv")
     vultr_server = agreement[(agreement["submitter"] == "Vultr") & (agreement["scenario"] == "Server")]
     assert set(vultr_server["verdict"]) == {"agree"}

@@ -1,0 +1,212 @@
+"""`mlrepro audit`: Great Expectations suites (files under
+schemas/expectations) over the verified and post-deadline sets.
+
+GX is slow to start, so the sets are built once per module (ingest and
+partition of the shipped submissions) and each audit run is reused.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, read_csv, run, run_json
+
+from pipeline import audit
+from pipeline.errors import ConfigError
+
+SUITES = REPO / "schemas" / "expectations"
+
+
+@pytest.fixture(scope="module")
+def sets(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("sets")
+    table = folder / "results.csv"
+    run("ingest", REPO / "submissions", "--root", REPO / "submissions", "-o", table, expect=0)
+    verified, post = folder / "verified.csv", folder / "post_deadline.csv"
+    run("partition", table, "--verified-out", verified, "--post-deadline-out", post, expect=0)
+    return {"verified": verified, "post": post, "folder": folder}
+
+
+@pytest.fixture(scope="module")
+def clean_audit(sets):
+    out = sets["folder"] / "audit"
+    result = run("audit", "--verified", sets["verified"], "--post-deadline", sets["post"], "-o", out,
+                 "--format", "json", expect=0)
+    return json.loads(result.stdout), result, out
+
+
+def write_rows(path: Path, rows: list[dict]) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+@pytest.fixture(scope="module")
+def broken_audit(sets):
+    """The shipped sets with deliberately wrong rows."""
+    folder = sets["folder"] / "broken"
+    folder.mkdir()
+    verified = read_csv(sets["verified"])
+    post = read_csv(sets["post"])
+    verified[2]["value"] = "-5"                      # line 4: not positive
+    verified[3]["units"] = "Samples/s"               # line 5: units do not fit llama2 Interactive/Offline/Server
+    verified[4]["status"] = "post-deadline"          # line 6: a post-deadline row in the verified set
+    post.append(dict(verified[0]))                   # a verified row also in the post-deadline set
+    v = write_rows(folder / "verified.csv", verified)
+    p = write_rows(folder / "post_deadline.csv", post)
+    out = folder / "audit"
+    result = run("audit", "--verified", v, "--post-deadline", p, "-o", out, "--format", "json", "--no-data-docs")
+    return json.loads(result.stdout), result, out
+
+
+# ---- suites are files, counted after loading -------------------------------------------
+
+def test_each_suite_file_loads_with_every_expectation():
+    files = audit.read_suite_files(SUITES)
+    assert {f.runs_on for f in files} == {"verified", "post-deadline", "both"}
+    context = audit._context(None)
+    for suite_file in files:
+        raw = json.loads(suite_file.path.read_text())
+        suite = audit.load_suite(context, suite_file, [])
+        assert len(suite.expectations) == len(raw["expectations"]) > 0, suite_file.path.name
+
+
+def test_the_clean_audit_reports_counts_from_the_files(clean_audit):
+    doc, _, _ = clean_audit
+    counts = {s["suite"]: (s["expectations_in_file"], s["expectations_loaded"]) for s in doc["rows"]}
+    for path in SUITES.glob("*.json"):
+        raw = json.loads(path.read_text())
+        assert counts[raw["name"]] == (len(raw["expectations"]), len(raw["expectations"]))
+
+
+def copy_suites(tmp_path: Path) -> Path:
+    folder = tmp_path / "suites"
+    shutil.copytree(SUITES, folder)
+    return folder
+
+
+def test_a_suite_that_loses_an_expectation_on_loading_is_exit_3(tmp_path, sets):
+    folder = copy_suites(tmp_path)
+    path = folder / "verified.json"
+    raw = json.loads(path.read_text())
+    raw["expectations"].append({"type": "expect_column_values_to_be_positive_please", "kwargs": {"column": "value"}})
+    path.write_text(json.dumps(raw))
+    result = run("audit", "--verified", sets["verified"], "--post-deadline", sets["post"], "-o", tmp_path / "a",
+                 "--suites", folder, "--no-data-docs", expect=3)
+    message = result.stderr
+    assert "verified.json" in message and "10 expectations in the file, 9 after loading" in message
+    assert "expect_column_values_to_be_positive_please" in message
+    assert not (tmp_path / "a" / "validation.json").exists()
+
+
+@pytest.mark.parametrize("broken", [
+    {"type": "expect_column_values_to_be_between", "kwargs": {"column": "value", "min_value": "x", "bogus": 1}},
+    {"kwargs": {"column": "value"}},
+    "not an expectation",
+])
+def test_a_suite_with_an_invalid_expectation_is_exit_3(tmp_path, sets, broken):
+    folder = copy_suites(tmp_path)
+    path = folder / "sets.json"
+    raw = json.loads(path.read_text())
+    raw["expectations"].append(broken)
+    path.write_text(json.dumps(raw))
+    result = run("audit", "--verified", sets["verified"], "--post-deadline", sets["post"], "-o", tmp_path / "a",
+                 "--suites", folder, "--no-data-docs", expect=3)
+    assert "sets.json" in result.stderr
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("{not json", "cannot read suite"),
+    (json.dumps({"name": "x", "expectations": [], "meta": {}}), "runs_on"),
+    (json.dumps({"name": "x", "expectations": [], "meta": {"mlrepro": {"runs_on": "both"}}, "extra": 1}),
+     "unknown suite keys"),
+])
+def test_a_malformed_suite_file_is_a_config_error(tmp_path, content, message):
+    (tmp_path / "s.json").write_text(content)
+    with pytest.raises(ConfigError, match=message):
+        audit.read_suite_files(tmp_path)
+    with pytest.raises(ConfigError, match="no expectation suites"):
+        audit.read_suite_files(tmp_path / "empty")
+
+
+# ---- the audit on the shipped sets -----------------------------------------------------
+
+def test_the_shipped_sets_pass_every_suite(clean_audit, sets):
+    doc, result, out = clean_audit
+    assert doc["summary"]["success"] is True and doc["findings"] == []
+    assert {s["suite"]: s["rows"] for s in doc["rows"]} == {
+        "mlrepro-verified": len(read_csv(sets["verified"])),
+        "mlrepro-post-deadline": len(read_csv(sets["post"])),
+        "mlrepro-sets": len(read_csv(sets["verified"])) + len(read_csv(sets["post"]))}
+    validation = json.loads((out / "validation.json").read_text())
+    assert validation["summary"]["success"] is True
+    assert set(validation["results"]) == {"mlrepro-verified", "mlrepro-post-deadline", "mlrepro-sets"}
+    assert all(r["success"] for r in validation["results"].values())
+    assert (out / "data_docs" / "index.html").is_file()
+    assert "Calculating Metrics" not in result.output + result.stderr    # progress bars off
+
+
+def test_the_audit_text_output(sets, tmp_path):
+    result = run("audit", "--verified", sets["verified"], "--post-deadline", sets["post"], "-o", tmp_path,
+                 "--no-data-docs", expect=0)
+    lines = result.stdout.splitlines()
+    assert lines[0].split()[:2] == ["ok", "mlrepro-post-deadline"]
+    assert lines[-2] == f"wrote {tmp_path / 'validation.json'}"
+    assert lines[-1].startswith("summary: suites=3, failed_suites=0, expectations=22")
+    assert not (tmp_path / "data_docs").exists()
+
+
+def test_a_deliberately_wrong_row_is_a_finding_not_a_crash(broken_audit):
+    doc, result, out = broken_audit
+    assert result.exit_code == 1 and "Traceback" not in result.output + result.stderr
+    assert doc["summary"]["success"] is False
+    found = {(f["file"].rsplit("/", 1)[-1], f["place"]) for f in doc["findings"]}
+    assert ("verified.csv", "line 4, column value") in found
+    assert ("verified.csv", "line 5, column model_scenario_units") in found
+    assert ("verified.csv", "line 6, column status") in found
+    assert ("post_deadline.csv", "line 4, column status") in found
+    both = [f for f in doc["findings"] if f["message"].startswith("mlrepro-sets: no row appears in both sets")]
+    assert len(both) == 1 and "verified.csv:2" in both[0]["place"] and "post_deadline.csv:4" in both[0]["place"]
+    assert {f["code"] for f in doc["findings"]} == {"expectation-failed"}
+    validation = json.loads((out / "validation.json").read_text())
+    assert validation["summary"]["failed_expectations"] == len(doc["findings"])
+
+
+def test_the_dvc_stage_option_exit_zero_records_findings_and_exits_0(sets, tmp_path):
+    verified = read_csv(sets["verified"])
+    verified[0]["value"] = "0"
+    v = write_rows(tmp_path / "v.csv", verified)
+    result = run("audit", "--verified", v, "--post-deadline", sets["post"], "-o", tmp_path / "out",
+                 "--no-data-docs", "--exit-zero", expect=0)
+    assert "[expectation-failed]" in result.stderr
+    validation = json.loads((tmp_path / "out" / "validation.json").read_text())
+    assert [f["place"] for f in validation["findings"]] == ["line 2, column value"]
+
+
+def test_audit_refuses_to_overwrite_a_folder_that_is_not_data_docs(sets, tmp_path):
+    (tmp_path / "data_docs").mkdir()
+    (tmp_path / "data_docs" / "mine.txt").write_text("keep me")
+    run("audit", "--verified", sets["verified"], "--post-deadline", sets["post"], "-o", tmp_path, expect=2)
+    assert (tmp_path / "data_docs" / "mine.txt").exists()
+
+
+def test_units_keys_come_from_the_round_rules():
+    keys = audit.units_keys()
+    assert "llama2-70b-99.9|Server|Tokens/s" in keys
+    assert "wan-2.2-t2v-a14b|SingleStream|Latency (s)" in keys
+    assert "llama2-70b-99.9|Server|Samples/s" not in keys
+
+
+def test_great_expectations_is_imported_by_the_audit_module_only():
+    imports = re.compile(r"^\s*(import|from)\s+great_expectations\b", re.MULTILINE)
+    users = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "pipeline").rglob("*.py")
+                   if imports.search(p.read_text(encoding="utf-8")))
+    assert users == ["pipeline/audit.py"]

@@ -1,0 +1,449 @@
+"""The claims ledger: reading it (every error a finding with the claim id and
+line), recomputing ratio, scaling and reproducibility claims, and the shipped
+ledger (claims.yaml) against the shipped submissions."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+from hypothesis import given, strategies as st
+
+from conftest import REPO, UNVERIFIED_FOOTNOTE, canonical_row, run, run_json, write_canonical
+from test_scaling import frame, published_rows
+
+from pipeline import claims
+from pipeline.formulas import within
+from pipeline.outputs import COMPARISON_DISCLAIMER
+
+
+@pytest.fixture(autouse=True)
+def _no_project_params(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+
+
+def ledger_file(tmp_path, text: str):
+    path = tmp_path / "claims.yaml"
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+def claims_json(tmp_path, ledger: str, rows: list[dict], expect=None) -> dict:
+    results = write_canonical(tmp_path / "results.csv", rows)
+    return run_json("claims", ledger_file(tmp_path, ledger), results, expect=expect)
+
+
+# AMD v6.0 MI355X against two B200 systems (figures illustrative, around the seed's Wan-2.2 ones)
+def wan(system, value, **kw):
+    base = dict(model="wan-2.2-t2v-a14b", scenario="SingleStream", units="Latency (s)", system=system,
+                value=value, source=f"v6.0/x/v1/results.csv:{len(system)}")
+    return canonical_row(**{**base, **kw})
+
+
+WAN_ROWS = [wan("8xMI355X", 27.374, division="open"),
+            wan("8xMI355X", 23.572, division="open", status="post-deadline", source="v6.0/AMD/v2/results.csv:2"),
+            wan("8xB200_a", 25.458, submitter="NVIDIA", accelerator="B200", composition="B200:8"),
+            wan("8xB200_b", 24.0, submitter="NVIDIA", accelerator="B200", composition="B200:8")]
+
+
+# ---- reading the ledger: every problem is a finding ----------------------------------
+
+GOOD = """
+    round: v6.0
+    claims:
+      - id: wan-vs-b200
+        kind: ratio
+        subject:    {submitter: AMD, model: wan-2.2-t2v-a14b, status: verified}
+        comparator: {accelerator: B200}
+        claimed_pct: 93
+"""
+
+LEDGER_ERRORS = [
+    # (name, ledger text, finding code, text the place must contain)
+    ("bad-yaml", "round: v6.0\nclaims:\n  - id: a\n    kind: [ratio\n", "ledger-invalid", "line "),
+    ("not-a-mapping", "- just a list\n", "ledger-invalid", "line 1"),
+    ("no-claims", "round: v6.0\nclaims: []\n", "ledger-invalid", "key claims"),
+    ("unknown-top-key", GOOD + "    rounds: v5.1\n", "unknown-key", "key rounds"),
+    ("unknown-claim-key", GOOD.replace("claimed_pct: 93", "claimd_pct: 93"), "unknown-key",
+     "line 7, claim wan-vs-b200, key claimd_pct"),
+    ("unknown-selector-key", GOOD.replace("{accelerator: B200}", "{accel: B200}"), "unknown-key",
+     "line 6, claim wan-vs-b200, key comparator"),
+    ("bad-kind", GOOD.replace("kind: ratio", "kind: speedup"), "ledger-invalid", "claim wan-vs-b200, key kind"),
+    ("no-claimed", GOOD.replace("        claimed_pct: 93\n", ""), "ledger-invalid", "claim wan-vs-b200"),
+    ("both-claimed", GOOD + "        claimed_ratio: 0.93\n", "ledger-invalid", "claim wan-vs-b200"),
+    ("negative-tolerance", GOOD + "        tolerance_pct_points: -1\n", "ledger-invalid",
+     "claim wan-vs-b200, key tolerance_pct_points"),
+    ("nodes-as-text", GOOD.replace("{accelerator: B200}", "{accelerator: B200, nodes: '1'}"), "ledger-invalid",
+     "claim wan-vs-b200, key comparator"),
+    ("bad-status", GOOD.replace("status: verified", "status: official"), "ledger-invalid",
+     "claim wan-vs-b200, key subject"),
+    ("comparator-on-scaling", GOOD.replace("kind: ratio", "kind: scaling"), "ledger-invalid",
+     "claim wan-vs-b200, key comparator"),
+    ("duplicate-id", GOOD + GOOD.split("claims:\n")[1], "ledger-invalid", "claim wan-vs-b200"),
+    ("duplicate-key", GOOD + "        claimed_pct: 94\n", "ledger-invalid", "line 8, claim wan-vs-b200"),
+    ("no-id", GOOD.replace("id: wan-vs-b200", "text: no id"), "ledger-invalid", "claim #1"),
+    ("subject-matches-nothing", GOOD.replace("submitter: AMD", "submitter: Nobody"), "selector-unmatched",
+     "line 5, claim wan-vs-b200, subject"),
+    ("subject-matches-several", GOOD.replace(", status: verified", ""), "selector-ambiguous",
+     "line 5, claim wan-vs-b200, subject"),
+    ("comparator-matches-nothing", GOOD.replace("{accelerator: B200}", "{accelerator: B300}"),
+     "selector-unmatched", "line 6, claim wan-vs-b200, comparator"),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "code", "place"), LEDGER_ERRORS, ids=[c[0] for c in LEDGER_ERRORS])
+def test_every_ledger_problem_is_a_finding_with_the_claim_and_line(tmp_path, name, text, code, place):
+    doc = claims_json(tmp_path, text, WAN_ROWS, expect=1)
+    codes = [f["code"] for f in doc["findings"]]
+    assert code in codes, doc["findings"]
+    f = doc["findings"][codes.index(code)]
+    assert place in f["place"], f
+    assert f["file"].endswith("claims.yaml")
+    assert f["severity"] == "error"
+
+
+def test_a_good_ledger_has_no_findings_and_exits_0(tmp_path):
+    doc = claims_json(tmp_path, GOOD, WAN_ROWS[:3], expect=0)   # one B200 only
+    assert doc["findings"] == [] and [r["id"] for r in doc["rows"]] == ["wan-vs-b200"]
+
+
+def test_the_ambiguous_subject_names_its_candidates(tmp_path):
+    doc = claims_json(tmp_path, GOOD.replace(", status: verified", ""), WAN_ROWS, expect=1)
+    (row,) = doc["rows"]
+    assert row["verdict"] == "ambiguous"
+    assert len(row["candidates"]) == 2 and all("8xMI355X" in c for c in row["candidates"])
+    assert "27.374" in doc["findings"][0]["found"] and "23.572" in doc["findings"][0]["found"]
+
+
+def test_invalid_claims_still_appear_as_rows_and_the_others_are_checked(tmp_path):
+    text = GOOD + GOOD.split("claims:\n")[1].replace("wan-vs-b200", "broken").replace("kind: ratio", "kind: x")
+    doc = claims_json(tmp_path, text, WAN_ROWS, expect=1)
+    assert [(r["id"], r["verdict"]) for r in doc["rows"]] == [("wan-vs-b200", "cherry-picked"), ("broken", "invalid")]
+
+
+def test_an_unreadable_ledger_is_a_finding_not_a_traceback(tmp_path):
+    results = write_canonical(tmp_path / "results.csv", WAN_ROWS)
+    (tmp_path / "bad.yaml").write_bytes(b"round: v6.0\nclaims: \xff\xfe\n")
+    doc = run_json("claims", tmp_path / "bad.yaml", results, expect=1)
+    assert doc["findings"][0]["code"] == "file-unreadable"
+    assert run("claims", tmp_path / "missing.yaml", results, expect=2)
+
+
+# ---- ratio claims ------------------------------------------------------------------------
+
+def test_latency_ratio_comparator_over_subject_best_match_strongest_and_range(tmp_path):
+    doc = claims_json(tmp_path, GOOD, WAN_ROWS, expect=0)   # cherry-picked is a warning
+    (row,) = doc["rows"]
+    # against B200_a (25.458 s): 25.458 / 27.374 = 93.0 % -> the best match of the claimed 93
+    assert row["comparator"]["system"] == "8xB200_a"
+    assert row["computed"] == pytest.approx(25.458 / 27.374 * 100, abs=1e-6)
+    assert row["holds"] is True
+    # the strongest B200 is the one with the lowest latency (24.0 s): 87.7 %, outside 93 ± 1
+    assert row["best_comparator"]["system"] == "8xB200_b"
+    assert row["computed_vs_best"] == pytest.approx(24.0 / 27.374 * 100, abs=1e-6)
+    assert (row["range_min"], row["range_max"]) == (row["computed_vs_best"], row["computed"])
+    assert row["cherry_picked"] is True and row["verdict"] == "cherry-picked"
+    assert row["eligible_comparators"] == 2
+    assert [f["code"] for f in doc["findings"]] == ["claim-cherry-picked"]
+    assert doc["findings"][0]["severity"] == "warning"
+    assert "division differs from the comparator: open against closed" in row["notes"]
+    assert row["label"] == "verified" and row["footnote"] == "" and row["verified"] is True
+
+
+def test_rate_ratio_is_subject_over_comparator(tmp_path):
+    rows = [canonical_row(value=100282.0, model="llama2-70b-99.9"),
+            canonical_row(round="v5.1", system="8xMI325X_1", accelerator="MI325X", composition="MI325X:8",
+                          value=32027.6, model="llama2-70b-99.9")]
+    ledger = """
+        round: v6.0
+        claims:
+          - id: generation
+            kind: ratio
+            subject:    {submitter: AMD, accelerator: MI355X, model: llama2-70b-99.9, scenario: Server, nodes: 1}
+            comparator: {submitter: AMD, accelerator: MI325X, round: v5.1}
+            claimed_ratio: 3.1
+            tolerance_ratio: 0.05
+    """
+    (row,) = claims_json(tmp_path, ledger, rows, expect=0)["rows"]
+    assert row["computed"] == pytest.approx(100282 / 32027.6, abs=1e-6)
+    assert row["measure"] == "ratio" and row["holds"] is True and row["cherry_picked"] is False
+    assert row["notes"] == ["round (version) differs from the comparator: v6.0 against v5.1"]
+
+
+HOLDS = [  # computed %, claimed %, tolerance, holds (inclusive bound)
+    (94.0, 93.0, 1.0, True), (92.0, 93.0, 1.0, True), (94.0001, 93.0, 1.0, False),
+    (91.9999, 93.0, 1.0, False), (93.0, 93.0, 0.0, True)]
+
+
+@pytest.mark.parametrize(("computed", "claimed", "tol", "holds"), HOLDS)
+def test_a_claim_holds_within_its_tolerance_inclusive(computed, claimed, tol, holds):
+    subject = canonical_row(value=computed)
+    comparator = canonical_row(submitter="NVIDIA", system="b200", accelerator="B200", composition="B200:8",
+                               value=100.0)
+    claim = claims.Claim("c", "ratio", "", {"submitter": "AMD"}, {"accelerator": "B200"}, claimed, "pct", tol, 1)
+    (row,) = claims.check_claims(claims.Ledger("l.yaml", "v6.0", [claim]), frame([subject, comparator])).rows
+    assert row["holds"] is holds
+
+
+def test_eligible_comparators_verified_closed_single_node_uncapped(tmp_path):
+    b200 = dict(submitter="NVIDIA", accelerator="B200", composition="B200:8")
+    rows = WAN_ROWS[:2] + [
+        wan("8xB200_ok", 25.458, **b200),
+        wan("8xB200_late", 20.0, status="post-deadline", **b200),
+        wan("8xB200_open", 20.0, division="open", **b200),
+        wan("8xB200_Power_Cap_1000W", 20.0, **b200),
+        wan("16xB200", 20.0, nodes=2, total_accelerators=16, **{**b200, "composition": "B200:16"}),
+    ]
+    (row,) = claims_json(tmp_path, GOOD, rows, expect=0)["rows"]
+    assert row["eligible_comparators"] == 1 and row["comparator"]["system"] == "8xB200_ok"
+    assert row["verdict"] == "holds"
+
+
+def test_a_post_deadline_subject_may_use_unverified_comparators_and_carries_the_wording(tmp_path):
+    ledger = GOOD.replace("status: verified", "status: post-deadline").replace("claimed_pct: 93", "claimed_pct: 108")
+    (row,) = claims_json(tmp_path, ledger, WAN_ROWS, expect=0)["rows"]
+    assert row["comparator"]["system"] == "8xB200_a"
+    assert row["computed"] == pytest.approx(25.458 / 23.572 * 100, abs=1e-6)
+    assert row["verified"] is False and row["label"] == "unverified"
+    assert row["footnote"] == UNVERIFIED_FOOTNOTE
+    assert row["disclaimer"] == COMPARISON_DISCLAIMER
+    assert "verified/unverified status differs from the comparator: post-deadline against verified" in row["notes"]
+
+
+def test_notes_state_scenario_and_accelerator_count_differences(tmp_path):
+    rows = [canonical_row(value=100000.0),
+            canonical_row(submitter="NVIDIA", system="16xB200", accelerator="B200", composition="B200:16",
+                          nodes=2, total_accelerators=16, scenario="Offline", value=150000.0)]
+    ledger = """
+        round: v6.0
+        claims:
+          - id: odd
+            kind: ratio
+            subject:    {submitter: AMD}
+            comparator: {accelerator: B200, nodes: 2, scenario: Offline}
+            claimed_pct: 66
+    """
+    (row,) = claims_json(tmp_path, ledger, rows, expect=0)["rows"]
+    assert "scenario differs from the comparator: Server against Offline" in row["notes"]
+    assert "accelerator count differs from the comparator: 8 against 16" in row["notes"]
+
+
+def test_a_claim_that_does_not_hold_is_an_error_finding(tmp_path):
+    doc = claims_json(tmp_path, GOOD.replace("claimed_pct: 93", "claimed_pct: 120"), WAN_ROWS, expect=1)
+    (row,) = doc["rows"]
+    assert row["verdict"] == "does-not-hold" and row["holds"] is False and row["cherry_picked"] is False
+    assert doc["findings"][0]["code"] == "claim-not-supported"
+    assert doc["findings"][0]["place"] == "line 7, claim wan-vs-b200, claimed_pct"
+
+
+# ---- the generation claim on real v5.1 MI325X results: a cherry-pick illustration -------
+
+def mi325x_server_v51() -> list[dict]:
+    ids = ("5.1-0002", "5.1-0003", "5.1-0006", "5.1-0045", "5.1-0067", "5.1-0068", "5.1-0081", "5.1-0085", "5.1-0095")
+    rows = published_rows(*ids)
+    subject = canonical_row(value=100282.0, model="llama2-70b-99.9", source="v6.0/AMD/v1/results.csv:2")
+    return [subject] + [r for r in rows if r["scenario"] == "Server"]
+
+
+def generation(claimed: float, comparator: dict) -> dict:
+    claim = claims.Claim("generation", "ratio", "", {"submitter": "AMD", "accelerator": "MI355X"},
+                         comparator, claimed, "ratio", 0.05, 1)
+    (row,) = claims.check_claims(claims.Ledger("l.yaml", "v6.0", [claim]), frame(mi325x_server_v51())).rows
+    return row
+
+
+def test_generation_against_amds_own_mi325x_and_against_every_mi325x():
+    own = generation(3.1, {"submitter": "AMD", "accelerator": "MI325X", "round": "v5.1"})
+    # AMD has two v5.1 MI325X systems; only _1 has a Server result (32027.6)
+    assert own["comparator"]["system"] == "8xMI325X_2xEPYC_9575F_1" and own["eligible_comparators"] == 1
+    assert own["computed"] == pytest.approx(3.131112, abs=1e-6) and own["holds"]
+    every = generation(3.1, {"accelerator": "MI325X", "round": "v5.1"})
+    assert every["eligible_comparators"] == 8
+    assert every["best_comparator"]["submitter"] == "GigaComputing"        # 32139.4 tokens/s
+    assert every["computed_vs_best"] == pytest.approx(100282 / 32139.4, abs=1e-6)
+    assert every["range_max"] == pytest.approx(100282 / 30339.4, abs=1e-6)  # Vultr
+    assert every["holds"] and not every["cherry_picked"]
+
+
+def test_a_claim_that_holds_only_against_the_weakest_is_cherry_picked():
+    row = generation(3.3, {"accelerator": "MI325X", "round": "v5.1"})
+    assert row["comparator"]["submitter"] == "Vultr" and row["holds"]
+    assert row["computed_vs_best"] == pytest.approx(3.120, abs=1e-3)
+    assert row["cherry_picked"] and row["verdict"] == "cherry-picked"
+
+
+# ---- properties ---------------------------------------------------------------------------
+
+values = st.floats(min_value=1.0, max_value=1e6, allow_nan=False)
+
+
+def ratio_ledger(claimed: float, tol: float, latency: bool):
+    claim = claims.Claim("p", "ratio", "", {"submitter": "AMD"}, {"accelerator": "B200"}, claimed, "pct", tol, 1)
+    return claims.Ledger("l.yaml", "v6.0", [claim])
+
+
+def ratio_rows(subject: float, comparators: list[float], latency: bool) -> list[dict]:
+    units = dict(model="wan-2.2-t2v-a14b", scenario="SingleStream", units="Latency (s)") if latency else {}
+    return [canonical_row(value=subject, **units)] + [
+        canonical_row(submitter="NVIDIA", system=f"b200-{i}", accelerator="B200", composition="B200:8",
+                      value=v, source=f"n.csv:{i}", **units) for i, v in enumerate(comparators)]
+
+
+@given(subject=values, comparators=st.lists(values, min_size=1, max_size=5),
+       claimed=st.floats(min_value=1, max_value=300), tol=st.floats(min_value=0, max_value=20),
+       latency=st.booleans())
+def test_a_claim_that_holds_against_the_best_comparator_is_never_cherry_picked(subject, comparators, claimed,
+                                                                               tol, latency):
+    (row,) = claims.check_claims(ratio_ledger(claimed, tol, latency), frame(ratio_rows(subject, comparators,
+                                                                                       latency))).rows
+    holds_best = within(row["computed_vs_best"] - claimed, tol)
+    if holds_best:
+        assert not row["cherry_picked"] and row["holds"]
+    assert row["cherry_picked"] == (row["holds"] and not holds_best)
+    assert row["range_min"] <= row["computed"] <= row["range_max"]
+    assert row["computed_vs_best"] == row["range_min"]   # the strongest comparator flatters least
+
+
+@given(subject=values, comparators=st.lists(values, min_size=1, max_size=4),
+       partner=values, cluster=values, claimed=st.floats(min_value=1, max_value=300),
+       factor=st.floats(min_value=1e-3, max_value=1e3), latency=st.booleans())
+def test_scaling_every_value_by_one_factor_changes_no_claim_verdict(subject, comparators, partner, cluster,
+                                                                    claimed, factor, latency):
+    rows = ratio_rows(subject, comparators, latency) + [
+        canonical_row(submitter="Dell", system="dell", value=partner, source="d.csv:2"),
+        canonical_row(system="87x", composition="MI355X:87", nodes=11, total_accelerators=87, value=cluster * 87)]
+    ledger = ratio_ledger(claimed, 1.0, latency)
+    ledger.claims += [
+        claims.Claim("s", "scaling", "", {"system": "87x"}, None, claimed, "pct", 1.0, 2),
+        claims.Claim("r", "reproducibility", "", {"submitter": "Dell"}, None, claimed / 10, "pct", 0.0, 3)]
+    scaled = [{**r, "value": r["value"] * factor} for r in rows]
+    before = claims.check_claims(ledger, frame(rows)).rows
+    after = claims.check_claims(ledger, frame(scaled)).rows
+    for b, a in zip(before, after):
+        assert (b["id"], b["verdict"], b["holds"], b["cherry_picked"]) == (
+            a["id"], a["verdict"], a["holds"], a["cherry_picked"])
+
+
+# ---- scaling and reproducibility claims ------------------------------------------------------
+
+def test_scaling_claim_uses_the_scaling_module_and_the_true_count(tmp_path):
+    rows = [canonical_row(value=100282.0),
+            canonical_row(system="87xMI355X_22xEPYC_9575F", composition="MI355X:87", nodes=11,
+                          total_accelerators=87, value=1016380.0),
+            canonical_row(system="87xMI355X_22xEPYC_9575F", composition="MI355X:87", nodes=11,
+                          total_accelerators=87, value=1042110.0, scenario="Offline")]
+    ledger = """
+        round: v6.0
+        claims:
+          - id: server
+            kind: scaling
+            subject: {submitter: AMD, scenario: Server, nodes: 11}
+            claimed_pct: 93
+          - id: offline
+            kind: scaling
+            subject: {submitter: AMD, scenario: Offline, nodes: 11}
+            claimed_pct: 93
+    """
+    doc = claims_json(tmp_path, ledger, rows, expect=0)
+    server, offline = doc["rows"]
+    assert server["computed"] == pytest.approx(1016380 / (87 * 100282 / 8) * 100, abs=1e-6)
+    assert round(server["computed"], 1) == 93.2 and server["holds"]
+    assert server["comparator"]["value"] == pytest.approx(87 * 100282 / 8)
+    assert "accelerator count differs from the single-node reference: 87 against 8" in server["notes"][1]
+    assert offline["verdict"] == "no-reference" and offline["holds"] is None
+    assert "missing: MI355X" in offline["notes"]
+    assert [f["code"] for f in doc["findings"]] == ["claim-unverifiable"]
+
+
+def test_reproducibility_claim_on_real_v51_mi300x_results():
+    # AMD 5.1-0001 against Dell 5.1-0027 (XE9680): Interactive 8455.14 against 8840.42 is -4.36 %
+    rows = published_rows("5.1-0001", "5.1-0027")
+
+    def check(band):
+        claim = claims.Claim("partners", "reproducibility", "", {"accelerator": "MI300X"}, None, band, "pct", 0, 1)
+        (row,) = claims.check_claims(claims.Ledger("l.yaml", "v5.1", [claim]), frame(rows)).rows
+        return row
+
+    row = check(4.0)
+    assert (row["compared"], row["within"], row["holds"]) == (3, 2, False)
+    (outside,) = row["outside"]
+    assert outside["scenario"] == "Interactive"
+    assert outside["deviation_pct"] == pytest.approx((8455.14 - 8840.42) / 8840.42 * 100, abs=1e-6)
+    assert row["computed"] == pytest.approx(abs(outside["deviation_pct"]))
+    assert row["share_within_pct"] == pytest.approx(200 / 3)
+    assert check(4.5)["holds"] is True
+
+
+# ---- the shipped ledger against the shipped submissions ---------------------------------------
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("shipped")
+    table_path = folder / "results.csv"
+    run("ingest", REPO / "submissions", "--root", REPO / "submissions", "-o", table_path, expect=0)
+    out = folder / "claims.json"
+    result = run("claims", REPO / "claims.yaml", table_path, "--format", "json", "-o", out, "--params",
+                 REPO / "params.yaml", expect=1)
+    doc = json.loads(result.stdout)
+    assert json.loads(out.read_text()) == doc
+    return {r["id"]: r for r in doc["rows"]}, doc
+
+
+def test_shipped_ledger_has_no_ledger_errors(shipped):
+    _, doc = shipped
+    assert {f["code"] for f in doc["findings"]} == {"claim-unverifiable", "claim-not-supported"}
+
+
+@pytest.mark.parametrize(("cid", "computed", "holds"), [
+    ("generation-vs-amd-mi325x", 100282 / 32027.6, True),
+    ("generation-vs-any-mi325x", 100282 / 32139.4, True),
+    ("wan-singlestream-vs-b200-official", 25.458 / 27.374 * 100, True),
+    ("wan-singlestream-vs-b300-official", 23.779 / 27.374 * 100, True),
+    ("wan-singlestream-vs-b200-post-deadline", 25.458 / 23.572 * 100, True),
+    ("wan-singlestream-vs-b300-post-deadline", 23.779 / 23.572 * 100, True),
+    ("wan-offline-vs-b200-post-deadline", 0.051548 / 0.04644 * 100, True),
+    ("wan-offline-vs-b300-post-deadline", 0.051548 / 0.05852 * 100, True),
+    ("cluster-llama2-server-efficiency", 1016380 / (87 * 100282 / 8) * 100, True),
+])
+def test_shipped_claims_recomputed(shipped, cid, computed, holds):
+    rows, _ = shipped
+    assert rows[cid]["computed"] == pytest.approx(computed, abs=1e-5)
+    assert rows[cid]["holds"] is holds and rows[cid]["cherry_picked"] is False
+
+
+def test_shipped_post_deadline_claims_are_labelled_unverified(shipped):
+    rows, _ = shipped
+    for cid, row in rows.items():
+        late = cid.endswith("post-deadline")
+        assert row["verified"] is (not late), cid
+        assert (row["label"] == "unverified") is late, cid
+        assert (row["disclaimer"] == COMPARISON_DISCLAIMER) is late, cid
+
+
+def test_shipped_cluster_claims_without_a_single_node_result_are_no_reference(shipped):
+    rows, _ = shipped
+    for cid in ("cluster-llama2-offline-efficiency", "cluster-llama2-interactive-efficiency",
+                "cluster-gpt-oss-offline-efficiency", "cluster-gpt-oss-server-efficiency"):
+        assert rows[cid]["verdict"] == "no-reference" and rows[cid]["holds"] is None, cid
+
+
+def test_shipped_partner_claims_on_v51_do_not_hold_and_list_who_is_outside(shipped):
+    rows, _ = shipped
+    mi325x = rows["partners-mi325x-v5.1"]
+    assert mi325x["holds"] is False
+    assert {(o["submitter"], o["scenario"]) for o in mi325x["outside"]} >= {("ASUSTeK", "Interactive")}
+    assert mi325x["computed"] == pytest.approx(abs((15566.2 - 18407.2) / 18407.2 * 100), abs=1e-4)
+    mi300x = rows["partners-mi300x-v5.1"]
+    assert [(o["submitter"], o["scenario"]) for o in mi300x["outside"]] == [("Dell", "Interactive")]
+
+
+def test_claims_text_output(shipped, tmp_path):
+    table_path = tmp_path / "results.csv"
+    run("ingest", REPO / "submissions", "--root", REPO / "submissions", "-o", table_path, expect=0)
+    result = run("claims", REPO / "claims.yaml", table_path, expect=1)
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["verdict", "claimed", "computed", "id", "kind", "label"]
+    assert any(line.split()[:4] == ["holds", "3.1x", "3.131x", "generation-vs-amd-mi325x"] for line in lines)
+    assert "unverified: Result not verified by MLCommons Association." in result.stdout
+    assert run("claims", REPO / "claims.yaml", table_path, "--exit-zero", expect=0)
