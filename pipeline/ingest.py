@@ -76,7 +76,7 @@ def ingest(paths: list[Path], fmt: str | None = None, round_: str | None = None,
     for path in paths:
         if not path.exists():
             raise UsageError(f"{path}: no such file or folder")
-        if path.is_file():
+        if path.is_file() or readers.detect(path) == "submission-tree":
             if status is None:
                 raise UsageError(f"{path}: a raw file needs --status (and --round when the file has none)")
             _read_raw(path, fmt, round_, status, rows, report)
@@ -213,7 +213,7 @@ def _read_raw(path: Path, fmt, round_, status, rows, report) -> None:
     if status not in ("verified", "post-deadline"):
         raise UsageError(f"--status must be verified or post-deadline, not {status!r}")
     display = path.as_posix()
-    result = readers.read(path, display, fmt)
+    result = readers.read(path, display, fmt, round_=round_)
     if round_ is None and result.round is None and result.records:
         raise UsageError(f"{path}: the file does not state its round; give --round")
     _accept(result, Context(status=status, round=round_), rows, report)

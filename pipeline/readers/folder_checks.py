@@ -1,0 +1,111 @@
+"""Checks of a result's companion files: accuracy.txt, compliance tests and
+the system description. Each returns findings; none raises for bad data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..findings import Finding, finding
+from .base import read_text
+from .round_rules import AccuracyTarget, Formats, RoundRules
+
+MAX_SMALL_FILE = 1024 * 1024   # accuracy.txt and verify_*.txt are a few hundred bytes
+
+
+def missing_file(path_display: str, what: str) -> Finding:
+    return finding("missing-file", path_display, "whole file", f"{what} at this path", "no such file",
+                   f"missing {what}")
+
+
+def check_accuracy(path: Path, display: str, targets: tuple[AccuracyTarget, ...],
+                   formats: Formats) -> list[Finding]:
+    """Every target metric of accuracy.txt within its bounds (inclusive)."""
+    if not path.is_file():
+        return [missing_file(display, "accuracy.txt")]
+    text, found = read_text(path, display, MAX_SMALL_FILE)
+    if text is None:
+        return found
+    lines = text.splitlines()
+    out: list[Finding] = []
+    for target in targets:
+        value, line = _metric(lines, formats.patterns.get(target.metric))
+        if value is None:
+            out.append(finding("missing-metric", display, f"metric {target.metric}",
+                               target.expected(), "<absent>",
+                               f"accuracy.txt does not state {target.metric}"))
+        elif not target.holds(value):
+            out.append(finding("accuracy-below-target", display, f"line {line}, metric {target.metric}",
+                               target.expected(), f"{value:g}",
+                               f"{target.metric} is outside the model's target"))
+    return out
+
+
+def _metric(lines: list[str], pattern) -> tuple[float | None, int | None]:
+    if pattern is None:
+        return None, None
+    for number, line in enumerate(lines, 1):
+        m = pattern.match(line)
+        if m:
+            try:
+                return float(m.group(1)), number
+            except (ValueError, IndexError):
+                return None, number
+    return None, None
+
+
+def check_compliance(folder_of, tests: tuple[str, ...], rules: RoundRules) -> list[Finding]:
+    """Each required test folder present and its verify files report a pass.
+    ``folder_of(test)`` gives (path, display) of the test's folder."""
+    out: list[Finding] = []
+    for test in tests:
+        folder, display = folder_of(test)
+        if not folder.is_dir():
+            out.append(finding("compliance-missing", display, "whole folder",
+                               f"a {test} folder ({rules.round} layout)", "no such folder",
+                               f"required compliance test {test} is missing"))
+            continue
+        for name, needed in rules.compliance_pass.get(test, {}).items():
+            out.extend(_verify(folder / name, f"{display}/{name}", test, needed))
+    return out
+
+
+def _verify(path: Path, display: str, test: str, needed: tuple[tuple[str, ...], ...]) -> list[Finding]:
+    if not path.is_file():
+        return [finding("compliance-missing", display, "whole file", f"{test}'s {path.name}",
+                        "no such file", f"{test} has no {path.name}")]
+    text, found = read_text(path, display, MAX_SMALL_FILE)
+    if text is None:
+        return found
+    lines = [line.strip() for line in text.splitlines()]
+    out = []
+    for alternatives in needed:
+        if any(want in lines for want in alternatives):
+            continue
+        head = alternatives[0].split(":")[0]
+        seen = next(((n, line) for n, line in enumerate(lines, 1) if line.startswith(head)), None)
+        out.append(finding("compliance-failed", display, f"line {seen[0]}" if seen else "whole file",
+                           " or ".join(alternatives), seen[1] if seen else "<absent>",
+                           f"{test} does not report a pass"))
+    return out
+
+
+def check_system(facts: dict, display: str, rules: RoundRules, submitter: str,
+                 division: str | None) -> list[Finding]:
+    """Required fields present; submitter and division agree with the path."""
+    out: list[Finding] = []
+    missing = [f for f in rules.system_fields if f not in facts]
+    if missing:
+        out.append(finding("missing-system-field", display, f"key {missing[0]}",
+                           f"the fields {rules.round} requires", f"missing {missing}",
+                           f"the system description lacks {len(missing)} required field(s)"))
+    if str(facts.get("submitter", "")).strip() != submitter:
+        out.append(finding("path-mismatch", display, "key submitter", f"{submitter} (the folder)",
+                           _text(facts.get("submitter")), "the system's submitter is not its folder's"))
+    if division is not None and str(facts.get("division", "")).strip().lower() != division:
+        out.append(finding("path-mismatch", display, "key division", f"{division} (the folder)",
+                           _text(facts.get("division")), "the system's division is not its folder's"))
+    return out
+
+
+def _text(value: object) -> str:
+    return "<absent>" if value is None else str(value)

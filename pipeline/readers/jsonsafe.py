@@ -1,0 +1,63 @@
+"""JSON from partners' files with a bound on nesting: a document nested
+deeper than allowed is a finding, never a RecursionError."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ..findings import Finding, finding
+
+MAX_DEPTH = 16
+# a JSON string (unrolled loop: fast on long strings) or one bracket
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def scan(text: str, max_depth: int = MAX_DEPTH) -> tuple[int | None, list[int]]:
+    """(line where nesting first exceeds ``max_depth`` or None, 1-based lines
+    where each element of a top-level array starts when it is an object)."""
+    depth = 0
+    starts: list[int] = []
+    for m in _TOKEN.finditer(text):
+        char = m.group()
+        if char in "[{":
+            depth += 1
+            if depth > max_depth:
+                return _line_of(text, m.start()), []
+            if depth == 2 and char == "{":
+                starts.append(m.start())
+        elif char in "]}":
+            depth -= 1
+    return None, _lines_of(text, starts)
+
+
+def loads(text: str, display: str, max_depth: int = MAX_DEPTH
+          ) -> tuple[object | None, list[int], list[Finding]]:
+    """(value, start lines of top-level array objects, findings)."""
+    too_deep, starts = scan(text, max_depth)
+    if too_deep is not None:
+        return None, [], [finding("too-deeply-nested", display, f"line {too_deep}",
+                                  f"at most {max_depth} levels of nesting", "deeper",
+                                  "the JSON document nests too deeply")]
+    try:
+        return json.loads(text), starts, []
+    except RecursionError:
+        return None, [], [finding("too-deeply-nested", display, "whole file",
+                                  f"at most {max_depth} levels", "deeper", "the JSON nests too deeply")]
+    except ValueError as exc:
+        line = getattr(exc, "lineno", None)
+        return None, [], [finding("format-mismatch", display, f"line {line}" if line else "whole file",
+                                  "valid JSON", str(exc).split(":")[0], "the file is not valid JSON")]
+
+
+def _line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _lines_of(text: str, positions: list[int]) -> list[int]:
+    lines, line, last = [], 1, 0
+    for pos in positions:
+        line += text.count("\n", last, pos)
+        lines.append(line)
+        last = pos
+    return lines

@@ -1,0 +1,145 @@
+"""The LoadGen detail log (``mlperf_log_detail.txt``): one ``:::MLLOG {json}``
+per line. The first occurrence of a key counts; a line that is not valid JSON
+is a finding with its line number, never an exception.
+
+A detail log alone names no submitter, system or accelerator, so it is not a
+reader of its own: the submission-tree reader uses it for each result.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..findings import Finding, finding
+from .base import read_text
+from .round_rules import MetricSpec
+
+MARKER = ":::MLLOG"
+SHOWN_CHARS = 80
+MAX_MALFORMED_REPORTED = 10
+_LONG_LINE = 4096
+_ARRAY_HEAD = '"value": ['
+_DECODER = json.JSONDecoder()
+
+
+@dataclass
+class LoadgenLog:
+    """The keys of a detail log, the line each first appears on, and findings."""
+
+    display: str
+    values: dict[str, object] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+
+    def get(self, key: str) -> object | None:
+        return self.values.get(key)
+
+    def place(self, key: str) -> str:
+        line = self.lines.get(key)
+        return f"line {line}, key {key}" if line else f"key {key}"
+
+
+def read_log(path: Path, display: str) -> tuple[LoadgenLog | None, list[Finding]]:
+    """Parse a detail log from disk; None with findings when it cannot be read."""
+    text, found = read_text(path, display)
+    if text is None:
+        return None, found
+    return parse(text, display), []
+
+
+def parse(text: str, display: str) -> LoadgenLog:
+    log = LoadgenLog(display)
+    bad: list[tuple[int, str]] = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.startswith(MARKER):
+            continue
+        entry = _decode(line[len(MARKER):])
+        if entry is None:
+            bad.append((number, line[:SHOWN_CHARS]))
+            continue
+        key = entry["key"]
+        if key not in log.values:
+            log.values[key] = entry.get("value")
+            log.lines[key] = number
+    for number, shown in bad[:MAX_MALFORMED_REPORTED]:
+        log.findings.append(finding(
+            "malformed-log-line", display, f"line {number}",
+            "':::MLLOG ' and a JSON object with a string 'key'", shown,
+            "a LoadGen log line is not valid JSON"))
+    if len(bad) > MAX_MALFORMED_REPORTED:
+        log.findings.append(finding(
+            "malformed-log-line", display, f"lines {bad[MAX_MALFORMED_REPORTED][0]}..{bad[-1][0]}",
+            "valid ':::MLLOG' lines", f"{len(bad) - MAX_MALFORMED_REPORTED} more malformed lines",
+            "more malformed LoadGen log lines (not listed one by one)"))
+    return log
+
+
+def _decode(body: str) -> dict | None:
+    """The line's JSON object, or None. Long flat integer arrays (loaded_qsl_set)
+    are checked by a fast scan and kept as an empty list: they are never used."""
+    if len(body) > _LONG_LINE:
+        body = _elide_int_array(body)
+    body = body.strip()
+    try:
+        entry, end = _DECODER.raw_decode(body)   # json.loads without two wrapper calls
+    except (ValueError, RecursionError):
+        return None
+    if end != len(body):
+        return None
+    if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
+        return None
+    return entry
+
+
+def _elide_int_array(body: str) -> str:
+    """``"value": [1,2,3]`` -> ``"value": []`` when the array is a well-formed
+    list of non-negative JSON integers (checked on bytes, in C); otherwise the
+    body unchanged, and the JSON parser decides."""
+    start = body.find(_ARRAY_HEAD)
+    if start < 0:
+        return body
+    first = start + len(_ARRAY_HEAD)
+    end = body.find("]", first)
+    if end <= first:
+        return body
+    try:
+        items = body[first:end].encode("ascii")
+    except UnicodeEncodeError:
+        return body
+    if (items.translate(None, b"0123456789,") or b",," in items or items[:1] == b","
+            or items[-1:] == b"," or _leading_zero(items)):
+        return body
+    return body[:first] + body[end:]
+
+
+def _leading_zero(items: bytes) -> bool:
+    """An item such as ``07`` (not a JSON number)."""
+    if items[:1] == b"0" and items[1:2] not in (b",", b""):
+        return True
+    at = items.find(b",0")
+    while at >= 0:
+        if items[at + 2:at + 3] not in (b",", b""):
+            return True
+        at = items.find(b",0", at + 2)
+    return False
+
+
+def number(value: object) -> float | None:
+    """A finite JSON number (not a bool), or None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def result_text(log: LoadgenLog, spec: MetricSpec) -> str | None:
+    """The published result as text (e.g. ``8840.42``), or None when absent.
+    Latencies are divided into the published units (ns -> ms)."""
+    value = log.get(spec.key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None if value is None else str(value)
+    if spec.divide_by != 1:
+        return repr(value / spec.divide_by)
+    return str(value)

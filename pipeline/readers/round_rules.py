@@ -1,0 +1,215 @@
+"""Round rules for real MLPerf inputs, loaded from ``schemas/rules/``.
+
+``schemas/rules/<round>.yaml`` holds what a result of a round must show
+(seeds, minimum duration, sample counts, TTFT/TPOT limits, accuracy targets,
+compliance tests, required system fields); ``metrics.yaml`` says which
+LoadGen key holds a result and in which units; ``accuracy.yaml`` how to read
+a metric from accuracy.txt. Nothing here is a literal of a round.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from ..errors import ConfigError
+from ..rules import load_yaml, schemas_dir
+
+RULES_DIR = "rules"
+_ROUND_FILE = re.compile(r"^v\d+\.\d+\.yaml$")
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """Where a result sits in the detail log, and how to publish it."""
+
+    key: str
+    units: str
+    divide_by: float = 1.0
+
+
+@dataclass(frozen=True)
+class AccuracyTarget:
+    """One bound pair on one accuracy metric; None means no bound that side."""
+
+    metric: str
+    low: float | None
+    high: float | None
+
+    def expected(self) -> str:
+        if self.high is None:
+            return f"{self.metric} >= {self.low:.6g}"
+        if self.low is None:
+            return f"{self.metric} <= {self.high:.6g}"
+        return f"{self.low:.6g} <= {self.metric} <= {self.high:.6g}"
+
+    def holds(self, value: float) -> bool:
+        """Inclusive bounds."""
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+
+
+def bound(reference: float, factor: float) -> float:
+    """A target bound: the reference times a factor (0.99, 1.1)."""
+    return reference * factor
+
+
+@dataclass(frozen=True)
+class RoundRules:
+    round: str
+    compliance_layout: str
+    seeds: dict[str, int]
+    min_duration_ms: int
+    result_validity: str
+    test_mode: str
+    runs_as: dict[str, str]
+    sample_count: dict[str, int]
+    latency_ms: dict[str, dict[str, dict[str, float]]]
+    accuracy: dict[str, tuple[AccuracyTarget, ...]]
+    compliance: dict[str, tuple[str, ...]]            # model -> required tests
+    compliance_pass: dict[str, dict[str, tuple[tuple[str, ...], ...]]]  # test -> file -> lines (alternatives)
+    not_enforced: dict[str, frozenset[str]]           # division -> check names
+    system_fields: tuple[str, ...]
+    metrics: dict[str, dict[str, MetricSpec]] = field(default_factory=dict)
+    folder_models: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
+
+    def enforced(self, check: str, division: str | None) -> bool:
+        return check not in self.not_enforced.get(division or "", frozenset())
+
+
+@dataclass(frozen=True)
+class Formats:
+    """What does not change by round: metric keys by family, accuracy patterns."""
+
+    families: dict[str, dict[str, MetricSpec]]
+    model_metrics: dict[str, dict[str, MetricSpec]]
+    never_use: frozenset[str]
+    patterns: dict[str, re.Pattern]
+
+
+def metric_for(rules: RoundRules, formats: Formats, model: str, family: str,
+               scenario: str) -> MetricSpec | None:
+    """The round's override, else the model's exception, else the family's key."""
+    for table in (rules.metrics.get(model), formats.model_metrics.get(model),
+                  formats.families.get(family)):
+        if table and scenario in table:
+            return table[scenario]
+    return None
+
+
+def formats() -> Formats:
+    return _formats(schemas_dir())
+
+
+def all_rounds() -> dict[str, RoundRules]:
+    """Every round that has a rules file, by name."""
+    return _all_rounds(schemas_dir())
+
+
+@lru_cache(maxsize=None)
+def _formats(folder: Path) -> Formats:   # keyed by the schemas folder: $MLREPRO_SCHEMAS may change
+    metrics = load_yaml(f"{RULES_DIR}/metrics.yaml")
+    patterns = load_yaml(f"{RULES_DIR}/accuracy.yaml").get("patterns") or {}
+    try:
+        compiled = {name: re.compile(text) for name, text in patterns.items()}
+    except re.error as exc:
+        raise ConfigError(f"rules/accuracy.yaml: bad pattern: {exc}") from exc
+    out = Formats(
+        families={f: _metric_table(t, f"family {f}") for f, t in (metrics.get("families") or {}).items()},
+        model_metrics={m: _metric_table(t, m) for m, t in (metrics.get("models") or {}).items()},
+        never_use=frozenset(metrics.get("never_use") or ()),
+        patterns=compiled)
+    for table in [*out.families.values(), *out.model_metrics.values()]:
+        if any(spec.key in out.never_use for spec in table.values()):
+            raise ConfigError(f"rules/metrics.yaml reads a key listed in never_use: {table}")
+    return out
+
+
+@lru_cache(maxsize=None)
+def _all_rounds(folder: Path) -> dict[str, RoundRules]:
+    rules_dir = folder / RULES_DIR
+    if not rules_dir.is_dir():
+        raise ConfigError(f"round rules folder not found: {rules_dir}")
+    out = {}
+    for path in sorted(rules_dir.iterdir()):
+        if _ROUND_FILE.match(path.name):
+            rules = from_mapping(load_yaml(f"{RULES_DIR}/{path.name}"), path.name)
+            out[rules.round] = rules
+    return out
+
+
+def load_file(path: Path) -> RoundRules:
+    """Rules from any YAML file (tests use relaxed copies)."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"cannot load {path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping at the top level")
+    return from_mapping(data, str(path))
+
+
+def from_mapping(data: dict, where: str) -> RoundRules:
+    try:
+        return RoundRules(
+            round=str(data["round"]),
+            compliance_layout=str(data["layout"]["compliance"]),
+            seeds={str(k): int(v) for k, v in data["seeds"].items()},
+            min_duration_ms=int(data["min_duration_ms"]),
+            result_validity=str(data["result_validity"]),
+            test_mode=str(data["test_mode"]),
+            runs_as={str(k): str(v) for k, v in (data.get("runs_as") or {}).items()},
+            sample_count={str(k): int(v) for k, v in (data.get("performance_sample_count") or {}).items()},
+            latency_ms={str(m): {str(s): {str(k): float(v) for k, v in lim.items()}
+                                 for s, lim in sc.items()}
+                        for m, sc in (data.get("llm_latency_ms") or {}).items()},
+            accuracy={str(m): tuple(_target(t) for t in ts)
+                      for m, ts in (data.get("accuracy") or {}).items()},
+            compliance=_tests_by_model(data.get("compliance") or {}),
+            compliance_pass={str(t): {str(f): tuple(_alternatives(x) for x in lines) for f, lines in files.items()}
+                             for t, files in (data.get("compliance_pass") or {}).items()},
+            not_enforced={str(d): frozenset(map(str, c)) for d, c in (data.get("not_enforced") or {}).items()},
+            system_fields=tuple(str(f) for f in data.get("system_required_fields") or ()),
+            metrics={str(m): _metric_table(t, m) for m, t in (data.get("metrics") or {}).items()},
+            folder_models={str(f): (str(v["model"]), {str(a): str(b) for a, b in v["scenarios"].items()})
+                           for f, v in (data.get("folder_models") or {}).items()},
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ConfigError(f"{where}: bad round rules ({type(exc).__name__}: {exc})") from exc
+
+
+def _metric_table(table: dict, where: str) -> dict[str, MetricSpec]:
+    try:
+        return {str(sc): MetricSpec(str(s["key"]), str(s["units"]), float(s.get("divide_by", 1)))
+                for sc, s in table.items()}
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ConfigError(f"rules metrics for {where}: bad entry ({exc})") from exc
+
+
+def _target(entry: dict) -> AccuracyTarget:
+    if "reference" in entry:
+        ref = float(entry["reference"])
+        low = bound(ref, float(entry["low"])) if "low" in entry else None
+        high = bound(ref, float(entry["high"])) if "high" in entry else None
+    else:
+        low = float(entry["min"]) if "min" in entry else None
+        high = float(entry["max"]) if "max" in entry else None
+    if low is None and high is None:
+        raise ValueError(f"accuracy target {entry} has no bound")
+    return AccuracyTarget(str(entry["metric"]), low, high)
+
+
+def _alternatives(line: object) -> tuple[str, ...]:
+    """A required line, or a list of lines any one of which will do."""
+    return tuple(str(x) for x in line) if isinstance(line, list) else (str(line),)
+
+
+def _tests_by_model(by_test: dict) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for test, models in by_test.items():
+        for model in models:
+            out.setdefault(str(model), []).append(str(test))
+    return {m: tuple(t) for m, t in out.items()}

@@ -1,0 +1,151 @@
+"""Whether a LoadGen performance run follows its round's rules.
+
+Each check returns findings naming the file, the key (with its line), what
+the round expects and what the log shows. The rules are data
+(:class:`~.round_rules.RoundRules`); nothing here knows a round.
+"""
+
+from __future__ import annotations
+
+from ..findings import Finding, finding
+from .loadgen import LoadgenLog, number
+from .round_rules import RoundRules
+
+NS_PER_MS = 1_000_000
+QSL_SEED = "effective_qsl_rng_seed"
+VALIDITY_FLAGS = {
+    "result_min_duration_met": "min duration not met",
+    "result_min_queries_met": "min queries not met",
+    "result_perf_constraints_met": "performance constraints not met",
+    "early_stopping_met": "early stopping not met",
+}
+# (limit name, requested setting, measured p99)
+TOKEN_LATENCIES = (
+    ("ttft", "requested_server_ttft_latency", "result_first_token_99.00_percentile_latency_ns"),
+    ("tpot", "requested_server_tpot_latency", "result_time_per_output_token_99.00_percentile_ns"),
+)
+
+
+def round_of(log: LoadgenLog, rounds: dict[str, RoundRules], explicit: str | None
+             ) -> tuple[RoundRules | None, list[Finding]]:
+    """The rules to judge the run by: the round given, else the round whose
+    official qsl seed the run used (each round has its own seeds)."""
+    if explicit is not None:
+        rules = rounds.get(explicit)
+        if rules is None:
+            return None, [finding("rules-missing", log.display, "whole file",
+                                  f"schemas/rules/{explicit}.yaml", "no such file",
+                                  f"no rules for round {explicit}")]
+        return rules, []
+    seed = log.get(QSL_SEED)
+    for rules in rounds.values():
+        if rules.seeds.get(QSL_SEED) == seed:
+            return rules, []
+    known = ", ".join(f"{r.round}: {r.seeds.get(QSL_SEED)}" for r in rounds.values())
+    return None, [finding("wrong-seed", log.display, log.place(QSL_SEED),
+                          f"the official seed of a round ({known})", _show(seed),
+                          "the run's qsl seed is no round's official seed")]
+
+
+def check_run(log: LoadgenLog, rules: RoundRules, model: str, scenario: str) -> list[Finding]:
+    """Every rule of the round on one performance log."""
+    out: list[Finding] = []
+    _validity(log, rules, out)
+    _equal(log, "effective_test_mode", rules.test_mode, "test-mode-mismatch",
+           "the performance log is not a PerformanceOnly run", out)
+    _equal(log, "effective_scenario", rules.runs_as.get(scenario, scenario), "scenario-mismatch",
+           f"the LoadGen scenario does not fit the {scenario} folder", out)
+    for key, seed in rules.seeds.items():
+        _equal(log, key, seed, "wrong-seed", f"{key} is not the {rules.round} seed", out)
+    _at_least(log, "effective_min_duration_ms", rules.min_duration_ms, "min-duration-short",
+              f"the run's minimum duration is below {rules.round}'s", out, unit=" ms")
+    if model in rules.sample_count:
+        _at_least(log, "effective_performance_sample_count", rules.sample_count[model],
+                  "sample-count-low", f"too few performance samples for {model}", out)
+    if model in rules.latency_ms:
+        _token_mode(log, model, out)
+        _token_latencies(log, rules, model, scenario, out)
+    return out
+
+
+def _validity(log: LoadgenLog, rules: RoundRules, out: list[Finding]) -> None:
+    key = "result_validity"
+    found = log.get(key)
+    if found is None:
+        out.append(missing_key(log, key))
+    elif found != rules.result_validity:
+        reasons = [why for flag, why in VALIDITY_FLAGS.items() if log.get(flag) is False]
+        extra = str(log.get("result_invalid_reason") or "").strip()
+        detail = "; ".join(reasons + ([extra] if extra else [])) or "no reason logged"
+        out.append(finding("run-invalid", log.display, log.place(key), rules.result_validity,
+                           _show(found), f"LoadGen marked the run {found} ({detail})"))
+
+
+def _token_mode(log: LoadgenLog, model: str, out: list[Finding]) -> None:
+    """LoadGen logs requested_use_token_latencies only when it is on."""
+    key = "requested_use_token_latencies"
+    if log.get(key) is not True:
+        found = "absent (off)" if log.get(key) is None else _show(log.get(key))
+        out.append(finding("token-latencies-off", log.display, log.place(key), "true", found,
+                           f"{model} must run with token latencies"))
+
+
+def _token_latencies(log, rules: RoundRules, model: str, scenario: str, out: list[Finding]) -> None:
+    limits = rules.latency_ms[model].get(scenario)
+    if not limits:
+        return
+    others = {sc: lim for sc, lim in rules.latency_ms[model].items() if sc != scenario}
+    for kind, setting, p99_key in TOKEN_LATENCIES:
+        limit_ns = limits[kind] * NS_PER_MS
+        requested = number(log.get(setting))
+        if requested is None:
+            out.append(missing_key(log, setting))
+        elif requested != limit_ns:
+            _setting_mismatch(log, scenario, kind, setting, requested, limit_ns, others, out)
+        p99 = number(log.get(p99_key))
+        if p99 is None:
+            out.append(missing_key(log, p99_key))
+        elif p99 > limit_ns:
+            out.append(finding("latency-limit-exceeded", log.display, log.place(p99_key),
+                               f"<= {limits[kind]:g} ms ({scenario} {kind.upper()} limit)",
+                               f"{p99 / NS_PER_MS:g} ms",
+                               f"p99 {kind.upper()} is over the {scenario} limit"))
+
+
+def _setting_mismatch(log, scenario, kind, setting, requested, limit_ns, others, out) -> None:
+    """A looser requested limit rejects; a stricter one is only noted."""
+    twin = next((sc for sc, lim in others.items() if lim[kind] * NS_PER_MS == requested), None)
+    label = f"{scenario} folder whose log carries {twin}'s limits" if twin else \
+        f"{scenario} run made with another {kind.upper()} limit"
+    severity = "error" if requested > limit_ns else "warning"
+    out.append(finding("latency-setting-mismatch", log.display, log.place(setting),
+                       f"{limit_ns / NS_PER_MS:g} ms ({scenario})", f"{requested / NS_PER_MS:g} ms",
+                       f"a {label}", severity=severity))
+
+
+def _equal(log, key, expected, code, message, out) -> None:
+    found = log.get(key)
+    if found is None:
+        out.append(missing_key(log, key))
+    elif found != expected or isinstance(found, bool) != isinstance(expected, bool):
+        out.append(finding(code, log.display, log.place(key), _show(expected), _show(found), message))
+
+
+def _at_least(log, key, minimum, code, message, out, unit: str = "") -> None:
+    found = number(log.get(key))
+    if found is None:
+        out.append(missing_key(log, key))
+    elif found < minimum:
+        out.append(finding(code, log.display, log.place(key), f">= {minimum}{unit}",
+                           f"{log.get(key)}{unit}", message))
+
+
+def missing_key(log: LoadgenLog, key: str) -> Finding:
+    return finding("missing-log-key", log.display, f"key {key}", f"a {key} entry",
+                   "<absent or not a value>", f"the log has no usable {key}")
+
+
+def _show(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

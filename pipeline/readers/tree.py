@@ -1,0 +1,200 @@
+"""``submission-tree``: an MLPerf submission folder as MLCommons receives it.
+
+``<division>/<Submitter>/systems/<system>.json`` and
+``results/<system>/<model>/<scenario>/performance/run_1/mlperf_log_detail.txt``
+(+ summary), ``accuracy/accuracy.txt`` and compliance tests: beside
+``results/`` in v5.x (``compliance/<system>/<model>/<scenario>/TEST0x``),
+inside each scenario folder from v6.0. The path given may be the tree root
+(holding closed/open/network), a division folder or a submitter folder.
+
+Walking the tree is cheap and done here; judging each result (parsing its
+LoadGen log, applying its round's rules) runs in worker processes, in
+chunks, and is streamed back in order. A missing system description or log
+rejects only the results it concerns.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+from typing import Iterator
+
+from .. import rules as model_rules
+from ..findings import Finding, finding
+from ..normalize import DIVISIONS
+from . import jsonsafe, round_rules
+from .base import ReadResult, read_text
+from .folder_checks import missing_file
+from .round_rules import RoundRules
+from .tree_result import Outcome, ResultJob, judge
+
+NAME = "submission-tree"
+PARALLEL_MIN_RESULTS = 48     # below this, a worker pool costs more than it saves
+MAX_CHUNK = 32
+MAX_SYSTEM_JSON = 1024 * 1024
+_WORKER: dict = {}
+
+
+def sniff(header_line: str) -> bool:
+    return False  # a folder, not a file: see sniff_dir
+
+
+def sniff_dir(path: Path) -> bool:
+    return bool(submitter_folders(path, path.name))
+
+
+def read(path: Path, display: str, round_: str | None = None, workers: int | None = None,
+         rules: dict[str, RoundRules] | None = None) -> ReadResult:
+    """Every result of the tree: raw records, or rejections with findings.
+    ``round_`` judges every result by that round's rules; without it each
+    result is judged by the round whose official seeds its log shows.
+    ``rules`` replaces schemas/rules (tests judge quick runs by relaxed rules)."""
+    out = ReadResult()
+    jobs, found = collect(path, display)
+    out.findings.extend(found)
+    rounds: set[str] = set()
+    for outcome in outcomes(jobs, round_, workers, rules):
+        if outcome.record is None:
+            out.reject(outcome.source, outcome.findings)
+            continue
+        out.findings.extend(outcome.findings)
+        out.records.append(outcome.record)
+        rounds.add(outcome.round)
+    out.round = rounds.pop() if len(rounds) == 1 else round_
+    return out
+
+
+def outcomes(jobs: list[ResultJob], round_: str | None, workers: int | None = None,
+             rules: dict[str, RoundRules] | None = None) -> Iterator[Outcome]:
+    """Judge results, in order, in parallel across cores when there are enough."""
+    rounds = round_rules.all_rounds() if rules is None else rules
+    formats = round_rules.formats()
+    count = workers or os.cpu_count() or 1
+    if count <= 1 or len(jobs) < PARALLEL_MIN_RESULTS:
+        for job in jobs:
+            yield judge(job, rounds, formats, round_)
+        return
+    size = max(1, min(MAX_CHUNK, len(jobs) // (count * 4)))
+    chunks = [jobs[i:i + size] for i in range(0, len(jobs), size)]
+    done = 0
+    try:
+        with ProcessPoolExecutor(max_workers=count, mp_context=_context(),
+                                 initializer=_init_worker, initargs=(rounds, formats, round_)) as pool:
+            for judged in pool.map(_judge_chunk, chunks):
+                yield from judged
+                done += 1
+    except BrokenProcessPool:
+        # a worker could not start or died (e.g. no usable __main__): finish here
+        for chunk in chunks[done:]:
+            yield from (judge(job, rounds, formats, round_) for job in chunk)
+
+
+def _context():
+    """fork when the parent runs one thread (cheap, and no re-import of the
+    caller's __main__); forkserver otherwise, as forking a threaded process
+    is unsafe; spawn where neither exists."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _init_worker(rounds, formats, round_) -> None:
+    _WORKER.update(rounds=rounds, formats=formats, round=round_)
+
+
+def _judge_chunk(jobs: list[ResultJob]) -> list[Outcome]:
+    return [judge(job, _WORKER["rounds"], _WORKER["formats"], _WORKER["round"]) for job in jobs]
+
+
+# -- walking the tree -------------------------------------------------------
+
+def submitter_folders(path: Path, display: str) -> list[tuple[Path, str, str | None]]:
+    """(folder, display, division) of each submitter folder the path holds."""
+    if _is_submitter(path):
+        division = path.parent.name if path.parent.name in DIVISIONS else None
+        return [(path, display, division)]
+    if path.name in DIVISIONS:
+        return [(c, f"{display}/{c.name}", path.name) for c in _subfolders(path) if _is_submitter(c)]
+    out = []
+    for division in DIVISIONS:
+        if (path / division).is_dir():
+            out += submitter_folders(path / division, f"{display}/{division}")
+    return out
+
+
+def collect(path: Path, display: str) -> tuple[list[ResultJob], list[Finding]]:
+    """A job for every scenario folder under each submitter's results/."""
+    jobs: list[ResultJob] = []
+    found: list[Finding] = []
+    for folder, shown, division in submitter_folders(path, display):
+        for system_dir in _subfolders(folder / "results"):
+            facts, sys_display, why = _system(folder, shown, system_dir.name)
+            for model_dir in _subfolders(system_dir):
+                for scenario_dir in _subfolders(model_dir):
+                    jobs.append(_job(folder, shown, division, system_dir.name, model_dir.name,
+                                     scenario_dir, facts, sys_display, why))
+    if not jobs:
+        found.append(finding("missing-file", display, "whole folder",
+                             "results/<system>/<model>/<scenario>/ folders", "none",
+                             "the submission tree holds no result folder"))
+    return jobs, found
+
+
+def _job(folder, shown, division, system, model_folder, scenario_dir, facts, sys_display, why) -> ResultJob:
+    model, scenario = _canonical(model_folder, scenario_dir.name)
+    family = model_rules.models()[model].family if model else None
+    return ResultJob(
+        scenario_dir=scenario_dir,
+        display=f"{shown}/results/{system}/{model_folder}/{scenario_dir.name}",
+        submitter_dir=folder, submitter_display=shown, submitter=folder.name, division=division,
+        system=system, model_folder=model_folder, scenario_folder=scenario_dir.name,
+        model=model, scenario=scenario, family=family,
+        system_facts=facts, system_display=sys_display, system_findings=why)
+
+
+def _canonical(model_folder: str, scenario_folder: str) -> tuple[str | None, str | None]:
+    """Benchmark and scenario of a result folder; a round may rename folders
+    (v5.0's llama2-70b-interactive-99/Server is llama2-70b-99 Interactive)."""
+    for rules in round_rules.all_rounds().values():
+        if model_folder in rules.folder_models:
+            model, scenarios = rules.folder_models[model_folder]
+            scenario_folder = scenarios.get(scenario_folder, scenario_folder)
+            return model_rules.canonical_model(model), model_rules.canonical_scenario(scenario_folder)
+    return model_rules.canonical_model(model_folder), model_rules.canonical_scenario(scenario_folder)
+
+
+def _system(folder: Path, shown: str, system: str) -> tuple[dict | None, str, tuple[Finding, ...]]:
+    """systems/<system>.json as a mapping, or None with the reason."""
+    display = f"{shown}/systems/{system}.json"
+    path = folder / "systems" / f"{system}.json"
+    if not path.is_file():
+        return None, display, (missing_file(display, f"the system description of {system}"),)
+    text, found = read_text(path, display, MAX_SYSTEM_JSON)
+    if text is None:
+        return None, display, tuple(found)
+    data, _, found = jsonsafe.loads(text, display)
+    if found:
+        return None, display, tuple(found)
+    if not isinstance(data, dict):
+        return None, display, (finding("format-mismatch", display, "whole file", "a JSON object",
+                                       type(data).__name__, "the system description is not an object"),)
+    return data, display, ()
+
+
+def _is_submitter(path: Path) -> bool:
+    """results/ and systems/; inside a division folder results/ alone will do
+    (its missing system descriptions then reject its results)."""
+    return (path / "results").is_dir() and ((path / "systems").is_dir() or path.parent.name in DIVISIONS)
+
+
+def _subfolders(path: Path) -> list[Path]:
+    try:
+        entries = sorted(os.scandir(path), key=lambda e: e.name)
+    except OSError:
+        return []
+    return [Path(e.path) for e in entries if not e.name.startswith(".") and e.is_dir()]

@@ -1,0 +1,151 @@
+"""One result folder of a submission tree (``results/<system>/<model>/<scenario>``)
+judged by its round's rules: a raw record, or the findings that reject it.
+
+This runs in worker processes, so it takes everything it needs as arguments
+(:class:`ResultJob`, the rules) and reads nothing but the result's own files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..findings import Finding, finding
+from ..normalize import RawRecord
+from . import folder_checks, loadgen, run_checks
+from .round_rules import Formats, RoundRules, metric_for
+
+DETAIL = "performance/run_1/mlperf_log_detail.txt"
+SUMMARY = "performance/run_1/mlperf_log_summary.txt"
+ACCURACY = "accuracy/accuracy.txt"
+# canonical field -> key of systems/<system>.json
+SYSTEM_KEYS = {
+    "submitter": "submitter",
+    "system_name": "system_name",
+    "accelerator": "accelerator_model_name",
+    "accelerators_per_node": "accelerators_per_node",
+    "nodes": "number_of_nodes",
+    "division": "division",
+    "availability": "status",
+}
+
+
+@dataclass(frozen=True)
+class ResultJob:
+    """Where a result sits and what its folders and system description say."""
+
+    scenario_dir: Path
+    display: str                  # the scenario folder as shown in findings
+    submitter_dir: Path
+    submitter_display: str
+    submitter: str                # submitter folder name
+    division: str | None          # division folder name, when the tree shows it
+    system: str                   # system folder name (the platform id)
+    model_folder: str
+    scenario_folder: str
+    model: str | None             # canonical benchmark id
+    scenario: str | None          # canonical scenario
+    family: str | None            # the model's unit family
+    system_facts: dict | None     # systems/<system>.json, or None with system_findings
+    system_display: str
+    system_findings: tuple[Finding, ...] = ()
+
+
+@dataclass
+class Outcome:
+    source: str
+    record: RawRecord | None
+    findings: list[Finding] = field(default_factory=list)
+    round: str | None = None
+
+
+def judge(job: ResultJob, rounds: dict[str, RoundRules], formats: Formats,
+          explicit_round: str | None) -> Outcome:
+    detail_display = f"{job.display}/{DETAIL}"
+    early = _before_log(job, detail_display)
+    if early:
+        return Outcome(detail_display, None, early)
+    log, found = loadgen.read_log(job.scenario_dir / DETAIL, detail_display)
+    if log is None:
+        return Outcome(detail_display, None, found)
+    found = list(log.findings)
+    rules, why = run_checks.round_of(log, rounds, explicit_round)
+    found += why
+    if rules is None:
+        return Outcome(detail_display, None, found)
+    found += run_checks.check_run(log, rules, job.model, job.scenario)
+    found += folder_checks.check_system(job.system_facts, job.system_display, rules,
+                                        job.submitter, job.division)
+    found += _companions(job, rules, formats)
+    value, more = _value(log, job, rules, formats)
+    found += more
+    if any(f.severity == "error" for f in found):
+        return Outcome(detail_display, None, found, rules.round)
+    record = _record(job, log, rules, value, detail_display)
+    return Outcome(detail_display, record, found, rules.round)
+
+
+def _before_log(job: ResultJob, detail_display: str) -> list[Finding]:
+    """What rejects a result before its log is read."""
+    found = list(job.system_findings)
+    if job.model is None:
+        found.append(finding("unknown-model", job.display, f"folder {job.model_folder}",
+                             "a benchmark id from schemas/models.yaml", job.model_folder, "unknown model"))
+    if job.scenario is None:
+        found.append(finding("unknown-scenario", job.display, f"folder {job.scenario_folder}",
+                             "an MLPerf scenario", job.scenario_folder, "unknown scenario"))
+    if not (job.scenario_dir / DETAIL).is_file():
+        found.append(folder_checks.missing_file(detail_display, "the performance detail log"))
+    return found
+
+
+def _companions(job: ResultJob, rules: RoundRules, formats: Formats) -> list[Finding]:
+    found: list[Finding] = []
+    if not (job.scenario_dir / SUMMARY).is_file():
+        found.append(folder_checks.missing_file(f"{job.display}/{SUMMARY}", "the performance summary"))
+    targets = rules.accuracy.get(job.model)
+    if targets and rules.enforced("accuracy", job.division):
+        found += folder_checks.check_accuracy(job.scenario_dir / ACCURACY, f"{job.display}/{ACCURACY}",
+                                              targets, formats)
+    tests = rules.compliance.get(job.model)
+    if tests and rules.enforced("compliance", job.division):
+        found += folder_checks.check_compliance(lambda t: _test_folder(job, rules, t), tests, rules)
+    return found
+
+
+def _test_folder(job: ResultJob, rules: RoundRules, test: str) -> tuple[Path, str]:
+    rel = rules.compliance_layout.format(system=job.system, model=job.model_folder,
+                                         scenario=job.scenario_folder, test=test)
+    return job.submitter_dir / rel, f"{job.submitter_display}/{rel}"
+
+
+def _value(log, job: ResultJob, rules: RoundRules, formats: Formats):
+    """((text, units, key), findings): the published result from the log."""
+    spec = metric_for(rules, formats, job.model, job.family or "", job.scenario)
+    if spec is None or spec.key in formats.never_use:
+        return None, [finding("invalid-choice", log.display, f"folder {job.scenario_folder}",
+                                    "a scenario with a result key in schemas/rules/metrics.yaml",
+                                    f"{job.model} {job.scenario}", f"{job.model} has no {job.scenario} result")]
+    text = loadgen.result_text(log, spec)
+    if text is None:
+        return None, [run_checks.missing_key(log, spec.key)]
+    return (text, spec.units, spec.key), []
+
+
+def _record(job: ResultJob, log, rules: RoundRules, value, display: str) -> RawRecord:
+    facts = job.system_facts or {}
+    fields = {name: _text(facts.get(key)) for name, key in SYSTEM_KEYS.items() if facts.get(key) is not None}
+    places = {name: f"{job.system_display}, key {key}" for name, key in SYSTEM_KEYS.items()}
+    fields.update(system=job.system, platform=job.system, model=job.model, scenario=job.scenario,
+                  value=value[0], units=value[1], round=rules.round)
+    places.update(system=f"folder {job.system}", platform=f"folder {job.system}",
+                  model=f"folder {job.model_folder}", scenario=f"folder {job.scenario_folder}",
+                  value=log.place(value[2]), units=f"schemas/rules/metrics.yaml ({job.model} {job.scenario})",
+                  round=log.place(run_checks.QSL_SEED))
+    return RawRecord(display, log.lines.get(value[2]), fields, places)
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

@@ -1,0 +1,146 @@
+"""``mlcommons-summary-json``: the published summary_results.json of v4.1 and v5.1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pipeline import readers
+from pipeline.ingest import ingest
+from pipeline.readers import summary_json
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "mlperf"
+PUBLISHED = {"v4.1": SHARED / "v4.1-summary_results.json", "v5.1": SHARED / "v5.1-summary_results.json"}
+
+
+@pytest.fixture(scope="module", params=sorted(PUBLISHED))
+def published(request):
+    path = PUBLISHED[request.param]
+    return request.param, path, json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_detected_from_its_head():
+    for path in PUBLISHED.values():
+        assert readers.detect(path) == summary_json.NAME
+    assert readers.detect(SHARED / "v5.1-checker-summary.csv") == "mlcommons-summary-csv"
+
+
+def test_not_claimed_without_performance_results(tmp_path):
+    path = tmp_path / "other.json"
+    path.write_text('[{"ID": 1}]')
+    assert readers.detect(path) is None
+
+
+def test_the_file_states_its_round(published):
+    round_, path, records = published
+    result = readers.read(path, path.name)
+    assert result.round == round_
+    assert len(result.records) + len(result.dispositions) == len(records)
+
+
+def test_every_record_is_accepted_excluded_or_rejected_with_a_finding(published):
+    round_, path, records = published
+    report = ingest([path], status="verified")
+    outcomes = report.dispositions_frame()["outcome"].value_counts().to_dict()
+    assert len(report.table) + outcomes.get("rejected", 0) + outcomes.get("excluded", 0) == len(records)
+    assert len(report.table) > 500
+    finding_files = {(f.file, f.place.split(",")[0]) for f in report.findings}
+    for d in report.dispositions:
+        if d.outcome == "rejected":
+            assert d.codes and d.reason
+            assert any(file == path.as_posix() for file, _ in finding_files)
+        else:
+            assert d.reason
+    assert set(report.table["round"]) == {round_}
+    assert report.table["result_id"].notna().all()
+
+
+def test_known_published_values():
+    report = ingest([PUBLISHED["v5.1"]], status="verified")
+    t = report.table
+    row = t[(t.result_id == "5.1-0001") & (t.model == "llama2-70b-99") & (t.scenario == "Interactive")]
+    assert len(row) == 1
+    row = row.iloc[0]
+    assert (row.submitter, row.system, row.accelerator, row.total_accelerators) == \
+        ("AMD", "8xMI300X_2xEPYC_9575F", "MI300X", 8)
+    assert (row.value, row.units, row.division, row.availability) == (8840.42, "Tokens/s", "closed", "available")
+    assert row.system_name == "Supermicro AS-8125GS-TNMR2"
+    old = ingest([PUBLISHED["v4.1"]], status="verified").table
+    first = old[(old.result_id == "v4.1-0001") & (old.scenario == "Offline")
+                & (old.model == "llama2-70b-99")].iloc[0]
+    assert (first.system, first.value, first.accelerators_per_node) == ("1xMI300X_2xEPYC-9374F", 3062.72, 1)
+
+
+def test_cpu_only_and_power_rows_are_excluded_not_rejected():
+    result = readers.read(PUBLISHED["v5.1"], "v5.1.json")
+    cpu = [r for r in result.records if not r.fields.get("accelerator")]
+    power = [r for r in result.records if r.fields.get("power") == "true"]
+    assert cpu and power
+    report = ingest([PUBLISHED["v5.1"]], status="verified")
+    reasons = {d.reason for d in report.dispositions if d.outcome == "excluded"}
+    assert any("CPU-only" in r for r in reasons) and any("power" in r for r in reasons)
+
+
+def test_places_name_record_id_and_key(tmp_path):
+    records = json.loads(PUBLISHED["v5.1"].read_text())[:2]
+    records[1]["Performance_Result"] = "12,5"
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(records, indent=2))
+    report = ingest([path], status="verified")
+    bad = [f for f in report.findings if f.code == "malformed-number"]
+    assert len(bad) == 1
+    assert bad[0].place == f"record 2 (ID {records[1]['ID']}), key Performance_Result"
+    assert bad[0].found == "12,5"
+    assert report.dispositions[0].source == f"{path.as_posix()}:{2 + 35 + 1}"  # where record 2 starts
+
+
+def test_deep_nesting_is_a_finding_not_a_recursion_error(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text('[{"Performance_Result": ' + "[" * 500_000 + "]" * 500_000 + "}]")
+    assert readers.detect(path) == summary_json.NAME
+    result = readers.read(path, "deep.json")
+    assert [f.code for f in result.findings] == ["too-deeply-nested"]
+    assert result.findings[0].place == "line 1"
+    assert not result.records
+
+
+@pytest.mark.parametrize("text, code", [
+    ('[{"Performance_Result": 1,}', "format-mismatch"),
+    ('{"Performance_Result": 1}', "format-mismatch"),
+])
+def test_broken_or_wrong_shaped_json(tmp_path, text, code):
+    path = tmp_path / "x.json"
+    path.write_text(text)
+    result = summary_json.read(path, "x.json")
+    assert [f.code for f in result.findings] == [code] and not result.records
+
+
+def test_a_record_that_is_not_an_object_is_rejected(tmp_path):
+    good = json.loads(PUBLISHED["v5.1"].read_text())[0]
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps([good, 7]))
+    result = summary_json.read(path, "x.json")
+    assert len(result.records) == 1
+    assert [(d.outcome, d.codes) for d in result.dispositions] == [("rejected", "format-mismatch")]
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=30)
+
+
+@given(st.lists(st.dictionaries(st.sampled_from(sorted(summary_json.KEY_MAP.values()) + ["has_power", "x"]),
+                                JSON_VALUES, max_size=8), max_size=5))
+def test_any_list_of_records_is_read_without_raising(tmp_path_factory, records):
+    path = tmp_path_factory.mktemp("h") / "s.json"
+    path.write_text(json.dumps(records))
+    result = summary_json.read(path, "s.json")
+    if result.findings:     # a value nested past MAX_DEPTH refuses the whole file, with a finding
+        assert [f.code for f in result.findings] == ["too-deeply-nested"] and not result.records
+    else:
+        assert len(result.records) == len(records)
