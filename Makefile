@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 export DVC_NO_ANALYTICS := 1
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: install run test bench clean
+.PHONY: install run test bench fuzz clean
 
 install: $(VENV)/.installed
 
@@ -37,6 +37,10 @@ run: install
 ## test: the whole test suite
 test: install
 	$(BIN)/pytest -q
+
+## fuzz: the parser fuzzers at length (hypothesis profile "fuzz": 5000 examples each)
+fuzz: install
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest -q tests/test_fuzz.py
 
 ## bench: benchmarks (figures go to benchmarks/results.json)
 bench: install

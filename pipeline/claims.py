@@ -27,17 +27,18 @@ above 100 % always means the subject is faster.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
 import yaml
 
-from . import rules, scaling
+from . import rules, scaling, textcheck
 from .compare import POWER_CAP, compare
 from .findings import Finding, finding
 from .formulas import ratio, within
 from .outputs import COMPARISON_DISCLAIMER, UNVERIFIED_FOOTNOTE
+from .readers.base import read_text
 
 KINDS = ("ratio", "scaling", "reproducibility")
 LEDGER_KEYS = ("round", "tolerance_pct_points", "tolerance_ratio", "claims")
@@ -99,12 +100,16 @@ def read_ledger(path: str | Path) -> Ledger:
     ledger = Ledger(path.as_posix())
 
     def bad(code, place, expected, found, message):
-        ledger.findings.append(finding(code, ledger.path, place, expected, found, message))
+        ledger.findings.append(finding(code, ledger.path, place, expected, _cut(found), message))
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        bad("file-unreadable", "", "a readable UTF-8 YAML file", type(exc).__name__, str(exc))
+    text, found = read_text(path, ledger.path, checks=textcheck.DOCUMENT)
+    # a ledger that is not UTF-8 has always been reported as file-unreadable (a released code)
+    ledger.findings.extend(replace(f, code="file-unreadable") if f.code == "not-utf8" else f for f in found)
+    if text is None:
+        return ledger
+    guard = textcheck.yaml_guard(text, ledger.path, "ledger-invalid")
+    if guard:   # too deep, or an alias bomb: never loaded
+        ledger.findings.extend(guard)
         return ledger
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
@@ -159,6 +164,12 @@ def read_ledger(path: str | Path) -> Ledger:
         else:
             ledger.invalid.append((cid, claim_lines.get(())))
     return ledger
+
+
+def _cut(value: object, limit: int = 200) -> str:
+    """A found value as short text (a ledger may put a whole structure where a scalar belongs)."""
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _lines(root) -> tuple[dict[tuple, int], list[tuple]]:
@@ -220,7 +231,7 @@ def _read_claim(item, index: int, lines: dict, defaults: dict, file: str):
     def bad(code, key, expected, got, message):
         line = lines.get((key,) if key else (), lines.get((), "?"))
         place = f"line {line}, claim {cid}" + (f", key {key}" if key else "")
-        found.append(finding(code, file, place, expected, got, f"claim {cid}: {message}"))
+        found.append(finding(code, file, place, expected, _cut(got), f"claim {cid}: {message}"))
 
     if not isinstance(item, dict):
         bad("ledger-invalid", None, "a mapping", type(item).__name__, "a claim is not a mapping")

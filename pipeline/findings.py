@@ -82,6 +82,13 @@ CODES: dict[str, str] = {
     "compliance-missing": "a compliance test the model requires is absent",
     "compliance-failed": "a compliance test's verification does not report a pass",
     "rules-missing": "no rules file (schemas/rules/<round>.yaml) for the round",
+    # text hygiene and hostile inputs (issue 6; pipeline/textcheck.py)
+    "byte-order-mark": "a partner's CSV, manifest or ledger starts with a UTF-8 byte-order mark",
+    "crlf-line-ends": "a partner's CSV, manifest or ledger has CRLF (or lone CR) line ends",
+    "control-character": "a partner's text file holds a control character (NUL, escape, ...)",
+    "mojibake": "UTF-8 text decoded as Latin-1/cp1252 and saved again (e.g. 'CDNAÃ‚ 4')",
+    "duplicate-column": "a CSV header names the same column twice",
+    "duplicate-key": "a key appears twice where it must appear once (YAML or JSON mapping, LoadGen log)",
 }
 
 
@@ -117,10 +124,14 @@ def finding(code: str, file: str, place: str, expected: object, found: object,
                    message, severity)
 
 
+MAX_SHOWN = 200  # a finding quotes at most this much of what it found
+
+
 def _show(value: object) -> str:
-    if isinstance(value, str):
-        return value
-    return repr(value)
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) > MAX_SHOWN:
+        return f"{text[:MAX_SHOWN]}… ({len(text)} characters)"
+    return text
 
 
 @dataclass

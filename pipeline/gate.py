@@ -358,8 +358,24 @@ def check(report: GateReport, root: Path, prefix: str, tolerance_pct: float,
     rows += [_disposed_row(d, prefix) for d in dispositions if mine(d.source)]
     report.rows = sorted(rows, key=lambda r: (r["file"], r["line"] or 0))
     report.findings.extend(_deviations(compared, mine, prefix))
+    report.findings.extend(_empty(gated, report, prefix, root))
     report.files = sorted(f"{prefix}{g.display}/{p.relative_to(root / g.display).as_posix()}"
                           for g in gated for p in (root / g.display).rglob("*") if p.is_file())
+
+
+def _empty(gated: list[Gated], report: GateReport, prefix: str, root: Path) -> list[Finding]:
+    """An error for a gated version that holds no result at all (a sealed file
+    with a header and no row) and fails nothing else: it must not pass."""
+    out = []
+    for g in gated:
+        own = f"{prefix}{g.display}/"
+        if any(r["file"].startswith(own) for r in report.rows) or any(
+                f.severity == "error" and f.file.startswith(own) for f in report.findings):
+            continue
+        out.append(relocate(finding("format-mismatch", f"{g.display}/{MANIFEST}", "key files",
+                                    "at least one result row in the version's files", "no result",
+                                    "the version holds no result"), prefix, root))
+    return out
 
 
 def _swap(table, extra, g: Gated, gated: list[Gated]):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +34,31 @@ def atomic_path(path: str | Path):
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+@contextmanager
+def atomic_dir(path: str | Path):
+    """Yield a temporary folder beside ``path``; on success it replaces
+    ``path`` (a site of many files, e.g. the GX Data Docs). The old folder is
+    renamed aside, the new one renamed into place, the old one removed: a run
+    killed at any point leaves at ``path`` the old folder or the new one,
+    never a partial one (between the two renames, the whole old folder is
+    still there under ``.<name>.old-*``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    try:
+        yield tmp
+        old = None
+        if path.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{path.name}.old-", dir=path.parent))
+            os.replace(path, old / path.name)
+        os.replace(tmp, path)
+        if old is not None:
+            shutil.rmtree(old)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> None:

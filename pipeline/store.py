@@ -14,13 +14,14 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import lru_cache
 from pathlib import Path
 
 import yaml
 
 from .errors import UsageError
+from . import textcheck
 from .findings import Finding, finding
+from . import rules
 from .rules import schemas_dir
 
 MANIFEST = "manifest.yaml"
@@ -60,6 +61,7 @@ class Version:
     manifest: Manifest | None = None
     findings: list[Finding] = field(default_factory=list)
     tampered: dict[str, Finding] = field(default_factory=dict)  # manifest path -> why its rows are rejected
+    root: Path | None = None     # the submissions root, when known (links must not leave it)
 
 
 def sha256_file(path: Path) -> str:
@@ -70,7 +72,7 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-@lru_cache(maxsize=None)
+@rules.cached()
 def _validator():
     import jsonschema
 
@@ -78,14 +80,46 @@ def _validator():
         return jsonschema.Draft202012Validator(json.load(fh))
 
 
-def _safe_yaml(text: str) -> object:
-    """YAML with the safe loader, refusing anchors and aliases (a manifest never
-    needs them, and nested aliases can blow up whatever walks the result)."""
+def _manifest_text(mpath: Path, where: str) -> tuple[str | None, list[Finding]]:
+    """The manifest's text, bounded in size, strict UTF-8, held to the hygiene
+    of what partners type (no BOM, LF line ends, no mojibake)."""
+    from .readers.base import read_text   # the readers package is heavy: load it when used
+
+    return read_text(mpath, where, MAX_MANIFEST_BYTES, checks=textcheck.DOCUMENT)
+
+
+def _manifest_data(text: str, where: str) -> tuple[object, list[Finding]]:
+    """The manifest's YAML, or the findings that refuse it (each with its line)."""
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    for event in yaml.parse(text, Loader=loader):
-        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-            raise yaml.YAMLError("anchors and aliases are not allowed in a manifest")
-    return yaml.load(text, Loader=loader)
+    guard = textcheck.yaml_guard(text, where, "manifest-invalid", aliases=False)
+    if guard:
+        return None, guard
+    try:
+        data = yaml.load(text, Loader=loader)
+        duplicates = textcheck.duplicate_keys(yaml.compose(text, Loader=loader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        place = f"line {mark.line + 1}" if mark else "whole file"
+        return None, [finding("manifest-invalid", where, place, "valid YAML", str(exc).splitlines()[0],
+                              "the manifest is not valid YAML")]
+    return data, [finding("duplicate-key", where, f"line {line}, key {key}", f"{key!r} once",
+                          f"{key!r} again", "a key stated twice (YAML would keep the last silently)")
+                  for key, line in duplicates]
+
+
+def _escapes(version: Version, mpath: Path) -> Finding | None:
+    """A version folder (or its manifest) that is a link leaving the root (or the folder)."""
+    here = version.path.resolve()
+    if version.root is not None:
+        root = version.root.resolve()
+        if root != here and root not in here.parents:
+            return finding("path-escape", version.display, "folder", "a folder inside the submissions root",
+                           here.as_posix(), "the version folder is a link that leaves the submissions root")
+    if mpath.is_symlink() and mpath.resolve().parent != here:
+        return finding("path-escape", f"{version.display}/{MANIFEST}", "whole file",
+                       "a manifest inside its version folder", mpath.resolve().as_posix(),
+                       "the manifest is a link that leaves its version folder")
+    return None
 
 
 def load_manifest(version: Version) -> None:
@@ -97,21 +131,17 @@ def load_manifest(version: Version) -> None:
         add(finding("manifest-missing", version.display, "folder", MANIFEST, "no manifest",
                     "a version folder needs a manifest.yaml (use `mlrepro submit`)"))
         return
-    if mpath.stat().st_size > MAX_MANIFEST_BYTES:
-        add(finding("file-too-large", where, "whole file", f"at most {MAX_MANIFEST_BYTES} bytes",
-                    f"{mpath.stat().st_size} bytes", "manifest too large"))
+    escape = _escapes(version, mpath)
+    if escape is not None:
+        add(escape)
         return
-    try:
-        data = _safe_yaml(mpath.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        add(finding("not-utf8", where, "whole file", "UTF-8 text", "other bytes",
-                    "the manifest is not valid UTF-8"))
+    text, found = _manifest_text(mpath, where)
+    version.findings.extend(found)
+    if text is None:
         return
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        place = f"line {mark.line + 1}" if mark else "whole file"
-        add(finding("manifest-invalid", where, place, "valid YAML", str(exc).splitlines()[0],
-                    "the manifest is not valid YAML"))
+    data, found = _manifest_data(text, where)
+    version.findings.extend(found)
+    if found:
         return
     errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.path)) \
         if isinstance(data, dict) else None
@@ -125,17 +155,26 @@ def load_manifest(version: Version) -> None:
                     repr(err.instance)[:80], err.message[:200]))
     if errors:
         return
-    submitted_at = datetime.fromisoformat(data["submitted_at"].replace("Z", "+00:00"))
+    try:
+        submitted_at = datetime.fromisoformat(data["submitted_at"].replace("Z", "+00:00"))
+    except ValueError as exc:   # the schema's pattern passes 2026-13-45T25:61
+        add(finding("manifest-invalid", where, "key submitted_at", "an ISO-8601 time with a zone",
+                    data["submitted_at"], f"not a valid time: {exc}"))
+        return
     m = Manifest(data["submitter"], data["round"], data["version"], submitted_at, data["status"],
                  [FileEntry(**f) for f in data["files"]], data.get("supersedes"), data.get("notes"))
-    for key, folder_value, value in (("round", version.round, m.round),
-                                     ("submitter", version.submitter, m.submitter),
-                                     ("version", version.number, m.version)):
-        if folder_value != value:
-            add(finding("manifest-mismatch", where, f"key {key}", f"{folder_value!r} (from the folder name)",
-                        repr(value), f"the manifest's {key} disagrees with its folder"))
+    mismatches = [finding("manifest-mismatch", where, f"key {key}", f"{folder_value!r} (from the folder name)",
+                          repr(value), f"the manifest's {key} disagrees with its folder: its rows are rejected")
+                  for key, folder_value, value in (("round", version.round, m.round),
+                                                   ("submitter", version.submitter, m.submitter),
+                                                   ("version", version.number, m.version))
+                  if folder_value != value]
+    version.findings.extend(mismatches)
     version.manifest = m
     _check_files(version, where)
+    for entry in m.files if mismatches else ():
+        # which round, submitter or version its rows belong to is unknown: reject them all
+        version.tampered.setdefault(entry.path, mismatches[0])
 
 
 def _expect(err) -> str:
@@ -143,6 +182,8 @@ def _expect(err) -> str:
 
 
 def _check_files(version: Version, where: str) -> None:
+    from .readers.base import max_file_bytes
+
     base = version.path.resolve()
     listed = set()
     for i, entry in enumerate(version.manifest.files):
@@ -152,10 +193,11 @@ def _check_files(version: Version, where: str) -> None:
             _taint(version, entry.path, finding("path-escape", where, place, "a path inside the version folder",
                                                 entry.path, "the path leaves its version folder"))
             continue
-        resolved = target.resolve()
-        if base not in resolved.parents:
+        resolved = _resolve(target)
+        if resolved is None or base not in resolved.parents:
+            why = "leaves its version folder" if resolved else "loops (a link to a link to itself)"
             _taint(version, entry.path, finding("path-escape", where, place, "a file inside the version folder",
-                                                entry.path, "the file is a link that leaves its version folder"))
+                                                entry.path, f"the file is a link that {why}"))
             continue
         listed.add(resolved)
         if not target.is_file():
@@ -163,17 +205,31 @@ def _check_files(version: Version, where: str) -> None:
                                                 "the file the manifest lists", "no such file",
                                                 "a file listed in the manifest is missing"))
             continue
+        size, limit = target.stat().st_size, max_file_bytes()
+        if size > limit:   # not even hashed
+            _taint(version, entry.path, finding("file-too-large", f"{version.display}/{entry.path}", "whole file",
+                                                f"at most {limit} bytes", f"{size} bytes",
+                                                "file over the size limit (MLREPRO_MAX_FILE_BYTES)"))
+            continue
         digest = sha256_file(target)
         if digest != entry.sha256:
             _taint(version, entry.path, finding(
                 "hash-mismatch", f"{version.display}/{entry.path}", f"{MANIFEST} key files.{i}.sha256",
                 entry.sha256, digest, "changed after it was sealed: its rows are rejected"))
     for path in sorted(version.path.rglob("*")):
-        if path.is_file() and path.name != MANIFEST and path.resolve() not in listed:
+        if path.is_file() and path.name != MANIFEST and _resolve(path) not in listed:
             rel = path.relative_to(version.path).as_posix()
             version.findings.append(finding("unlisted-file", f"{version.display}/{rel}", "whole file",
                                             "only files listed in the manifest", rel,
                                             "a file not sealed in the manifest (ignored)", severity="warning"))
+
+
+def _resolve(path: Path) -> Path | None:
+    """The real path, or None for a symlink loop."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):
+        return None
 
 
 def _taint(version: Version, path: str, why: Finding) -> None:
@@ -199,7 +255,14 @@ def _versions_of(sub_dir: Path, root: Path, found: list[Finding]) -> list[Versio
             found.append(finding("bad-version-folder", rel, "path", f"{sub_dir.relative_to(root).as_posix()}/v<N>/",
                                  vdir.name, "only version folders v1, v2, ... belong under a submitter"))
             continue
-        out.append(Version(vdir, rel, sub_dir.parent.name, sub_dir.name, int(m.group(1))))
+        real = _resolve(vdir)
+        if real is None or root.resolve() not in real.parents:
+            # a link to a folder elsewhere: never read (ingest would skip it silently)
+            found.append(finding("path-escape", rel, "folder", "a folder inside the submissions root",
+                                 real.as_posix() if real else "a link loop",
+                                 "the version folder is a link that leaves the submissions root"))
+            continue
+        out.append(Version(vdir, rel, sub_dir.parent.name, sub_dir.name, int(m.group(1)), root=root))
     return sorted(out, key=lambda v: v.number)
 
 
@@ -213,15 +276,13 @@ def version_at(path: Path, root: Path | None = None) -> Version:
         display = path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         display = path.as_posix()
-    return Version(path, display, path.parent.parent.name, path.parent.name, int(m.group(1)))
+    return Version(path, display, path.parent.parent.name, path.parent.name, int(m.group(1)), root=root)
 
 
 def _declared_status(version_dir: Path) -> str | None:
-    try:
-        data = _safe_yaml((version_dir / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return None
-    return data.get("status") if isinstance(data, dict) else None
+    text, _ = _manifest_text(version_dir / MANIFEST, MANIFEST)
+    data, found = _manifest_data(text, MANIFEST) if text is not None else (None, [])
+    return data.get("status") if isinstance(data, dict) and not found else None
 
 
 # ---- submit -------------------------------------------------------------------------
@@ -242,7 +303,8 @@ def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
     submission is read, so the sealed version records what was declared.
     """
     from . import readers
-    from .normalize import Context, build_row
+    from . import bulk
+    from .normalize import Context
 
     if status not in ("verified", "post-deadline"):
         raise UsageError(f"--status must be verified or post-deadline, not {status!r}")
@@ -260,12 +322,9 @@ def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
     if fmt is None or fmt not in readers.READERS:
         return SubmitResult(None, readers.read(source, source.name, fmt if fmt in readers.READERS else None).findings)
     result = readers.read(source, source.name, fmt)
-    problems = [f for f in result.findings if f.severity == "error"]
-    ctx = Context(status=status, round=round_, submitter=submitter)
-    for record in result.records:
-        _, found = build_row(record, ctx)
-        problems.extend(found)
-    if problems or not result.records:
+    done = bulk.normalise_result(result, Context(status=status, round=round_, submitter=submitter))
+    problems = [f for f in done.findings if f.severity == "error"]
+    if problems or not result.sources():
         if not problems:
             problems.append(finding("format-mismatch", source.name, "whole file", "at least one result",
                                     "no rows", "the file holds no results"))
@@ -292,7 +351,7 @@ def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
     tmp = Path(tempfile.mkdtemp(prefix=f".v{number}.", dir=sub_dir))
     try:
         shutil.copyfile(source, tmp / source.name)
-        (tmp / MANIFEST).write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
+        (tmp / MANIFEST).write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8", newline="\n")
         if target.exists():
             return SubmitResult(None, [finding("version-exists", target.as_posix(), "folder",
                                                "a new version folder", "it exists",

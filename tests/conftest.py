@@ -33,16 +33,15 @@ settings.register_profile("ci", max_examples=60, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=500, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
+# `make fuzz`: the parser fuzzers of tests/test_fuzz.py, long.
+settings.register_profile("fuzz", max_examples=5000, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def clear_rule_caches() -> None:
-    """The rules, table-schema and manifest-schema loaders are lru_cached."""
-    rules.rounds.cache_clear()
-    rules._models.cache_clear()
-    rules.accelerator_patterns.cache_clear()
-    table.schema.cache_clear()
-    store._validator.cache_clear()
+    """Everything derived from schemas/ is cached (rules.cached); forget it."""
+    rules.clear_caches()
 
 
 @pytest.fixture(autouse=True)

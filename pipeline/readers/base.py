@@ -5,13 +5,33 @@ from __future__ import annotations
 import csv
 import io
 import os
+import stat
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import textcheck
+from ..errors import ConfigError
 from ..findings import Finding, finding
 from ..normalize import RawRecord
 
-DEFAULT_MAX_BYTES = int(os.environ.get("MLREPRO_MAX_FILE_BYTES", 64 * 1024 * 1024))
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+MAX_BYTES_ENV = "MLREPRO_MAX_FILE_BYTES"
+
+
+def max_file_bytes() -> int:
+    """The size limit of a file read: ``MLREPRO_MAX_FILE_BYTES`` (read at each
+    call, so a test or a run may lower it), else 64 MiB."""
+    text = os.environ.get(MAX_BYTES_ENV, "").strip()
+    if not text:
+        return DEFAULT_MAX_BYTES
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ConfigError(f"{MAX_BYTES_ENV}={text!r}: expected a whole number of bytes >= 1")
+    return value
 
 
 @dataclass
@@ -31,9 +51,25 @@ class Disposition:
 @dataclass
 class ReadResult:
     records: list[RawRecord] = field(default_factory=list)
+    tables: list = field(default_factory=list)   # RawTable: many records as columns (bulk path)
     findings: list[Finding] = field(default_factory=list)
     dispositions: list[Disposition] = field(default_factory=list)
     round: str | None = None   # the round the file states, when it states one
+
+    def sources(self) -> list[str]:
+        """``file:line`` of every record, the bulk tables' rows included."""
+        out = [f"{r.file}:{r.line}" if r.line else r.file for r in self.records]
+        for table in self.tables:
+            out.extend(f"{table.file}:{line}" for line in table.lines)
+        return out
+
+    def all_records(self) -> list[RawRecord]:
+        """Every record, the bulk tables' rows included (row by row: for tests and
+        small files; ingest normalises tables in bulk)."""
+        out = list(self.records)
+        for table in self.tables:
+            out.extend(table.record(i) for i in range(len(table)))
+        return sorted(out, key=lambda r: (r.file, r.line or 0)) if self.tables else out
 
     def reject(self, source: str, found: list[Finding]) -> None:
         self.findings.extend(found)
@@ -42,19 +78,19 @@ class ReadResult:
             "; ".join(f.message for f in found)))
 
 
-def read_text(path: Path, display: str, max_bytes: int = DEFAULT_MAX_BYTES
-              ) -> tuple[str | None, list[Finding]]:
-    """The file's text, or None with a finding. Bounded in size, strict UTF-8."""
-    try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            return None, [finding("file-too-large", display, "whole file",
-                                  f"at most {max_bytes} bytes", f"{size} bytes",
-                                  "file over the size limit (MLREPRO_MAX_FILE_BYTES)")]
-        data = path.read_bytes()
-    except OSError as exc:
-        return None, [finding("file-unreadable", display, "whole file", "a readable file",
-                              exc.strerror or str(exc), "cannot read the file")]
+def read_text(path: Path, display: str, max_bytes: int | None = None,
+              checks: tuple[str, ...] = textcheck.TABULAR) -> tuple[str | None, list[Finding]]:
+    """The file's text, or None with findings. Strict UTF-8, bounded in size
+    (``max_bytes``, never above :func:`max_file_bytes`; only a regular file
+    is read, and never more than the limit), and held to the hygiene
+    ``checks`` of :mod:`pipeline.textcheck`. The default is the policy for
+    what partners type (CSV): a byte-order mark, CRLF line ends, control
+    characters, mojibake or a repeated column refuse the file; callers
+    reading machine-written files (LoadGen logs) pass ``textcheck.NONE``."""
+    limit = max_file_bytes() if max_bytes is None else min(max_bytes, max_file_bytes())
+    data, found = read_bytes(path, display, limit)
+    if data is None:
+        return None, found
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -62,19 +98,58 @@ def read_text(path: Path, display: str, max_bytes: int = DEFAULT_MAX_BYTES
         return None, [finding("not-utf8", display, f"line {line}, byte {exc.start}",
                               "UTF-8 text", repr(data[exc.start:exc.start + 4]),
                               "the file is not valid UTF-8")]
-    return text, []
+    found = textcheck.check(text, display, checks)
+    if any(f.severity == "error" for f in found):
+        return None, found
+    return text, found
+
+
+def read_bytes(path: Path, display: str, limit: int) -> tuple[bytes | None, list[Finding]]:
+    """At most ``limit`` bytes of a regular file, or None with a finding. A
+    FIFO, a device or a file that grows past the limit while read is refused,
+    never read to its end."""
+    def too_large(size: object) -> tuple[None, list[Finding]]:
+        return None, [finding("file-too-large", display, "whole file", f"at most {limit} bytes",
+                              f"{size} bytes", f"file over the size limit ({MAX_BYTES_ENV})")]
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                return None, [finding("file-unreadable", display, "whole file", "a regular file",
+                                      "a folder, FIFO or device", "not a regular file")]
+            if info.st_size > limit:
+                return too_large(info.st_size)
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        return None, [finding("file-unreadable", display, "whole file", "a readable file",
+                              exc.strerror or str(exc), "cannot read the file")]
+    if len(data) > limit:
+        return too_large(f"more than {limit}")
+    return data, []
 
 
 def csv_rows(text: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """Header and (line number, fields) of every non-empty data row."""
+    """Header and (line number, fields) of every non-empty data row.
+
+    A field may be as long as the file (the csv module's default limit is
+    128 KiB, and the file is already bounded). Should the csv module still
+    fail, the rest of the file becomes one row of one field naming the
+    error, so that the reader rejects it on its line (wrong number of
+    fields) instead of raising."""
+    csv.field_size_limit(max(csv.field_size_limit(), min(len(text) + 1, sys.maxsize)))
     reader = csv.reader(io.StringIO(text, newline=""))
     header: list[str] = []
     rows: list[tuple[int, list[str]]] = []
     start = 1
-    for fields in reader:
-        if not header:
-            header = [h.strip() for h in fields]
-        elif any(f.strip() for f in fields):
-            rows.append((start, fields))
-        start = reader.line_num + 1
+    try:
+        for fields in reader:
+            if not header:
+                header = [h.strip() for h in fields]
+            elif any(f.strip() for f in fields):
+                rows.append((start, fields))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        rows.append((start, [f"<not CSV from here on: {exc}>"]))
     return header, rows

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import textcheck
 from ..findings import Finding, finding
 from .base import read_text
 from .round_rules import AccuracyTarget, Formats, RoundRules
@@ -22,7 +23,7 @@ def check_accuracy(path: Path, display: str, targets: tuple[AccuracyTarget, ...]
     """Every target metric of accuracy.txt within its bounds (inclusive)."""
     if not path.is_file():
         return [missing_file(display, "accuracy.txt")]
-    text, found = read_text(path, display, MAX_SMALL_FILE)
+    text, found = read_text(path, display, MAX_SMALL_FILE, checks=textcheck.NONE)
     if text is None:
         return found
     lines = text.splitlines()
@@ -73,7 +74,7 @@ def _verify(path: Path, display: str, test: str, needed: tuple[tuple[str, ...], 
     if not path.is_file():
         return [finding("compliance-missing", display, "whole file", f"{test}'s {path.name}",
                         "no such file", f"{test} has no {path.name}")]
-    text, found = read_text(path, display, MAX_SMALL_FILE)
+    text, found = read_text(path, display, MAX_SMALL_FILE, checks=textcheck.NONE)
     if text is None:
         return found
     lines = [line.strip() for line in text.splitlines()]

@@ -1,5 +1,8 @@
 """JSON from partners' files with a bound on nesting: a document nested
-deeper than allowed is a finding, never a RecursionError."""
+deeper than allowed is a finding, never a RecursionError. An object that
+states a key twice (``json`` would keep the last silently) comes back as a
+:class:`Duplicates` naming those keys, for the reader to refuse where it
+knows the place."""
 
 from __future__ import annotations
 
@@ -11,6 +14,29 @@ from ..findings import Finding, finding
 MAX_DEPTH = 16
 # a JSON string (unrolled loop: fast on long strings) or one bracket
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+class Duplicates(dict):
+    """A JSON object that stated some keys twice; ``duplicates`` names them.
+    Holds the last value of each key, as ``json`` does."""
+
+    duplicates: tuple[str, ...] = ()
+
+
+def _object(pairs: list[tuple[str, object]]) -> dict:
+    out = dict(pairs)
+    if len(out) == len(pairs):
+        return out
+    seen: set[str] = set()
+    repeated = [k for k, _ in pairs if k in seen or seen.add(k)]
+    dup = Duplicates(out)
+    dup.duplicates = tuple(dict.fromkeys(repeated))
+    return dup
+
+
+def duplicate_keys(value: object) -> tuple[str, ...]:
+    """The keys a (top-level) JSON object stated twice."""
+    return value.duplicates if isinstance(value, Duplicates) else ()
 
 
 def scan(text: str, max_depth: int = MAX_DEPTH) -> tuple[int | None, list[int]]:
@@ -40,7 +66,7 @@ def loads(text: str, display: str, max_depth: int = MAX_DEPTH
                                   f"at most {max_depth} levels of nesting", "deeper",
                                   "the JSON document nests too deeply")]
     try:
-        return json.loads(text), starts, []
+        return json.loads(text, object_pairs_hook=_object), starts, []
     except RecursionError:
         return None, [], [finding("too-deeply-nested", display, "whole file",
                                   f"at most {max_depth} levels", "deeper", "the JSON nests too deeply")]

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import textcheck
 from ..findings import Finding, finding
 from .base import read_text
 from .round_rules import MetricSpec
@@ -20,6 +21,9 @@ from .round_rules import MetricSpec
 MARKER = ":::MLLOG"
 SHOWN_CHARS = 80
 MAX_MALFORMED_REPORTED = 10
+# keys LoadGen itself repeats with other values (real logs: generic_message,
+# warning_generic_message); any other key twice with two values is a finding
+REPEATABLE = ("_message",)
 _LONG_LINE = 4096
 _ARRAY_HEAD = '"value": ['
 _DECODER = json.JSONDecoder()
@@ -44,7 +48,7 @@ class LoadgenLog:
 
 def read_log(path: Path, display: str) -> tuple[LoadgenLog | None, list[Finding]]:
     """Parse a detail log from disk; None with findings when it cannot be read."""
-    text, found = read_text(path, display)
+    text, found = read_text(path, display, checks=textcheck.NONE)   # machine-written
     if text is None:
         return None, found
     return parse(text, display), []
@@ -53,9 +57,11 @@ def read_log(path: Path, display: str) -> tuple[LoadgenLog | None, list[Finding]
 def parse(text: str, display: str) -> LoadgenLog:
     log = LoadgenLog(display)
     bad: list[tuple[int, str]] = []
+    marked = 0
     for number, line in enumerate(text.split("\n"), 1):
         if not line.startswith(MARKER):
             continue
+        marked += 1
         entry = _decode(line[len(MARKER):])
         if entry is None:
             bad.append((number, line[:SHOWN_CHARS]))
@@ -64,6 +70,17 @@ def parse(text: str, display: str) -> LoadgenLog:
         if key not in log.values:
             log.values[key] = entry.get("value")
             log.lines[key] = number
+        elif not _same(log.values[key], entry.get("value")) and not key.endswith(REPEATABLE):
+            log.findings.append(finding(
+                "duplicate-key", display, f"line {number}, key {key}",
+                f"{key} once (or repeated with the same value)",
+                f"{_shown(entry.get('value'))} after {_shown(log.values[key])} on line {log.lines[key]}",
+                "a LoadGen key repeats with another value (the first counts, but which is true?)"))
+    if not marked:
+        log.findings.append(finding(
+            "format-mismatch", display, "line 1", "':::MLLOG {json}' lines (a LoadGen detail log)",
+            "an empty file" if not text.strip() else "no ':::MLLOG' line",
+            "the file is not a LoadGen detail log"))
     for number, shown in bad[:MAX_MALFORMED_REPORTED]:
         log.findings.append(finding(
             "malformed-log-line", display, f"line {number}",
@@ -75,6 +92,15 @@ def parse(text: str, display: str) -> LoadgenLog:
             "valid ':::MLLOG' lines", f"{len(bad) - MAX_MALFORMED_REPORTED} more malformed lines",
             "more malformed LoadGen log lines (not listed one by one)"))
     return log
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal JSON values (1 and 1.0 alike; True and 1 not)."""
+    return a == b and isinstance(a, bool) == isinstance(b, bool)
+
+
+def _shown(value: object) -> str:
+    return repr(value)[:SHOWN_CHARS]
 
 
 def _decode(body: str) -> dict | None:

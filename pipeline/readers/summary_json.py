@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from .. import textcheck
 from ..findings import finding
 from ..normalize import RawRecord
 from . import jsonsafe
@@ -51,7 +52,7 @@ def sniff_head(head: str) -> bool:
 
 def read(path: Path, display: str) -> ReadResult:
     out = ReadResult()
-    text, found = read_text(path, display)
+    text, found = read_text(path, display, checks=textcheck.JSON)
     if text is None:
         out.findings.extend(found)
         return out
@@ -78,6 +79,12 @@ def _record(out: ReadResult, display: str, number: int, line: int | None, record
                                     type(record).__name__, "a record is not an object")])
         return
     where = f"record {number} (ID {record.get('ID', '?')})"
+    repeated = jsonsafe.duplicate_keys(record)
+    if repeated:
+        out.reject(source, [finding("duplicate-key", display, f"{where}, key {repeated[0]}",
+                                    f"{repeated[0]!r} once", f"{repeated[0]!r} twice",
+                                    "a record states a key twice (JSON keeps the last silently)")])
+        return
     values = {name: text for name, key in KEY_MAP.items()
               if (text := _text(record.get(key))) is not None}
     if record.get("has_power") is True:

@@ -23,7 +23,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Iterator
 
-from .. import rules as model_rules
+from .. import rules as model_rules, textcheck
 from ..findings import Finding, finding
 from ..normalize import DIVISIONS
 from . import jsonsafe, round_rules
@@ -174,7 +174,7 @@ def _system(folder: Path, shown: str, system: str) -> tuple[dict | None, str, tu
     path = folder / "systems" / f"{system}.json"
     if not path.is_file():
         return None, display, (missing_file(display, f"the system description of {system}"),)
-    text, found = read_text(path, display, MAX_SYSTEM_JSON)
+    text, found = read_text(path, display, MAX_SYSTEM_JSON, checks=textcheck.JSON)
     if text is None:
         return None, display, tuple(found)
     data, _, found = jsonsafe.loads(text, display)
@@ -183,6 +183,10 @@ def _system(folder: Path, shown: str, system: str) -> tuple[dict | None, str, tu
     if not isinstance(data, dict):
         return None, display, (finding("format-mismatch", display, "whole file", "a JSON object",
                                        type(data).__name__, "the system description is not an object"),)
+    repeated = jsonsafe.duplicate_keys(data)
+    if repeated:
+        return None, display, (finding("duplicate-key", display, f"key {repeated[0]}", f"{repeated[0]!r} once",
+                                       f"{repeated[0]!r} twice", "the system description states a key twice"),)
     return data, display, ()
 
 

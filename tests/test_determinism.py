@@ -1,0 +1,123 @@
+"""The same input always gives byte-identical outputs.
+
+In-process, with hypothesis: generated results CSVs go through ingest,
+compare and partition twice, to different paths, as CSV and as Parquet.
+Across processes: the shipped submissions go through the same three
+commands in two interpreters with different hash seeds (``PYTHONHASHSEED``),
+which would expose any output that depends on the iteration order of a set.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from hypothesis import given, settings, strategies as st
+
+from conftest import REPO, RESULTS_HEADER
+from pipeline import compare, ingest, partition
+from pipeline.outputs import write_json, write_table
+
+# each example runs ingest, compare and partition twice and writes 22 files
+EXAMPLES = max(5, settings.default.max_examples // 6)
+SUBMITTERS = ("AMD", "Dell", "HPE", "Supermicro", "MiTAC")
+SCENARIOS = ("Server", "Offline", "Interactive", "server")
+ACCELERATORS = ("AMD Instinct MI355X 288GB HBM3E", "AMD Instinct MI325X 256GB HBM3e", "MI300X", "Acme X1")
+VALUES = st.one_of(st.floats(min_value=1, max_value=1e6, allow_nan=False).map(lambda v: f"{v:.1f}"),
+                   st.sampled_from(["100 282", "103,48", "0", "-5", "NaN", "", "TODO", "1e999"]))
+ROW = st.fixed_dictionaries({
+    "submitter": st.sampled_from(SUBMITTERS), "system": st.sampled_from(("8xMI355X_2xEPYC_9575F", "SysB", "SysC")),
+    "accelerator": st.sampled_from(ACCELERATORS), "accelerators_per_node": st.sampled_from(("8", "4", "0", "x")),
+    "nodes": st.sampled_from(("1", "2", "11")), "model": st.sampled_from(("llama2-70b-99", "llama2-70b-99.9", "foo")),
+    "scenario": st.sampled_from(SCENARIOS), "value": VALUES,
+    "units": st.sampled_from(("Tokens/s", "Samples/s")), "division": st.sampled_from(("closed", "open")),
+    "availability": st.just("available"),
+})
+
+
+def write_rows(path: Path, rows: list[dict]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(RESULTS_HEADER), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def outputs(inputs: list[Path], out: Path) -> dict[str, bytes]:
+    """Every output of ingest, compare and partition, by name."""
+    out.mkdir(parents=True, exist_ok=True)
+    report = ingest.ingest(inputs, round_="v6.0", status="verified")
+    for ext in ("csv", "parquet"):
+        write_table(report.table, out / f"results.{ext}")
+        write_table(report.dispositions_frame(), out / f"rejected.{ext}")
+    write_json([f.to_dict() for f in report.findings], out / "findings.json")
+    agreement = compare.compare(report.table, 4.0, "AMD")
+    for ext in ("csv", "parquet"):
+        write_table(agreement.frame(), out / f"agreement.{ext}")
+    write_json(agreement.summary(), out / "agreement.json")
+    parts = partition.partition(report.table, "results")
+    for ext in ("csv", "parquet"):
+        write_table(parts.verified, out / f"verified.{ext}")
+        write_table(parts.post_deadline, out / f"post_deadline.{ext}")
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+
+
+@settings(max_examples=EXAMPLES)
+@given(files=st.lists(st.lists(ROW, min_size=0, max_size=12), min_size=1, max_size=3))
+def test_the_same_input_gives_byte_identical_outputs(files, tmp_path_factory):
+    base = tmp_path_factory.mktemp("determinism")
+    inputs = []
+    for i, rows in enumerate(files):
+        inputs.append(base / f"in{i}.csv")
+        write_rows(inputs[-1], rows)
+    first = outputs(inputs, base / "first")
+    second = outputs(inputs, base / "second")
+    assert first.keys() == second.keys()
+    for name in first:
+        assert first[name] == second[name], name
+
+
+DRIVER = """
+import sys
+from pipeline.cli import cli
+
+root, out = sys.argv[1], sys.argv[2]
+def call(*args):
+    try:
+        cli([str(a) for a in args], prog_name="mlrepro", standalone_mode=False)
+    except SystemExit:
+        pass
+call("ingest", root, "--root", root, "-o", out + "/results.csv", "--rejected-out", out + "/rejected.csv",
+     "--findings-out", out + "/findings.json", "--versions-out", out + "/versions.csv", "--exit-zero")
+call("ingest", root, "--root", root, "-o", out + "/results.parquet", "--exit-zero")
+call("compare", out + "/results.csv", "-o", out + "/agreement.csv", "--summary-out", out + "/summary.json",
+     "--params", root + "/../params.yaml", "--exit-zero")
+call("compare", out + "/results.parquet", "-o", out + "/agreement.parquet", "--params", root + "/../params.yaml",
+     "--exit-zero")
+call("partition", out + "/results.parquet", "--verified-out", out + "/verified.parquet",
+     "--post-deadline-out", out + "/post.parquet")
+call("partition", out + "/agreement.csv", "--verified-out", out + "/agreement-verified.csv",
+     "--post-deadline-out", out + "/agreement-post.csv")
+"""
+
+
+def test_outputs_do_not_depend_on_the_hash_seed(tmp_path):
+    runs = {}
+    for seed in ("1", "2"):
+        out = tmp_path / f"seed{seed}"
+        out.mkdir()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MLREPRO_")}
+        env["PYTHONHASHSEED"] = seed
+        runs[seed] = (out, subprocess.Popen([sys.executable, "-c", DRIVER, str(REPO / "submissions"), str(out)],
+                                            cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                                            stderr=subprocess.PIPE, text=True))
+    files = {}
+    for seed, (out, proc) in runs.items():
+        stdout, stderr = proc.communicate(timeout=300)
+        assert proc.returncode == 0, stderr
+        files[seed] = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+    assert len(files["1"]) == 12 and files["1"].keys() == files["2"].keys()
+    for name in files["1"]:
+        assert files["1"][name] == files["2"][name], name
