@@ -41,11 +41,14 @@ def _records(frame) -> list[dict]:
     return [{k: _clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
 
 
-def _emit(output: str, summary: dict, rows: list[dict], findings: list[Finding], text_lines) -> None:
+def _emit(output: str, summary: dict, rows, findings: list[Finding], text_lines) -> None:
+    """Print a report. ``rows`` may be a callable, so that a large table is turned
+    into JSON records only when JSON is asked for."""
     if output == "json":
         doc = {"summary": {**summary, "findings": len(findings),
                            "errors": sum(f.severity == "error" for f in findings)},
-               "findings": [f.to_dict() for f in findings], "rows": rows}
+               "findings": [f.to_dict() for f in findings],
+               "rows": rows() if callable(rows) else rows}
         click.echo(json.dumps(doc, indent=2, default=str))
         return
     for f in findings:
@@ -177,7 +180,7 @@ def ingest(sources, out, status, rejected_out, findings_out, versions_out, fmt, 
             "round", "submitter", "version", "path", "used", "status_declared", "status",
             "submitted_at", "supersedes"]).astype({"supersedes": "Int64"}), versions_out)
     summary = report.summary()
-    _emit(output, summary, _records(label_frame(report.table)), report.findings,
+    _emit(output, summary, lambda: _records(label_frame(report.table)), report.findings,
           lambda: [f"{d.outcome}: {d.source}: {d.reason}" for d in report.dispositions]
           + [f"wrote {out}"])
     _exit(report.findings, exit_zero)
@@ -232,7 +235,7 @@ def compare(results, out, tolerance_pct, reference_submitter, params_path, summa
                         f"within ±{tol}% of {r['reference_value']} ({r['reference_system']})",
                         f"{r['value']} ({r['deviation_pct']:+.2f}%)",
                         f"{r['submitter']} {r['model']} {r['scenario']} deviates from the reference")
-                for r in report.rows if r["verdict"] == "deviates"]
+                for r in frame[frame["verdict"] == "deviates"].to_dict("records")]
 
     def lines():
         yield f"{'verdict':<13}{'dev %':>9}  {'submitter':<16}{'system':<28}{'model':<18}{'scenario':<12}{'value':>12}{'reference':>12}  label"
@@ -242,9 +245,9 @@ def compare(results, out, tolerance_pct, reference_submitter, params_path, summa
             yield (f"{r['verdict']:<13}{dev:>9}  {r['submitter'][:15]:<16}{str(r['system'])[:27]:<28}"
                    f"{r['model'][:17]:<18}{r['scenario']:<12}{r['value']:>12.6g}{refv:>12}  {r['label']}"
                    + (f"  ({r['reason']})" if r["reason"] else ""))
-        if any(r["label"] == "unverified" for r in report.rows):
+        if (frame["label"] == "unverified").any():
             yield "unverified: Result not verified by MLCommons Association."
-    _emit(output, summary, _records(frame), findings, lines)
+    _emit(output, summary, lambda: _records(frame), findings, lines)
     _exit(findings, exit_zero)
 
 
@@ -263,7 +266,7 @@ def partition(results, verified_out, post_deadline_out, output, exit_zero):
     report = partition_mod.partition(frame, results.as_posix())
     write_table(report.verified, verified_out)
     write_table(report.post_deadline, post_deadline_out)
-    rows = _records(report.verified) + _records(report.post_deadline)
+    rows = lambda: _records(report.verified) + _records(report.post_deadline)  # noqa: E731
     _emit(output, report.summary(), rows, report.findings,
           lambda: [f"wrote {verified_out} ({len(report.verified)} verified)",
                    f"wrote {post_deadline_out} ({len(report.post_deadline)} unverified: "
@@ -306,7 +309,7 @@ def merge(folder, out, rejected_out, findings_out, versions_out, output, exit_ze
     summary = {"accepted": len(report.table), "rejected": int((report.rejected["outcome"] == "rejected").sum()),
                "excluded": int((report.rejected["outcome"] == "excluded").sum()),
                "recorded_findings": len(report.findings)}
-    _emit(output, summary, _records(label_frame(report.table)), report.schema_findings,
+    _emit(output, summary, lambda: _records(label_frame(report.table)), report.schema_findings,
           lambda: [f"wrote {out}, {rejected_out}, {findings_out}, {versions_out}"])
     _exit(report.schema_findings, exit_zero)
 
@@ -505,17 +508,18 @@ def claims(ledger, results, out, reference_submitter, params_path, output, exit_
 @exit_zero
 def audit(verified_path, post_deadline_path, out, suites, no_data_docs, output, exit_zero):
     """Run the Great Expectations suites over the verified and post-deadline sets."""
-    import shutil
+    from contextlib import nullcontext
 
     from . import audit as audit_mod
-    from .outputs import write_json
+    from .outputs import atomic_dir, write_json
 
     docs = None if no_data_docs else out / "data_docs"
     if docs is not None and docs.exists():
         if any(docs.iterdir()) and not (docs / "index.html").exists():
             raise UsageError(f"{docs} exists and is not a GX Data Docs site; not overwriting it")
-        shutil.rmtree(docs)
-    report = audit_mod.audit(verified_path, post_deadline_path, docs, suites)
+    # the site is built beside the old one and swapped in whole (a killed run leaves the old one)
+    with atomic_dir(docs) if docs is not None else nullcontext() as building:
+        report = audit_mod.audit(verified_path, post_deadline_path, building, suites)
     write_json(report.to_dict(), out / "validation.json")
     _emit(output, report.summary(), report.suites, report.findings,
           lambda: [f"{'ok' if s['success'] else 'FAILED':<8}{s['suite']:<26}{s['runs_on']:<15}"

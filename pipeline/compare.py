@@ -18,10 +18,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from . import rules
-from .formulas import agreement_verdict, deviation_pct
+from .formulas import deviation_pct, within
 from .outputs import UNVERIFIED_FOOTNOTE
 
 MATCH = ("round", "accelerator", "accelerators_per_node", "nodes", "model", "scenario")
@@ -36,35 +37,42 @@ COLUMNS = PARTNER_COLUMNS + (
 
 @dataclass
 class CompareReport:
-    rows: list[dict] = field(default_factory=list)
+    table: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(COLUMNS)))
     tolerance_pct: float = 4.0
     reference_submitter: str = "AMD"
 
     def frame(self) -> pd.DataFrame:
-        return pd.DataFrame(self.rows, columns=list(COLUMNS))
+        return self.table
+
+    @property
+    def rows(self) -> list[dict]:
+        """The agreement rows as dicts (missing values as None)."""
+        records = self.table.astype(object).where(self.table.notna(), None).to_dict("records")
+        return records
 
     def summary(self) -> dict:
-        verdicts = pd.Series([r["verdict"] for r in self.rows], dtype="str")
+        t = self.table
         per_partner = {}
-        for r in self.rows:
-            p = per_partner.setdefault(r["submitter"], {"compared": 0, "agree": 0, "deviates": 0,
-                                                         "no-reference": 0, "excluded": 0})
-            p[r["verdict"]] += 1
-            if r["verdict"] in ("agree", "deviates"):
-                p["compared"] += 1
-        for p in per_partner.values():
+        for submitter, group in t.groupby("submitter", sort=True):
+            counts = group["verdict"].value_counts()
+            p = {v: int(counts.get(v, 0)) for v in ("agree", "deviates", "no-reference", "excluded")}
+            p["compared"] = p["agree"] + p["deviates"]
             p["agreement_rate"] = round(p["agree"] / p["compared"], 6) if p["compared"] else None
+            per_partner[str(submitter)] = {"compared": p.pop("compared"), **p}
+        counts = t["verdict"].value_counts()
         return {
             "tolerance_pct": self.tolerance_pct,
             "reference_submitter": self.reference_submitter,
-            "partner_rows": len(self.rows),
-            **{v: int((verdicts == v).sum()) for v in ("agree", "deviates", "no-reference", "excluded")},
-            "partners": dict(sorted(per_partner.items())),
+            "partner_rows": len(t),
+            **{v: int(counts.get(v, 0)) for v in ("agree", "deviates", "no-reference", "excluded")},
+            "partners": per_partner,
         }
 
 
-def _power_capped(row) -> bool:
-    return bool(POWER_CAP.search(str(row["system"])) or POWER_CAP.search(str(row.get("system_name") or "")))
+def _power_capped(frame: pd.DataFrame) -> pd.Series:
+    name = frame["system_name"].fillna("") if "system_name" in frame.columns else ""
+    return (frame["system"].astype("str").str.contains(POWER_CAP)
+            | pd.Series(name, index=frame.index).astype("str").str.contains(POWER_CAP))
 
 
 def _better_first(units: str):
@@ -73,41 +81,70 @@ def _better_first(units: str):
     return lambda r: (sign * r["value"], r["system"])
 
 
+# What decides a partner row's reference: everything but its own value.
+DECISION = MATCH + ("division", "units", "total_accelerators", "status", "capped")
+REF_FIELDS = DECISION + ("system", "value", "source")
+
+
+def _dicts(frame: pd.DataFrame, columns: tuple[str, ...]) -> list[dict]:
+    """Rows as dicts of plain Python values (faster than to_dict on Arrow strings)."""
+    arrays = [frame[c].to_numpy(dtype=object) for c in columns]
+    return [dict(zip(columns, values)) for values in zip(*arrays)]
+
+
 def compare(results: pd.DataFrame, tolerance_pct: float = 4.0,
             reference_submitter: str = "AMD") -> CompareReport:
-    report = CompareReport(tolerance_pct=tolerance_pct, reference_submitter=reference_submitter)
+    """The reference is decided once per distinct decision key (a handful per
+    round); deviations and verdicts are computed as columns."""
     refs = results[results["submitter"] == reference_submitter]
     ref_accelerators = set(refs["accelerator"])
     by_key: dict[tuple, list[dict]] = {}
-    for ref in refs.to_dict("records"):
+    for ref in _dicts(refs.assign(capped=_power_capped(refs)), REF_FIELDS):
         by_key.setdefault(tuple(ref[k] for k in MATCH), []).append(ref)
     partners = results[results["submitter"] != reference_submitter]
-    for row in partners.sort_values(["round", "submitter", "system", "model", "scenario"],
-                                    kind="stable").to_dict("records"):
-        report.rows.append(_compare_row(row, by_key.get(tuple(row[k] for k in MATCH), []),
-                                        ref_accelerators, tolerance_pct, reference_submitter))
-    return report
+    partners = partners.sort_values(["round", "submitter", "system", "model", "scenario"],
+                                    kind="stable").reset_index(drop=True)
+    partners = partners.assign(capped=_power_capped(partners))
+    if partners.empty:
+        return CompareReport(pd.DataFrame(columns=list(COLUMNS)), tolerance_pct, reference_submitter)
+    codes = partners.groupby(list(DECISION), sort=False, dropna=False).ngroup().to_numpy()
+    firsts = pd.Series(range(len(codes))).groupby(codes).first().to_numpy()
+    keys = _dicts(partners.iloc[firsts], DECISION)
+    decisions = pd.DataFrame([_decide(k, by_key.get(tuple(k[m] for m in MATCH), []), ref_accelerators,
+                                      reference_submitter) for k in keys])
+    table = partners[list(PARTNER_COLUMNS)].copy()
+    for col in decisions.columns:  # categorical: one copy of each decided text, not one per row
+        values = decisions[col].to_numpy()[codes]
+        table[col] = pd.Categorical(values) if decisions[col].dtype == object and col not in (
+            "reference_value",) else values
+    table["reference_submitter"] = reference_submitter
+    table["tolerance_pct"] = tolerance_pct
+    table["partner_status"] = pd.Categorical(partners["status"].to_numpy())
+    compared = table["reference_value"].notna().to_numpy()
+    ref_value = table["reference_value"].to_numpy(dtype="float64")
+    dev = deviation_pct(table["value"].to_numpy(dtype="float64"), np.where(compared, ref_value, 1.0))
+    table["deviation_pct"] = np.where(compared, np.round(dev, 6), np.nan)
+    table["verdict"] = pd.Categorical(np.where(
+        compared, np.where(within(dev, tolerance_pct), "agree", "deviates"), table["verdict"].to_numpy()))
+    statuses_ok = ((table["partner_status"] == "verified").to_numpy()
+                   & (~compared | (table["reference_status"] == "verified").to_numpy()))
+    table["status"] = pd.Categorical(np.where(statuses_ok, "verified", "post-deadline"))
+    table["label"] = pd.Categorical(np.where(statuses_ok, "verified", "unverified"))
+    table["footnote"] = pd.Categorical(np.where(statuses_ok, "", UNVERIFIED_FOOTNOTE))
+    return CompareReport(table[list(COLUMNS)], tolerance_pct, reference_submitter)
 
 
-def _compare_row(row: dict, candidates: list[dict], ref_accelerators: set, tol: float,
-                 ref_submitter: str) -> dict:
-    out = {k: row[k] for k in PARTNER_COLUMNS}
-    out.update(reference_submitter=ref_submitter, reference_system=None, reference_value=None,
-               reference_source=None, reference_status=None, reference_rule=None,
-               deviation_pct=None, tolerance_pct=tol, reason="", partner_status=row["status"])
+def _decide(row: dict, candidates: list[dict], ref_accelerators: set, ref_submitter: str) -> dict:
+    """The reference of every partner row sharing ``row``'s decision key."""
+    out = {"reference_system": None, "reference_value": None, "reference_source": None,
+           "reference_status": None, "reference_rule": None, "verdict": None, "reason": ""}
 
-    def finish(verdict: str, reason: str = "", ref: dict | None = None) -> dict:
-        out["verdict"], out["reason"] = verdict, reason
-        statuses = {row["status"]} | ({ref["status"]} if ref else set())
-        out["status"] = "verified" if statuses == {"verified"} else "post-deadline"
-        unverified = out["status"] != "verified"
-        out["label"] = "unverified" if unverified else "verified"
-        out["footnote"] = UNVERIFIED_FOOTNOTE if unverified else ""
-        return out
+    def finish(verdict: str, reason: str = "") -> dict:
+        return {**out, "verdict": verdict, "reason": reason}
 
     if row["accelerator"] not in ref_accelerators:
         return finish("excluded", f"not a partner result: {ref_submitter} has no result on {row['accelerator']}")
-    if _power_capped(row):
+    if row["capped"]:
         return finish("excluded", "power-capped configuration")
     if not candidates:
         return finish("no-reference", f"no {ref_submitter} result for this round, accelerator, "
@@ -118,15 +155,14 @@ def _compare_row(row: dict, candidates: list[dict], ref_accelerators: set, tol: 
             return finish("no-reference", f"only post-deadline {ref_submitter} results match; "
                                           "a verified result is compared with verified references only")
     else:
-        verified = [c for c in candidates if c["status"] == "verified"]
-        pool = verified or candidates
+        pool = [c for c in candidates if c["status"] == "verified"] or candidates
     eligible, why_not = [], []
     for c in pool:
         if c["division"] != row["division"]:
             why_not.append(f"division differs ({row['division']} against {c['division']})")
         elif c["units"] != row["units"]:
             why_not.append(f"units differ ({row['units']} against {c['units']})")
-        elif _power_capped(c):
+        elif c["capped"]:
             why_not.append(f"reference {c['system']} is power-capped")
         elif c["total_accelerators"] != row["total_accelerators"]:
             why_not.append(f"accelerator count differs ({row['total_accelerators']} against "
@@ -138,11 +174,10 @@ def _compare_row(row: dict, candidates: list[dict], ref_accelerators: set, tol: 
     eligible.sort(key=_better_first(row["units"]))
     ref = eligible[0]
     direction = "lowest latency" if rules.is_latency(row["units"]) else "highest value"
-    out["reference_rule"] = (f"only candidate" if len(eligible) == 1 else
-                             f"best of {len(eligible)} ({direction}; ties by system id): "
-                             + ", ".join(c["system"] for c in eligible))
-    dev = deviation_pct(row["value"], ref["value"])
-    out.update(reference_system=ref["system"], reference_value=ref["value"],
-               reference_source=ref["source"], reference_status=ref["status"],
-               deviation_pct=round(dev, 6))
-    return finish(agreement_verdict(dev, tol), ref=ref)
+    names = ", ".join(c["system"] for c in eligible[:5])
+    more = f" and {len(eligible) - 5} more" if len(eligible) > 5 else ""
+    rule = ("only candidate" if len(eligible) == 1 else
+            f"best of {len(eligible)} ({direction}; ties by system id): {names}{more}")
+    return {**out, "reference_system": ref["system"], "reference_value": ref["value"],
+            "reference_source": ref["source"], "reference_status": ref["status"],
+            "reference_rule": rule}

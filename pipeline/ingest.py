@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import readers, rules, table
+from . import bulk, readers, rules, table
 from .errors import UsageError
 from .findings import Finding, finding
-from .normalize import Context, build_row
+from .normalize import Context
 from .readers.base import Disposition, ReadResult
 from .store import MANIFEST, VERSION_DIR, Version, find_versions, load_manifest, version_at
 
@@ -71,7 +71,7 @@ def effective_status(declared: str, manifest_display: str, version: Version) -> 
 def ingest(paths: list[Path], fmt: str | None = None, round_: str | None = None,
            status: str | None = None, root: Path | None = None) -> IngestReport:
     """Read submissions roots, submitter folders, version folders or raw files."""
-    rows: list[dict] = []
+    parts: list[pd.DataFrame] = []
     report = IngestReport(table.to_frame([]))
     for path in paths:
         if not path.exists():
@@ -79,12 +79,12 @@ def ingest(paths: list[Path], fmt: str | None = None, round_: str | None = None,
         if path.is_file() or readers.detect(path) == "submission-tree":
             if status is None:
                 raise UsageError(f"{path}: a raw file needs --status (and --round when the file has none)")
-            _read_raw(path, fmt, round_, status, rows, report)
+            _read_raw(path, fmt, round_, status, parts, report)
         else:
             for version, status, used in _choose(_versions_under(path, root, report), report):
-                _read_version(version, status, used, rows, report)
-    _reject_duplicates(rows, report)
-    frame = table.to_frame(rows)
+                _read_version(version, status, used, parts, report)
+    frame = table.coerce(pd.concat(parts, ignore_index=True)) if parts else table.to_frame([])
+    frame = _reject_duplicates(frame, report)
     accepted, rejected, found = table.validate(frame)
     report.findings.extend(found)
     for src in rejected["source"]:
@@ -152,7 +152,7 @@ def _depth(path: Path) -> int | None:
     return None
 
 
-def _read_version(version: Version, status: str | None, used: bool, rows: list[dict],
+def _read_version(version: Version, status: str | None, used: bool, parts: list[pd.DataFrame],
                   report: IngestReport) -> None:
     m = version.manifest
     report.versions.append({
@@ -178,7 +178,7 @@ def _read_version(version: Version, status: str | None, used: bool, rows: list[d
             _reject_file(version, entry_file, display, why, report)
             continue
         result = readers.read(version.path / entry_file.path, display, _fmt(entry_file.format))
-        _accept(result, ctx, rows, report)
+        _accept(result, display, ctx, parts, report)
 
 
 def _reject_file(version: Version, entry_file, display: str, why: Finding,
@@ -190,8 +190,8 @@ def _reject_file(version: Version, entry_file, display: str, why: Finding,
         return
     result = readers.read(path, display, _fmt(entry_file.format))
     report.dispositions.extend(result.dispositions)
-    for rec in result.records:
-        report.dispositions.append(Disposition(f"{display}:{rec.line}", "rejected", why.code, why.message))
+    for source in result.sources():
+        report.dispositions.append(Disposition(source, "rejected", why.code, why.message))
 
 
 def _fmt(name: str) -> str | None:
@@ -203,63 +203,56 @@ def _reject_unsealed(version: Version, report: IngestReport) -> None:
         if path.is_file() and path.name != MANIFEST and readers.detect(path):
             display = f"{version.display}/{path.relative_to(version.path).as_posix()}"
             result = readers.read(path, display)
-            for rec in result.records:
+            for source in result.sources():
                 report.dispositions.append(Disposition(
-                    f"{display}:{rec.line}", "rejected", version.findings[0].code,
+                    source, "rejected", version.findings[0].code,
                     "its version's manifest is missing or invalid"))
 
 
-def _read_raw(path: Path, fmt, round_, status, rows, report) -> None:
+def _read_raw(path: Path, fmt, round_, status, parts, report) -> None:
     if status not in ("verified", "post-deadline"):
         raise UsageError(f"--status must be verified or post-deadline, not {status!r}")
     display = path.as_posix()
     result = readers.read(path, display, fmt, round_=round_)
-    if round_ is None and result.round is None and result.records:
+    if round_ is None and result.round is None and result.sources():
         raise UsageError(f"{path}: the file does not state its round; give --round")
-    _accept(result, Context(status=status, round=round_), rows, report)
+    _accept(result, display, Context(status=status, round=round_), parts, report)
 
 
-def _accept(result: ReadResult, ctx: Context, rows: list[dict], report: IngestReport) -> None:
-    report.findings.extend(result.findings)
-    report.dispositions.extend(result.dispositions)
-    for record in result.records:
-        reason = _exclusion(record)
-        if reason:
-            report.dispositions.append(Disposition(f"{record.file}:{record.line}", "excluded",
-                                                   "", reason))
-            continue
-        row, found = build_row(record, ctx)
-        if row is None:
-            report.findings.extend(found)
-            report.dispositions.append(Disposition(
-                f"{record.file}:{record.line}", "rejected",
-                ",".join(dict.fromkeys(f.code for f in found)), "; ".join(f.message for f in found)))
-        else:
-            rows.append(row)
+def _accept(result: ReadResult, display: str, ctx: Context, parts: list[pd.DataFrame],
+            report: IngestReport) -> None:
+    """Normalise a reader's output. A file that yields no row at all still leaves a
+    trace: refused whole (its findings say why), or a finding that it holds no result."""
+    done = bulk.normalise_result(result, ctx)
+    report.findings.extend(done.findings)
+    report.dispositions.extend(done.dispositions)
+    if len(done.frame):
+        parts.append(done.frame)
+    elif not done.dispositions:
+        errors = [f for f in result.findings if f.severity == "error"]
+        if not errors:
+            errors = [finding("format-mismatch", display, "whole file", "at least one result",
+                              "no rows", "the file holds no results")]
+            report.findings.extend(errors)
+        report.dispositions.append(Disposition(
+            display, "rejected", ",".join(dict.fromkeys(f.code for f in errors)),
+            "; ".join(dict.fromkeys(f.message for f in errors))))
 
 
-def _exclusion(record) -> str | None:
-    """Rows that are real results but not accelerator performance results."""
-    if record.get("accelerator") is None and (record.get("accelerators_per_node") in (None, "0")):
-        return "CPU-only result: no accelerator to compare"
-    if record.fields.get("power") == "true":
-        return "power result: not a performance figure"
-    return None
-
-
-def _reject_duplicates(rows: list[dict], report: IngestReport) -> None:
-    seen: dict[tuple, str] = {}
-    keep = []
-    for row in rows:
-        key = tuple(row[k] for k in KEY)
-        if key in seen:
-            file, _, line = row["source"].rpartition(":")
-            f = finding("duplicate-row", file or row["source"], f"line {line}",
-                        "one row per system, model and scenario", f"a repeat of {seen[key]}",
-                        "duplicate result (the first one counts)")
+def _reject_duplicates(frame: pd.DataFrame, report: IngestReport) -> pd.DataFrame:
+    """Rows that share a key are all rejected: nothing says which one is the result."""
+    dup = frame.duplicated(subset=list(KEY), keep=False)
+    if not dup.any():
+        return frame
+    groups = frame[dup].groupby(list(KEY), sort=False, dropna=False)["source"].agg(list)
+    for sources in groups:
+        for source in sources:
+            file, _, line = source.rpartition(":")
+            others = ", ".join(o for o in sources if o != source)
+            f = finding("duplicate-row", file or source, f"line {line}",
+                        "one row per system, model, scenario and status",
+                        f"the same result also at {others}",
+                        "duplicate result: none of the rows sharing it is taken")
             report.findings.append(f)
-            report.dispositions.append(Disposition(row["source"], "rejected", f.code, f.message))
-        else:
-            seen[key] = row["source"]
-            keep.append(row)
-    rows[:] = keep
+            report.dispositions.append(Disposition(source, "rejected", f.code, f.message))
+    return frame[~dup]

@@ -14,8 +14,11 @@ from dataclasses import dataclass, field
 from . import rules
 from .findings import Finding, finding
 
-_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
-_INTEGER = re.compile(r"^\d+(\.0*)?$")
+# ASCII digits only (Python's \d also takes other scripts' digits); shared with
+# the bulk path, which applies the same pattern to a whole column.
+NUMBER_PATTERN = r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?"
+_NUMBER = re.compile(rf"^{NUMBER_PATTERN}\Z")
+_INTEGER = re.compile(r"^[0-9]+(\.0*)?\Z")
 _PLATFORM_PART = re.compile(r"^(\d+)[xX](.+)$")
 _COUNT_IN_NAME = re.compile(r"\(x(\d+)\)")
 PLACEHOLDERS = {"", "todo", "n/a", "na", "none", "null", "-", "tbd"}
@@ -67,7 +70,12 @@ def parse_number(text: str) -> float | None:
 
 
 def parse_count(text: str) -> int | None:
-    return int(float(text)) if _INTEGER.match(text) else None
+    """A whole number ("8", "8.0"); never through float, so any length parses."""
+    return int(text.split(".", 1)[0]) if _INTEGER.match(text) else None
+
+
+# Sanity bounds: far above any real system, low enough to catch typos and garbage.
+MAX_COUNT = {"accelerators_per_node": 1024, "nodes": 100_000, "total_accelerators": 10_000_000}
 
 
 def composition_from_platform(platform: str | None) -> dict[str, int]:
@@ -98,93 +106,51 @@ def accelerators_in_name(text: str) -> list[tuple[str | None, int | None, str]]:
     return out
 
 
+EXCLUDED_CPU = "CPU-only result: no accelerator to compare"
+EXCLUDED_POWER = "power result: not a performance figure"
+
+
+def exclusion(raw: RawRecord) -> str | None:
+    """Real results that are not accelerator performance results: excluded, not rejected."""
+    if raw.get("accelerator") is None and raw.get("accelerators_per_node") in (None, "0"):
+        return EXCLUDED_CPU
+    if raw.fields.get("power") == "true":
+        return EXCLUDED_POWER
+    return None
+
+
+# A problem is a finding without its place: (code, field, expected, found, message).
+# found None means "what the file holds in that field", filled in by build_row.
+Problem = tuple
+
+
 def build_row(raw: RawRecord, ctx: Context) -> tuple[dict | None, list[Finding]]:
-    """Normalise one record. Returns the canonical row, or None with the reasons."""
-    found: list[Finding] = []
+    """Normalise one record. Returns the canonical row, or None with the reasons.
 
-    def bad(code: str, name: str, expected: object, got: object, message: str) -> None:
-        found.append(finding(code, raw.file, raw.place(name), expected, got, message))
-
-    def required(name: str) -> str | None:
-        value = raw.get(name)
-        if value is None:
-            bad("missing-value", name, f"a value for {name}", raw.fields.get(name, "<absent>"),
-                f"{name} is empty")
-        return value
-
-    # round
-    round_ = raw.get("round") or ctx.round
-    if round_ is None:
-        bad("missing-value", "round", "a round such as v6.0", "<absent>",
-            "the round is neither in the file nor given by the submission")
-    else:
-        if not round_.startswith("v"):
-            round_ = "v" + round_
-        if ctx.round and round_ != ctx.round:
-            bad("round-mismatch", "round", ctx.round, round_,
-                "the row's round differs from its submission's round")
-        elif round_ not in rules.rounds():
-            bad("unknown-round", "round", f"one of {sorted(rules.rounds())}", round_,
-                "unknown round")
-
-    submitter = required("submitter")
-    if submitter and ctx.submitter and submitter != ctx.submitter:
-        bad("submitter-mismatch", "submitter", ctx.submitter, submitter,
-            "the row's submitter differs from its submission's submitter")
-    system = required("system")
-
-    # model, scenario, units
-    model_text = required("model")
-    model = rules.canonical_model(model_text) if model_text else None
-    if model_text and model is None:
-        bad("unknown-model", "model", "a benchmark id from schemas/models.yaml", model_text,
-            "unknown model")
-    scenario_text = required("scenario")
-    scenario = rules.canonical_scenario(scenario_text) if scenario_text else None
-    if scenario_text and scenario is None:
-        bad("unknown-scenario", "scenario", f"one of {list(rules.SCENARIOS)}", scenario_text,
-            "unknown scenario")
-    units = required("units")
-    if model and scenario and units:
-        accepted = rules.models()[model].units.get(scenario)
-        if accepted is None:
-            bad("invalid-choice", "scenario", f"a scenario of {model}: {list(rules.models()[model].scenarios)}",
-                scenario, f"{model} has no {scenario} scenario")
-        elif units not in accepted:
-            bad("units-mismatch", "units", " or ".join(accepted), units,
-                f"wrong units for {model} {scenario}")
-
-    # value
-    value = None
-    value_text = required("value")
-    if value_text is not None:
-        value = parse_number(value_text)
-        if value is None:
-            code = "malformed-number" if not _NUMBER.match(value_text) else "invalid-value"
-            bad(code, "value", "a plain decimal number such as 100282.5", value_text,
-                "the value is not a plain finite number")
-        elif value <= 0:
-            bad("invalid-value", "value", "a number greater than 0", value_text,
-                "the value must be positive")
-            value = None
-
-    # division and availability
-    division = _choice(raw, "division", DIVISIONS, bad)
-    availability = _choice(raw, "availability", AVAILABILITIES, bad)
-
-    # accelerators and counts
-    per_node = _count(raw, "accelerators_per_node", bad, required=True)
-    nodes = _count(raw, "nodes", bad, required=True)
-    total_given = _count(raw, "total_accelerators", bad, required=False)
-    accelerator, composition, total = _accelerators(raw, per_node, nodes, total_given, bad)
-
-    if found:
-        return None, found
+    Each part of the row is decided by a resolver, a pure function of a few
+    text fields (cached, and shared with the bulk path of :mod:`pipeline.bulk`).
+    """
+    get = raw.get
+    round_, p1 = resolve_round(get("round"), ctx.round)
+    submitter, p2 = resolve_submitter(get("submitter"), ctx.submitter)
+    system, p3 = resolve_required("system", get("system"))
+    (model, scenario, units), p4 = resolve_benchmark(get("model"), get("scenario"), get("units"))
+    value, p5 = resolve_value(get("value"))
+    division, p6 = resolve_choice("division", get("division"), DIVISIONS)
+    availability, p7 = resolve_choice("availability", get("availability"), AVAILABILITIES)
+    (accelerator, composition, per_node, nodes, total), p8 = resolve_accelerators(
+        get("accelerator"), get("platform"), get("accelerators_per_node"), get("nodes"),
+        get("total_accelerators"))
+    problems = p1 + p2 + p3 + p4 + p5 + p6 + p7 + p8
+    if problems:
+        return None, [finding(code, raw.file, raw.place(name), expected,
+                              raw.fields.get(name, "<absent>") if got is None else got, message)
+                      for code, name, expected, got, message in problems]
     row = {
         "round": round_,
         "submitter": submitter,
         "system": system,
-        "system_name": raw.get("system_name"),
+        "system_name": get("system_name"),
         "accelerator": accelerator,
         "composition": composition,
         "accelerators_per_node": per_node,
@@ -197,59 +163,137 @@ def build_row(raw: RawRecord, ctx: Context) -> tuple[dict | None, list[Finding]]
         "division": division,
         "availability": availability,
         "status": ctx.status,
-        "result_id": raw.get("result_id") or ctx.result_id_default,
+        "result_id": get("result_id") or ctx.result_id_default,
         "source": f"{raw.file}:{raw.line}" if raw.line else raw.file,
         "submission_version": ctx.submission_version,
     }
-    return row, found
+    return row, []
 
 
-def _choice(raw: RawRecord, name: str, allowed: tuple[str, ...], bad) -> str | None:
-    text = raw.get(name)
+def _required(name: str, text: str | None) -> list[Problem]:
+    return [] if text is not None else [("missing-value", name, f"a value for {name}", None,
+                                         f"{name} is empty")]
+
+
+@rules.cached(maxsize=4096)
+def resolve_round(text: str | None, submission_round: str | None) -> tuple[str | None, list[Problem]]:
+    round_ = text or submission_round
+    if round_ is None:
+        return None, [("missing-value", "round", "a round such as v6.0", "<absent>",
+                       "the round is neither in the file nor given by the submission")]
+    if not round_.startswith("v"):
+        round_ = "v" + round_
+    if submission_round and round_ != submission_round:
+        return round_, [("round-mismatch", "round", submission_round, round_,
+                         "the row's round differs from its submission's round")]
+    if round_ not in rules.rounds():
+        return round_, [("unknown-round", "round", f"one of {sorted(rules.rounds())}", round_,
+                         "unknown round")]
+    return round_, []
+
+
+@rules.cached(maxsize=4096)
+def resolve_submitter(text: str | None, submission_submitter: str | None):
+    problems = _required("submitter", text)
+    if text and submission_submitter and text != submission_submitter:
+        problems.append(("submitter-mismatch", "submitter", submission_submitter, text,
+                         "the row's submitter differs from its submission's submitter"))
+    return text, problems
+
+
+@rules.cached(maxsize=65536)
+def resolve_required(name: str, text: str | None):
+    return text, _required(name, text)
+
+
+@rules.cached(maxsize=4096)
+def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: str | None):
+    """Benchmark id, scenario and units, checked against schemas/models.yaml."""
+    problems = _required("model", model_text)
+    model = rules.canonical_model(model_text) if model_text else None
+    if model_text and model is None:
+        problems.append(("unknown-model", "model", "a benchmark id from schemas/models.yaml",
+                         model_text, "unknown model"))
+    problems += _required("scenario", scenario_text)
+    scenario = rules.canonical_scenario(scenario_text) if scenario_text else None
+    if scenario_text and scenario is None:
+        problems.append(("unknown-scenario", "scenario", f"one of {list(rules.SCENARIOS)}",
+                         scenario_text, "unknown scenario"))
+    problems += _required("units", units)
+    if model and scenario and units:
+        accepted = rules.models()[model].units.get(scenario)
+        if accepted is None:
+            problems.append(("invalid-choice", "scenario",
+                             f"a scenario of {model}: {list(rules.models()[model].scenarios)}",
+                             scenario, f"{model} has no {scenario} scenario"))
+        elif units not in accepted:
+            problems.append(("units-mismatch", "units", " or ".join(accepted), units,
+                             f"wrong units for {model} {scenario}"))
+    return (model, scenario, units), problems
+
+
+def resolve_value(text: str | None):
     if text is None:
-        bad("missing-value", name, f"one of {list(allowed)}", raw.fields.get(name, "<absent>"),
-            f"{name} is empty")
-        return None
+        return None, _required("value", text)
+    value = parse_number(text)
+    if value is None:
+        code = "malformed-number" if not _NUMBER.match(text) else "invalid-value"
+        return None, [(code, "value", "a plain decimal number such as 100282.5", text,
+                       "the value is not a plain finite number")]
+    if value <= 0:
+        return None, [("invalid-value", "value", "a number greater than 0", text,
+                       "the value must be positive")]
+    return value, []
+
+
+@rules.cached(maxsize=1024)
+def resolve_choice(name: str, text: str | None, allowed: tuple[str, ...]):
+    if text is None:
+        return None, [("missing-value", name, f"one of {list(allowed)}", None, f"{name} is empty")]
     value = text.lower()
     if value not in allowed:
-        bad("invalid-choice", name, f"one of {list(allowed)}", text, f"invalid {name}")
-        return None
-    return value
+        return None, [("invalid-choice", name, f"one of {list(allowed)}", text, f"invalid {name}")]
+    return value, []
 
 
-def _count(raw: RawRecord, name: str, bad, required: bool) -> int | None:
-    text = raw.get(name)
+def _count(name: str, text: str | None, required: bool) -> tuple[int | None, list[Problem]]:
     if text is None:
-        if required:
-            bad("missing-value", name, "a whole number >= 1", raw.fields.get(name, "<absent>"),
-                f"{name} is empty")
-        return None
+        return None, ([("missing-value", name, "a whole number >= 1", None, f"{name} is empty")]
+                      if required else [])
     value = parse_count(text)
-    if value is None or value < 1:
+    bound = MAX_COUNT[name]
+    if value is None or not 1 <= value <= bound:
         code = "malformed-number" if value is None else "invalid-value"
-        bad(code, name, "a whole number >= 1", text, f"{name} is not a whole number >= 1")
-        return None
-    return value
+        return None, [(code, name, f"a whole number from 1 to {bound}", text,
+                       f"{name} is not a whole number from 1 to {bound}")]
+    return value, []
 
 
-def _accelerators(raw, per_node, nodes, total_given, bad):
+@rules.cached(maxsize=65536)
+def resolve_accelerators(text: str | None, platform: str | None, per_node_text: str | None,
+                         nodes_text: str | None, total_text: str | None):
     """Canonical accelerator, composition and the true accelerator count.
 
     The platform id wins when it states counts (``87xMI355X_...``: 87, where
     nodes x per node says 88); then an explicit total; then nodes x per node.
+    Returns ((accelerator, composition, per_node, nodes, total), problems).
     """
-    text = raw.get("accelerator")
+    per_node, problems = _count("accelerators_per_node", per_node_text, required=True)
+    nodes, more = _count("nodes", nodes_text, required=True)
+    problems += more
+    total_given, more = _count("total_accelerators", total_text, required=False)
+    problems += more
+    fail = (None, None, per_node, nodes, None)
     if text is None:
-        bad("missing-value", "accelerator", "an accelerator name", "<empty>",
-            "no accelerator (CPU-only results are not compared)")
-        return None, None, None
+        return fail, problems + [("missing-value", "accelerator", "an accelerator name", "<empty>",
+                                  "no accelerator (CPU-only results are not compared)")]
     pieces = accelerators_in_name(text)
     unknown = [p for name, _, p in pieces if name is None]
     if unknown:
-        bad("unknown-accelerator", "accelerator", "a name known to schemas/accelerators.yaml",
-            unknown[0], "unknown accelerator")
-        return None, None, None
-    from_platform = composition_from_platform(raw.get("platform"))
+        return fail, problems + [("unknown-accelerator", "accelerator",
+                                  "a name known to schemas/accelerators.yaml", unknown[0],
+                                  "unknown accelerator")]
+    from_platform = composition_from_platform(platform)
     names = list(dict.fromkeys(name for name, _, _ in pieces))
     if from_platform and set(from_platform) >= set(names):
         counts = from_platform
@@ -258,19 +302,18 @@ def _accelerators(raw, per_node, nodes, total_given, bad):
         for name, c, _ in pieces:
             counts[name] = counts.get(name, 0) + c
     elif per_node is None or nodes is None:
-        return None, None, None
+        return fail, problems
+    elif len(names) == 1:
+        counts = {names[0]: total_given or per_node * nodes}
     else:
-        counts = {names[0]: total_given or per_node * nodes} if len(names) == 1 else {}
-        if not counts:
-            bad("unknown-accelerator", "accelerator", "accelerator counts per type", text,
-                "several accelerator types without counts")
-            return None, None, None
+        return fail, problems + [("unknown-accelerator", "accelerator", "accelerator counts per type",
+                                  text, "several accelerator types without counts")]
     total = sum(counts.values())
     if per_node is not None and nodes is not None and total > per_node * nodes:
-        bad("accelerator-count-mismatch", "total_accelerators",
-            f"at most nodes x per node = {per_node * nodes}", total,
-            "more accelerators than the nodes hold")
-        return None, None, None
-    accelerator = "+".join(counts)
-    composition = ",".join(f"{k}:{v}" for k, v in counts.items())
-    return accelerator, composition, total
+        return fail, problems + [("accelerator-count-mismatch", "total_accelerators",
+                                  f"at most nodes x per node = {per_node * nodes}", total,
+                                  "more accelerators than the nodes hold")]
+    if problems:
+        return fail, problems
+    return ("+".join(counts), ",".join(f"{k}:{v}" for k, v in counts.items()), per_node, nodes,
+            total), []

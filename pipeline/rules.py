@@ -20,6 +20,22 @@ import yaml
 from .errors import ConfigError
 
 SCENARIOS = ("Offline", "Server", "Interactive", "SingleStream", "MultiStream")
+_CACHES: list = []
+
+
+def cached(maxsize: int | None = None):
+    """lru_cache for anything derived from schemas/, registered so that
+    :func:`clear_caches` forgets it when the schemas folder changes (tests)."""
+    def wrap(fn):
+        memo = lru_cache(maxsize=maxsize)(fn)
+        _CACHES.append(memo)
+        return memo
+    return wrap
+
+
+def clear_caches() -> None:
+    for memo in _CACHES:
+        memo.cache_clear()
 
 
 def schemas_dir() -> Path:
@@ -54,7 +70,7 @@ class Round:
     estimated: dict
 
 
-@lru_cache(maxsize=None)
+@cached()
 def rounds() -> dict[str, Round]:
     data = load_yaml("rounds.yaml").get("rounds") or {}
     out = {}
@@ -81,7 +97,7 @@ class Model:
         return tuple(self.units)
 
 
-@lru_cache(maxsize=None)
+@cached()
 def _models() -> tuple[dict[str, Model], dict[str, str]]:
     data = load_yaml("models.yaml")
     families = data.get("unit_families") or {}
@@ -123,7 +139,7 @@ def is_latency(units: str) -> bool:
     return units.startswith("Latency")
 
 
-@lru_cache(maxsize=None)
+@cached()
 def accelerator_patterns() -> tuple[tuple[str, re.Pattern], ...]:
     data = load_yaml("accelerators.yaml").get("accelerators") or []
     try:

@@ -7,13 +7,13 @@ table into findings so that no row disappears without a reason.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
 
 from .errors import ConfigError
 from .findings import Finding, finding
+from . import rules
 from .rules import schemas_dir
 
 SCHEMA_FILE = "results.v1.yaml"
@@ -27,7 +27,7 @@ COLUMNS = (
 INT_COLUMNS = ("accelerators_per_node", "nodes", "total_accelerators")
 
 
-@lru_cache(maxsize=None)
+@rules.cached()
 def schema():
     import pandera.pandas as pa
 

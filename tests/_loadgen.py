@@ -118,7 +118,8 @@ RUNS = {
     "offline-too-short": Run(scenario="Offline", min_query_count=1),
     "interactive-slow-first-token": Run(ttft_ms=450, tpot_ms=40, min_query_count=100, target_qps=200,
                                         first_token_delay_s=0.47),
-    "singlestream": Run(scenario="SingleStream", tokens=False, min_query_count=200, min_duration_ms=50),
+    "singlestream": Run(scenario="SingleStream", tokens=False, min_query_count=200, min_duration_ms=50,
+                        expected_latency_ns=1_000),  # enough queries pre-generated on a loaded machine
 }
 _CACHE: dict[str, dict[str, Path]] = {}
 

@@ -160,16 +160,17 @@ def test_exit_zero_records_findings_and_exits_0(tmp_path):
     assert [f["code"] for f in json.loads(findings.read_text())] == ["malformed-number"]
 
 
-def test_a_duplicate_row_is_rejected_and_the_first_kept(tmp_path):
+def test_rows_that_share_a_key_are_all_rejected(tmp_path):
+    """Two values for one result: nothing says which is right, so neither is taken."""
     dup = tmp_path / "dup.csv"
     lines = (DATA / "results-dell.csv").read_text().splitlines()
     dup.write_text("\n".join(lines + [lines[1].replace("100282", "100999")]) + "\n")
     out, rejected = tmp_path / "out.csv", tmp_path / "rejected.csv"
     run("ingest", dup, "--status", "verified", "--round", "v6.0", "-o", out,
         "--rejected-out", rejected, expect=1)
-    assert [r["value"] for r in read_csv(out)] == ["100282.0", "88000.0"]
-    assert [(r["source"], r["codes"]) for r in read_csv(rejected)] == [
-        (f"{dup.as_posix()}:4", "duplicate-row")]
+    assert [r["value"] for r in read_csv(out)] == ["88000.0"]
+    assert sorted((r["source"], r["codes"]) for r in read_csv(rejected)) == [
+        (f"{dup.as_posix()}:2", "duplicate-row"), (f"{dup.as_posix()}:4", "duplicate-row")]
 
 
 def test_validate_writes_nothing_and_reports(root, tmp_path):

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 from ..findings import finding
 from ..normalize import RawRecord
 from .base import Disposition, ReadResult, csv_rows, read_text
+from .tabular import RawTable, parse_csv
 
 NAME = "mlcommons-summary-csv"
 REQUIRED = ("Organization", "Availability", "Division", "SystemName", "Platform", "Model",
@@ -49,15 +53,19 @@ def read(path: Path, display: str) -> ReadResult:
     if text is None:
         out.findings.extend(found)
         return out
-    header, rows = csv_rows(text)
+    frame = parse_csv(text)
+    header, rows = (list(frame.columns), None) if frame is not None else csv_rows(text)
     missing = [c for c in REQUIRED if c not in header]
     if missing:
         out.findings.append(finding("missing-column", display, "line 1 (header)",
                                     "the checker's summary.csv columns", f"missing {missing}",
                                     f"required column {missing[0]!r} is absent"))
-        for line, _ in rows:
+        for line, _ in (rows if rows is not None else csv_rows(text)[1]):
             out.dispositions.append(Disposition(f"{display}:{line}", "rejected",
                                                 "missing-column", "the file lacks a required column"))
+        return out
+    if frame is not None:
+        _read_columns(frame, display, out)
         return out
     for line, fields in rows:
         if len(fields) != len(header):
@@ -80,3 +88,25 @@ def read(path: Path, display: str) -> ReadResult:
     rounds = {r.fields.get("round") for r in out.records if r.fields.get("round")}
     out.round = rounds.pop() if len(rounds) == 1 else None
     return out
+
+
+def _read_columns(frame, display: str, out: ReadResult) -> None:
+    """The bulk path: each canonical field from the first non-empty checker column."""
+    fields, columns = {}, {}
+    for name, candidates in COLUMN_MAP.items():
+        present = [c for c in candidates if c in frame.columns]
+        columns[name] = present[0] if present else candidates[0]
+        if not present:
+            fields[name] = pd.Series("", index=frame.index, dtype="str")
+            continue
+        value = frame[present[0]]
+        for other in present[1:]:
+            value = value.where(value.str.strip() != "", frame[other])
+        fields[name] = value
+    if "has_power" in frame.columns:
+        fields["power"] = frame["has_power"].str.strip().str.lower().where(
+            lambda v: v == "true", "")
+    table = pd.DataFrame(fields)
+    out.tables.append(RawTable(display, table, np.arange(2, len(table) + 2), columns))
+    rounds = set(table["round"].str.strip()) - {""}
+    out.round = rounds.pop() if len(rounds) == 1 else None

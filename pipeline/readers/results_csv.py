@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from ..findings import finding
 from ..normalize import RawRecord
 from .base import ReadResult, csv_rows, read_text
+from .tabular import RawTable, parse_csv
 
 NAME = "results-csv"
 REQUIRED = ("submitter", "system", "accelerator", "accelerators_per_node", "nodes", "model",
@@ -25,13 +28,14 @@ def read(path: Path, display: str) -> ReadResult:
     if text is None:
         out.findings.extend(found)
         return out
-    header, rows = csv_rows(text)
+    frame = parse_csv(text)
+    header, rows = (list(frame.columns), None) if frame is not None else csv_rows(text)
     missing = [c for c in REQUIRED if c not in header]
     if missing:
         out.findings.append(finding("missing-column", display, "line 1 (header)",
                                     f"columns {list(REQUIRED)}", f"missing {missing}",
                                     f"required column {missing[0]!r} is absent"))
-        for line, _ in rows:
+        for line, _ in (rows if rows is not None else csv_rows(text)[1]):
             out.dispositions.append(_lost(display, line))
         return out
     for col in header:
@@ -39,6 +43,25 @@ def read(path: Path, display: str) -> ReadResult:
             out.findings.append(finding("unexpected-column", display, f"line 1, column {col}",
                                         "a column of the results-csv template", col,
                                         "unknown column (ignored)", severity="warning"))
+    if frame is not None:
+        _read_columns(frame, display, out)
+    else:
+        _read_rows(rows, header, display, out)
+    return out
+
+
+def _read_columns(frame, display: str, out: ReadResult) -> None:
+    """The bulk path: lines map one to one onto rows."""
+    if "platform" not in frame.columns:
+        frame["platform"] = frame["system"]
+    lines = np.arange(2, len(frame) + 2)
+    out.tables.append(RawTable(display, frame, lines, {c: c for c in frame.columns}))
+    if "round" in frame.columns:
+        rounds = set(frame["round"].str.strip()) - {""}
+        out.round = rounds.pop() if len(rounds) == 1 else None
+
+
+def _read_rows(rows, header, display: str, out: ReadResult) -> None:
     for line, fields in rows:
         if len(fields) != len(header):
             out.reject(f"{display}:{line}", [finding(
@@ -53,7 +76,6 @@ def read(path: Path, display: str) -> ReadResult:
             {name: f"line {line}, column {name}" for name in header}))
     rounds = {r.fields.get("round", "").strip() for r in out.records} - {""}
     out.round = rounds.pop() if len(rounds) == 1 else None
-    return out
 
 
 def _lost(display: str, line: int):

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 import yaml
 
 from ..errors import ConfigError
+from .. import rules
 from ..rules import load_yaml, schemas_dir
 
 RULES_DIR = "rules"
@@ -109,7 +109,7 @@ def all_rounds() -> dict[str, RoundRules]:
     return _all_rounds(schemas_dir())
 
 
-@lru_cache(maxsize=None)
+@rules.cached()
 def _formats(folder: Path) -> Formats:   # keyed by the schemas folder: $MLREPRO_SCHEMAS may change
     metrics = load_yaml(f"{RULES_DIR}/metrics.yaml")
     patterns = load_yaml(f"{RULES_DIR}/accuracy.yaml").get("patterns") or {}
@@ -128,7 +128,7 @@ def _formats(folder: Path) -> Formats:   # keyed by the schemas folder: $MLREPRO
     return out
 
 
-@lru_cache(maxsize=None)
+@rules.cached()
 def _all_rounds(folder: Path) -> dict[str, RoundRules]:
     rules_dir = folder / RULES_DIR
     if not rules_dir.is_dir():

@@ -1,0 +1,176 @@
+"""Bulk normalisation: :func:`pipeline.normalize.build_row`'s decisions for a
+whole table, taken once per distinct combination of descriptive fields.
+
+Everything that decides whether a row is valid, except its value, depends on
+a handful of descriptive fields (round, submitter, system, accelerator,
+counts, model, scenario, units, division, availability), and a file holds few
+distinct combinations of them. So each combination goes through ``build_row``
+once; values are checked as a column; and every row that fails anything is
+sent, alone, through ``build_row`` to get its exact findings. The rows this
+produces are the rows the row-by-row path produces (a property test checks it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .findings import Finding
+from . import normalize
+from .normalize import (EXCLUDED_CPU, EXCLUDED_POWER, NUMBER_PATTERN, PLACEHOLDERS, Context,
+                        build_row, exclusion)
+from .readers.base import Disposition
+from .readers.tabular import RawTable
+from .table import COLUMNS
+
+DESCRIPTIVE = ("round", "submitter", "system", "platform", "accelerator", "accelerators_per_node",
+               "nodes", "total_accelerators", "model", "scenario", "units", "division",
+               "availability")
+PER_ROW = ("value", "result_id", "system_name", "power")
+
+
+@dataclass
+class BulkResult:
+    frame: pd.DataFrame                                   # accepted canonical rows
+    findings: list[Finding] = field(default_factory=list)
+    dispositions: list[Disposition] = field(default_factory=list)
+
+
+def normalise_result(result, ctx: Context) -> BulkResult:
+    """A reader's whole output: its tables in bulk, its single records one by one.
+    Every row ends accepted (in ``frame``) or in ``dispositions`` with a reason."""
+    from .table import to_frame
+
+    out = BulkResult(pd.DataFrame(columns=list(COLUMNS)), list(result.findings),
+                     list(result.dispositions))
+    frames, rows = [], []
+    for raw_table in result.tables:
+        done = normalise(raw_table, ctx)
+        out.findings.extend(done.findings)
+        out.dispositions.extend(done.dispositions)
+        frames.append(done.frame)
+    for record in result.records:
+        source = f"{record.file}:{record.line}"
+        reason = exclusion(record)
+        if reason:
+            out.dispositions.append(Disposition(source, "excluded", "", reason))
+            continue
+        row, found = build_row(record, ctx)
+        if row is None:
+            out.findings.extend(found)
+            out.dispositions.append(_rejected(source, found))
+        else:
+            rows.append(row)
+    if rows:
+        frames.append(to_frame(rows))
+    frames = [f for f in frames if len(f)]
+    if frames:
+        out.frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    return out
+
+
+def _rejected(source: str, found: list[Finding]) -> Disposition:
+    return Disposition(source, "rejected", ",".join(dict.fromkeys(f.code for f in found)),
+                       "; ".join(f.message for f in found))
+
+
+def _missing(column: pd.Series) -> np.ndarray:
+    return column.str.lower().isin(PLACEHOLDERS).to_numpy()
+
+
+def normalise(table: RawTable, ctx: Context) -> BulkResult:
+    df = table.frame
+    text = {c: _text(df, c) for c in DESCRIPTIVE + PER_ROW}
+    excluded_cpu = text["accelerator"].isna().to_numpy() & (
+        text["accelerators_per_node"].isna() | (text["accelerators_per_node"] == "0")).to_numpy()
+    excluded_power = (text["power"] == "true").to_numpy() & ~excluded_cpu
+    excluded = excluded_cpu | excluded_power
+
+    value_text = text["value"]
+    value = pd.to_numeric(value_text.where(value_text.str.fullmatch(NUMBER_PATTERN), None),
+                          errors="coerce").to_numpy(dtype="float64")
+    good = ~excluded & np.isfinite(value) & (value > 0)
+    columns: dict[str, np.ndarray] = {}
+    for fields, resolve, names in _resolvers(ctx):
+        results, ok = _resolve_unique(text, fields, resolve)
+        good &= ok
+        for j, name in enumerate(names):
+            columns[name] = results[j]
+
+    out = BulkResult(_assemble(table, ctx, text, value, columns, good))
+    for i in np.flatnonzero(~good):
+        source = f"{table.file}:{int(table.lines[i])}"
+        if excluded_cpu[i]:
+            out.dispositions.append(Disposition(source, "excluded", "", EXCLUDED_CPU))
+        elif excluded_power[i]:
+            out.dispositions.append(Disposition(source, "excluded", "", EXCLUDED_POWER))
+        else:
+            _, found = build_row(table.record(int(i)), ctx)
+            out.findings.extend(found)
+            out.dispositions.append(_rejected(source, found))
+    return out
+
+
+def _text(df: pd.DataFrame, column: str) -> pd.Series:
+    """A field as RawRecord.get sees it: stripped, placeholders as missing (NA)."""
+    if column not in df.columns:
+        return pd.Series(pd.NA, index=df.index, dtype="str")
+    stripped = df[column].astype("str").str.strip()
+    return stripped.where(~stripped.str.lower().isin(PLACEHOLDERS))
+
+
+def _python(value):
+    return None if value is None or value is pd.NA or (isinstance(value, float) and value != value) \
+        else value
+
+
+def _resolvers(ctx: Context):
+    """(input fields, resolver, output columns): the parts of normalize.build_row."""
+    return (
+        (("round",), lambda r: normalize.resolve_round(r, ctx.round), ("round",)),
+        (("submitter",), lambda s: normalize.resolve_submitter(s, ctx.submitter), ("submitter",)),
+        (("system",), lambda s: normalize.resolve_required("system", s), ("system",)),
+        (("model", "scenario", "units"), normalize.resolve_benchmark, ("model", "scenario", "units")),
+        (("division",), lambda d: normalize.resolve_choice("division", d, normalize.DIVISIONS),
+         ("division",)),
+        (("availability",),
+         lambda a: normalize.resolve_choice("availability", a, normalize.AVAILABILITIES),
+         ("availability",)),
+        (("accelerator", "platform", "accelerators_per_node", "nodes", "total_accelerators"),
+         normalize.resolve_accelerators,
+         ("accelerator", "composition", "accelerators_per_node", "nodes", "total_accelerators")),
+    )
+
+
+def _resolve_unique(text: dict, fields: tuple[str, ...], resolve) -> tuple[list[np.ndarray], np.ndarray]:
+    """Run a resolver once per distinct combination of its input fields."""
+    keys = pd.DataFrame({f: text[f] for f in fields})
+    codes = keys.groupby(list(fields), sort=False, dropna=False).ngroup().to_numpy()
+    firsts = pd.Series(np.arange(len(codes))).groupby(codes).first().to_numpy()
+    firsts_keys = keys.iloc[firsts]
+    columns = [[_python(v) for v in firsts_keys[f].tolist()] for f in fields]
+    values, oks = [], []
+    for j in range(len(firsts)):
+        result, problems = resolve(*(column[j] for column in columns))
+        values.append(result if len(fields) > 1 and isinstance(result, tuple) else (result,))
+        oks.append(not problems)
+    width = len(values[0]) if values else 0
+    per_group = [np.array([v[j] for v in values] + [None], dtype=object)[:-1] for j in range(width)]
+    return [col[codes] for col in per_group], np.array(oks, dtype=bool)[codes] if len(codes) else \
+        np.zeros(0, dtype=bool)
+
+
+def _assemble(table, ctx, text, value, columns, good) -> pd.DataFrame:
+    idx = np.flatnonzero(good)
+    frame = pd.DataFrame({name: col[idx] for name, col in columns.items()})
+    frame["value"] = value[idx]
+    frame["system_name"] = text["system_name"].iloc[idx].to_numpy(dtype=object, na_value=None)
+    result_id = text["result_id"].iloc[idx]
+    frame["result_id"] = result_id.fillna(ctx.result_id_default).to_numpy(dtype=object, na_value=None) \
+        if ctx.result_id_default is not None else result_id.to_numpy(dtype=object, na_value=None)
+    frame["status"] = ctx.status
+    frame["source"] = table.file + ":" + pd.Series(table.lines[idx], dtype="int64").astype("str")
+    frame["submission_version"] = ctx.submission_version
+    return frame[list(COLUMNS)]
