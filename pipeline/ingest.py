@@ -177,7 +177,8 @@ def _read_version(version: Version, status: str | None, used: bool, parts: list[
         if why is not None:
             _reject_file(version, entry_file, display, why, report)
             continue
-        result = readers.read(version.path / entry_file.path, display, _fmt(entry_file.format))
+        result = readers.read(version.path / entry_file.path, display, _fmt(entry_file.format),
+                              round_=m.round)
         _accept(result, display, ctx, parts, report)
 
 
@@ -185,10 +186,10 @@ def _reject_file(version: Version, entry_file, display: str, why: Finding,
                  report: IngestReport) -> None:
     """Every row of a file that cannot be trusted is rejected for the file's reason."""
     path = version.path / entry_file.path
-    if why.code == "path-escape" or not path.is_file():
+    if why.code == "path-escape" or not (path.is_file() or path.is_dir()):
         report.dispositions.append(Disposition(display, "rejected", why.code, why.message))
         return
-    result = readers.read(path, display, _fmt(entry_file.format))
+    result = readers.read(path, display, _fmt(entry_file.format), round_=version.round)
     report.dispositions.extend(result.dispositions)
     for source in result.sources():
         report.dispositions.append(Disposition(source, "rejected", why.code, why.message))

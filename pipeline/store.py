@@ -200,6 +200,9 @@ def _check_files(version: Version, where: str) -> None:
                                                 entry.path, f"the file is a link that {why}"))
             continue
         listed.add(resolved)
+        if target.is_dir():
+            _check_tree(version, i, entry, target)
+            continue
         if not target.is_file():
             _taint(version, entry.path, finding("file-unreadable", f"{version.display}/{entry.path}", "whole file",
                                                 "the file the manifest lists", "no such file",
@@ -217,11 +220,43 @@ def _check_files(version: Version, where: str) -> None:
                 "hash-mismatch", f"{version.display}/{entry.path}", f"{MANIFEST} key files.{i}.sha256",
                 entry.sha256, digest, "changed after it was sealed: its rows are rejected"))
     for path in sorted(version.path.rglob("*")):
-        if path.is_file() and path.name != MANIFEST and _resolve(path) not in listed:
+        real = _resolve(path)
+        if path.is_file() and path.name != MANIFEST and real not in listed \
+                and not any(parent in listed for parent in (real or path).parents):
             rel = path.relative_to(version.path).as_posix()
             version.findings.append(finding("unlisted-file", f"{version.display}/{rel}", "whole file",
                                             "only files listed in the manifest", rel,
                                             "a file not sealed in the manifest (ignored)", severity="warning"))
+
+
+def _check_tree(version: Version, i: int, entry: FileEntry, folder: Path) -> None:
+    """A folder entry (a submission tree) is sealed by one hash over its files."""
+    display = f"{version.display}/{entry.path}"
+    digest, link = sha256_tree(folder)
+    if link is not None:
+        _taint(version, entry.path, finding("path-escape", f"{display}/{link}", "whole file",
+                                            "regular files only", "a symbolic link",
+                                            "a sealed tree may not hold links"))
+    elif digest != entry.sha256:
+        _taint(version, entry.path, finding(
+            "hash-mismatch", display, f"{MANIFEST} key files.{i}.sha256", entry.sha256, digest,
+            "the tree changed after it was sealed: its results are rejected"))
+
+
+def sha256_tree(folder: Path) -> tuple[str | None, str | None]:
+    """One sha256 over a folder: every file's relative path and sha256, in order.
+    Returns (digest, None), or (None, the first symbolic link found)."""
+    lines = []
+    for here, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(dirs + files):
+            path = Path(here) / name
+            if path.is_symlink():
+                return None, path.relative_to(folder).as_posix()
+        for name in sorted(files):
+            path = Path(here) / name
+            lines.append(f"{path.relative_to(folder).as_posix()}\0{sha256_file(path)}\n")
+    return hashlib.sha256("".join(sorted(lines)).encode("utf-8")).hexdigest(), None
 
 
 def _resolve(path: Path) -> Path | None:
@@ -312,8 +347,8 @@ def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
         raise UsageError(f"--round must look like v6.0, not {round_!r}")
     if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$", submitter):
         raise UsageError(f"--submitter {submitter!r}: letters, digits, _ . - only")
-    if not source.is_file():
-        raise UsageError(f"{source}: not a file")
+    if not (source.is_file() or source.is_dir()):
+        raise UsageError(f"{source}: not a file or folder")
     submitted_at = submitted_at or datetime.now(timezone.utc).replace(microsecond=0)
     if submitted_at.tzinfo is None:
         raise UsageError("--submitted-at needs a time zone (e.g. 2026-02-20T10:00:00+00:00)")
@@ -321,7 +356,15 @@ def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
     fmt = fmt or readers.detect(source)
     if fmt is None or fmt not in readers.READERS:
         return SubmitResult(None, readers.read(source, source.name, fmt if fmt in readers.READERS else None).findings)
-    result = readers.read(source, source.name, fmt)
+    if source.is_dir():
+        digest, link = sha256_tree(source)
+        if link is not None:
+            return SubmitResult(None, [finding("path-escape", f"{source.name}/{link}", "whole file",
+                                               "regular files only", "a symbolic link",
+                                               "a submitted tree may not hold links")])
+    else:
+        digest = sha256_file(source)
+    result = readers.read(source, source.name, fmt, round_=round_)
     done = bulk.normalise_result(result, Context(status=status, round=round_, submitter=submitter))
     problems = [f for f in done.findings if f.severity == "error"]
     if problems or not result.sources():
@@ -342,7 +385,7 @@ def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
         "version": number,
         "submitted_at": submitted_at.isoformat(),
         "status": status,
-        "files": [{"path": source.name, "format": fmt, "sha256": sha256_file(source)}],
+        "files": [{"path": source.name, "format": fmt, "sha256": digest}],
     }
     if previous:
         manifest["supersedes"] = previous[-1]
@@ -350,7 +393,10 @@ def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
         manifest["notes"] = notes
     tmp = Path(tempfile.mkdtemp(prefix=f".v{number}.", dir=sub_dir))
     try:
-        shutil.copyfile(source, tmp / source.name)
+        if source.is_dir():
+            shutil.copytree(source, tmp / source.name)
+        else:
+            shutil.copyfile(source, tmp / source.name)
         (tmp / MANIFEST).write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8", newline="\n")
         if target.exists():
             return SubmitResult(None, [finding("version-exists", target.as_posix(), "folder",

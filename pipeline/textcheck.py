@@ -51,6 +51,8 @@ MOJIBAKE = re.compile(f"[\u00c2\u00c3]{_CONT}|\u00e2{_CONT}{_CONT}")
 # C0 controls but tab, LF and CR (CR has its own check), DEL, C1 controls
 # that are not part of a mojibake sequence.
 _CONTROL = re.compile("[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]")
+# Bytes an ASCII text may hold: printable characters, tab, LF, CR (CR has its own check).
+_ASCII_ALLOWED = bytes(range(0x20, 0x7f)) + b"\t\n\r"
 SHOWN = 40
 
 NONE: tuple[str, ...] = ()
@@ -73,13 +75,15 @@ def check(text: str, display: str, checks: tuple[str, ...] = TABULAR) -> list[Fi
                            "the file starts with a byte-order mark: save it as UTF-8 without BOM"))
     if "crlf-line-ends" in checks and "\r" in text:
         out.append(_line_ends(text, display))
-    if "control-character" in checks:
+    ascii_only = text.isascii()   # fast paths: large partner files are usually plain ASCII
+    if "control-character" in checks and (
+            not ascii_only or text.encode("ascii").translate(None, _ASCII_ALLOWED)):
         m = _CONTROL.search(text)
         if m:
             out.append(finding("control-character", display, _place(text, m.start()),
                                "printable text, tabs and line feeds", f"U+{ord(m.group()):04X}",
                                "the file holds a control character"))
-    if "mojibake" in checks:
+    if "mojibake" in checks and not ascii_only:
         m = MOJIBAKE.search(text)
         if m:
             out.append(finding("mojibake", display, _place(text, m.start()),
@@ -102,7 +106,7 @@ def _line_ends(text: str, display: str) -> Finding:
 
 def _duplicate_columns(text: str, display: str) -> list[Finding]:
     try:
-        header = next(csv.reader(io.StringIO(text, newline="")), [])
+        header = next(csv.reader(io.StringIO(text[:1 << 16], newline="")), [])
     except csv.Error:
         return []   # the reader reports the header itself
     seen: set[str] = set()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -57,15 +58,41 @@ def read(path: Path, display: str, round_: str | None = None, workers: int | Non
     jobs, found = collect(path, display)
     out.findings.extend(found)
     rounds: set[str] = set()
+    progress = _Progress(len(jobs), display)
     for outcome in outcomes(jobs, round_, workers, rules):
+        progress.step()
         if outcome.record is None:
             out.reject(outcome.source, outcome.findings)
             continue
         out.findings.extend(outcome.findings)
         out.records.append(outcome.record)
         rounds.add(outcome.round)
+    progress.close()
     out.round = rounds.pop() if len(rounds) == 1 else round_
     return out
+
+
+class _Progress:
+    """A one-line progress bar on stderr, only when stderr is a terminal (never
+    in CI logs, DVC output or tests)."""
+
+    def __init__(self, total: int, what: str, every: int = 25):
+        self.total, self.what, self.every, self.done = total, what, every, 0
+        self.on = total >= every and sys.stderr.isatty()
+
+    def step(self) -> None:
+        self.done += 1
+        if self.on and (self.done % self.every == 0 or self.done == self.total):
+            width = 30
+            filled = width * self.done // self.total
+            sys.stderr.write(f"\r{self.what}: [{'#' * filled}{'.' * (width - filled)}] "
+                             f"{self.done}/{self.total} results")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.on:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
 
 
 def outcomes(jobs: list[ResultJob], round_: str | None, workers: int | None = None,
