@@ -47,4 +47,4 @@ bench: install
 	$(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf data results metrics.json .pytest_cache
+	rm -rf data results .pytest_cache

@@ -29,6 +29,7 @@ DESCRIPTIVE = ("round", "submitter", "system", "platform", "accelerator", "accel
                "nodes", "total_accelerators", "model", "scenario", "units", "division",
                "availability")
 PER_ROW = ("value", "result_id", "system_name", "power")
+BULK_MIN_ROWS = 200   # below this, per-row normalisation is faster than column operations
 
 
 @dataclass
@@ -45,13 +46,16 @@ def normalise_result(result, ctx: Context) -> BulkResult:
 
     out = BulkResult(pd.DataFrame(columns=list(COLUMNS)), list(result.findings),
                      list(result.dispositions))
-    frames, rows = [], []
+    frames, rows, records = [], [], list(result.records)
     for raw_table in result.tables:
+        if len(raw_table) < BULK_MIN_ROWS:   # a few rows: the row path costs less than pandas
+            records.extend(raw_table.record(i) for i in range(len(raw_table)))
+            continue
         done = normalise(raw_table, ctx)
         out.findings.extend(done.findings)
         out.dispositions.extend(done.dispositions)
         frames.append(done.frame)
-    for record in result.records:
+    for record in records:
         source = f"{record.file}:{record.line}"
         reason = exclusion(record)
         if reason:

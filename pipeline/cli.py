@@ -7,6 +7,7 @@ Exit codes: 0 clean; 1 the data failed a check; 2 usage error;
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -20,6 +21,7 @@ from .errors import ConfigError, UsageError
 from .findings import Finding
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_CONFIG, EXIT_BUG = 0, 1, 2, 3, 4
+TEXT_LIMIT = 200  # text output shows this many findings and lines; JSON and files hold all
 
 output_format = click.option("--format", "output", type=click.Choice(["text", "json"]),
                              default="text", show_default=True, help="How to print the report.")
@@ -51,10 +53,17 @@ def _emit(output: str, summary: dict, rows, findings: list[Finding], text_lines)
                "rows": rows() if callable(rows) else rows}
         click.echo(json.dumps(doc, indent=2, default=str))
         return
-    for f in findings:
+    for f in findings[:TEXT_LIMIT]:
         click.echo(f"{f.severity}: {f.render()}", err=True)
-    for line in text_lines():
+    if len(findings) > TEXT_LIMIT:
+        click.echo(f"... and {len(findings) - TEXT_LIMIT} more findings (all of them with --format json)",
+                   err=True)
+    lines = text_lines()
+    for line in itertools.islice(lines, TEXT_LIMIT):
         click.echo(line)
+    more = sum(1 for _ in lines)
+    if more:
+        click.echo(f"... and {more} more lines (the output files hold everything)")
     click.echo("summary: " + ", ".join(f"{k}={v}" for k, v in summary.items()
                                        if not isinstance(v, (dict, list))))
 
@@ -230,25 +239,33 @@ def compare(results, out, tolerance_pct, reference_submitter, params_path, summa
     summary = report.summary()
     if summary_out:
         write_json(summary, summary_out)
+    deviating = frame[frame["verdict"] == "deviates"]
+    shown = deviating if output == "json" else deviating.head(TEXT_LIMIT)
     findings = [finding("deviates-from-reference", r["source"].rsplit(":", 1)[0],
                         f"line {r['source'].rsplit(':', 1)[-1]}, column value",
                         f"within ±{tol}% of {r['reference_value']} ({r['reference_system']})",
                         f"{r['value']} ({r['deviation_pct']:+.2f}%)",
                         f"{r['submitter']} {r['model']} {r['scenario']} deviates from the reference")
-                for r in frame[frame["verdict"] == "deviates"].to_dict("records")]
+                for r in compare_mod.CompareReport(shown).rows]
 
     def lines():
         yield f"{'verdict':<13}{'dev %':>9}  {'submitter':<16}{'system':<28}{'model':<18}{'scenario':<12}{'value':>12}{'reference':>12}  label"
-        for r in report.rows:
+        for r in compare_mod.CompareReport(frame.head(TEXT_LIMIT - 3)).rows:
             dev = "" if r["deviation_pct"] is None else f"{r['deviation_pct']:+.2f}"
             refv = "" if r["reference_value"] is None else f"{r['reference_value']:.6g}"
             yield (f"{r['verdict']:<13}{dev:>9}  {r['submitter'][:15]:<16}{str(r['system'])[:27]:<28}"
                    f"{r['model'][:17]:<18}{r['scenario']:<12}{r['value']:>12.6g}{refv:>12}  {r['label']}"
                    + (f"  ({r['reason']})" if r["reason"] else ""))
+        if len(frame) > TEXT_LIMIT - 3:
+            yield f"... {len(frame) - TEXT_LIMIT + 3} more rows in {out}"
         if (frame["label"] == "unverified").any():
             yield "unverified: Result not verified by MLCommons Association."
     _emit(output, summary, lambda: _records(frame), findings, lines)
-    _exit(findings, exit_zero)
+    if output == "text" and len(deviating) > len(findings):
+        click.echo(f"... and {len(deviating) - len(findings)} more deviating rows "
+                   f"(all of them in {out} and with --format json)", err=True)
+    if len(deviating) and not exit_zero:
+        sys.exit(EXIT_FINDINGS)
 
 
 @cli.command()

@@ -102,8 +102,7 @@ def compare(results: pd.DataFrame, tolerance_pct: float = 4.0,
     for ref in _dicts(refs.assign(capped=_power_capped(refs)), REF_FIELDS):
         by_key.setdefault(tuple(ref[k] for k in MATCH), []).append(ref)
     partners = results[results["submitter"] != reference_submitter]
-    partners = partners.sort_values(["round", "submitter", "system", "model", "scenario"],
-                                    kind="stable").reset_index(drop=True)
+    partners = partners.reset_index(drop=True)   # in the table's own (deterministic) order
     partners = partners.assign(capped=_power_capped(partners))
     if partners.empty:
         return CompareReport(pd.DataFrame(columns=list(COLUMNS)), tolerance_pct, reference_submitter)

@@ -337,11 +337,12 @@ def _manifest_line(path: Path, key: str) -> int | None:
 
 def check(report: GateReport, root: Path, prefix: str, tolerance_pct: float,
           reference_submitter: str) -> None:
-    """Ingest the whole root (context), then judge the gated versions' files and rows."""
+    """Ingest the context (see :func:`context_paths`), then judge the gated
+    versions' files and rows."""
     from . import compare as compare_mod, ingest as ingest_mod  # pandas: only when there is work
 
     gated = report.versions
-    full = ingest_mod.ingest([root], root=root)
+    full = ingest_mod.ingest(context_paths(root, gated, reference_submitter), root=root)
     used = {v["path"] for v in full.versions if v["used"]}
     table, found, dispositions = full.table, list(full.findings), list(full.dispositions)
     for g in (g for g in gated if g.display not in used):   # superseded or unsealed: read it as named
@@ -361,6 +362,19 @@ def check(report: GateReport, root: Path, prefix: str, tolerance_pct: float,
     report.findings.extend(_empty(gated, report, prefix, root))
     report.files = sorted(f"{prefix}{g.display}/{p.relative_to(root / g.display).as_posix()}"
                           for g in gated for p in (root / g.display).rglob("*") if p.is_file())
+
+
+def context_paths(root: Path, gated: list[Gated], reference_submitter: str) -> list[Path]:
+    """What a gated version is judged against: its own submitter folder and the
+    reference submitter's in the same round; for a new reference version, the
+    whole round (every partner it may move out of tolerance). Other rounds and
+    partners cannot change a verdict, so they are not read."""
+    rounds = {g.round for g in gated if g.submitter == reference_submitter}
+    folders = {(g.round, s) for g in gated if g.round not in rounds
+               for s in (g.submitter, reference_submitter)}
+    paths = [root / r for r in sorted(rounds) if (root / r).is_dir()]
+    paths += [root / r / s for r, s in sorted(folders) if (root / r / s).is_dir()]
+    return paths or [root]
 
 
 def _empty(gated: list[Gated], report: GateReport, prefix: str, root: Path) -> list[Finding]:

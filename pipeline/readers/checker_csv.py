@@ -13,10 +13,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..findings import finding
 from ..normalize import RawRecord
-from .base import Disposition, ReadResult, csv_rows, read_text
-from .tabular import RawTable, parse_csv
+from .base import ReadResult
+from .tabular import RawTable, complete_rows, open_csv, single_round
 
 NAME = "mlcommons-summary-csv"
 REQUIRED = ("Organization", "Availability", "Division", "SystemName", "Platform", "Model",
@@ -49,31 +48,13 @@ def sniff(header_line: str) -> bool:
 
 def read(path: Path, display: str) -> ReadResult:
     out = ReadResult()
-    text, found = read_text(path, display)
-    if text is None:
-        out.findings.extend(found)
+    csv_file = open_csv(path, display, REQUIRED, "the checker's summary.csv columns", out)
+    if csv_file is None:
         return out
-    frame = parse_csv(text)
-    header, rows = (list(frame.columns), None) if frame is not None else csv_rows(text)
-    missing = [c for c in REQUIRED if c not in header]
-    if missing:
-        out.findings.append(finding("missing-column", display, "line 1 (header)",
-                                    "the checker's summary.csv columns", f"missing {missing}",
-                                    f"required column {missing[0]!r} is absent"))
-        for line, _ in (rows if rows is not None else csv_rows(text)[1]):
-            out.dispositions.append(Disposition(f"{display}:{line}", "rejected",
-                                                "missing-column", "the file lacks a required column"))
+    if csv_file.frame is not None:
+        _read_columns(csv_file.frame, display, out)
         return out
-    if frame is not None:
-        _read_columns(frame, display, out)
-        return out
-    for line, fields in rows:
-        if len(fields) != len(header):
-            out.reject(f"{display}:{line}", [finding(
-                "format-mismatch", display, f"line {line}", f"{len(header)} fields",
-                f"{len(fields)} fields", "the row has the wrong number of fields")])
-            continue
-        row = dict(zip(header, fields))
+    for line, row in complete_rows(csv_file, display, out):
         values, places = {}, {}
         for name, columns in COLUMN_MAP.items():
             for col in columns:
@@ -85,8 +66,7 @@ def read(path: Path, display: str) -> ReadResult:
         if str(row.get("has_power", "")).strip().lower() == "true":
             values["power"] = "true"
         out.records.append(RawRecord(display, line, values, places))
-    rounds = {r.fields.get("round") for r in out.records if r.fields.get("round")}
-    out.round = rounds.pop() if len(rounds) == 1 else None
+    out.round = single_round(r.fields.get("round", "") for r in out.records)
     return out
 
 
@@ -108,5 +88,4 @@ def _read_columns(frame, display: str, out: ReadResult) -> None:
             lambda v: v == "true", "")
     table = pd.DataFrame(fields)
     out.tables.append(RawTable(display, table, np.arange(2, len(table) + 2), columns))
-    rounds = set(table["round"].str.strip()) - {""}
-    out.round = rounds.pop() if len(rounds) == 1 else None
+    out.round = single_round(table["round"])

@@ -56,3 +56,56 @@ def parse_csv(text: str) -> pd.DataFrame | None:
         return None
     frame.columns = [str(c).strip() for c in frame.columns]
     return frame
+
+
+@dataclass
+class CsvFile:
+    """A CSV opened for a reader: columns when the bulk path applies, else rows."""
+
+    frame: pd.DataFrame | None
+    header: list[str]
+    rows: list[tuple[int, list[str]]] | None
+
+
+def open_csv(path, display: str, required: tuple[str, ...], expected: str, out) -> CsvFile | None:
+    """Read, check the header; None (with findings and one disposition per row in
+    ``out``) when the file cannot be read or lacks a required column."""
+    from ..findings import finding
+    from .base import Disposition, csv_rows, read_text
+
+    text, found = read_text(path, display)
+    if text is None:
+        out.findings.extend(found)
+        return None
+    frame = parse_csv(text)
+    header, rows = (list(frame.columns), None) if frame is not None else csv_rows(text)
+    missing = [c for c in required if c not in header]
+    if not missing:
+        return CsvFile(frame, header, rows)
+    out.findings.append(finding("missing-column", display, "line 1 (header)", expected,
+                                f"missing {missing}", f"required column {missing[0]!r} is absent"))
+    for line, _ in (rows if rows is not None else csv_rows(text)[1]):
+        out.dispositions.append(Disposition(f"{display}:{line}", "rejected", "missing-column",
+                                            "the file lacks a required column"))
+    return None
+
+
+def complete_rows(csv_file: CsvFile, display: str, out):
+    """(line, {column: text}) of every row with the header's field count; the
+    others are rejected in ``out``."""
+    from ..findings import finding
+
+    width = len(csv_file.header)
+    for line, fields in csv_file.rows:
+        if len(fields) != width:
+            out.reject(f"{display}:{line}", [finding(
+                "format-mismatch", display, f"line {line}", f"{width} fields",
+                f"{len(fields)} fields", "the row has the wrong number of fields")])
+            continue
+        yield line, dict(zip(csv_file.header, fields))
+
+
+def single_round(values) -> str | None:
+    """The round a file states, when all its rows state the same one."""
+    rounds = {str(v).strip() for v in values} - {"", "None", "nan"}
+    return rounds.pop() if len(rounds) == 1 else None
