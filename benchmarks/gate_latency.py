@@ -19,19 +19,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-MLREPRO = REPO / ".venv" / "bin" / "mlrepro"
-RESULTS = REPO / "benchmarks" / "results.json"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import MLREPRO, REPO, RESULTS, save  # noqa: E402  (run as a script)
 GOAL_S = 1.5
 MODELS = ("llama2-70b-99", "llama2-70b-99.9", "gpt-oss-120b", "llama3.1-8b", "mixtral-8x7b",
           "deepseek-r1", "llama3.1-405b", "gptj-99", "gptj-99.9", "llama3.1-8b-edge",
@@ -94,23 +91,11 @@ def time_runs(repo: Path, runs: int) -> tuple[list[float], dict]:
     return times, doc["summary"]
 
 
-def machine() -> dict:
-    model = ""
-    try:
-        model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo", encoding="utf-8")
-                      if line.startswith("model name")), "")
-    except OSError:
-        pass
-    return {"platform": platform.platform(), "python": platform.python_version(),
-            "cpu": model or platform.processor(), "cpus": os.cpu_count(),
-            "load_average_1m": round(os.getloadavg()[0], 2)}
-
-
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--results", type=int, default=36)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="gate-bench-") as tmp:
         repo = build_repo(Path(tmp), args.results)
         times, summary = time_runs(repo, args.runs)
@@ -122,17 +107,11 @@ def main() -> None:
         "first_run_s": round(times[0], 3), "times_s": [round(t, 3) for t in times],
         "goal_s": GOAL_S, "meets_goal": statistics.median(times) <= GOAL_S,
         "verdict": summary["verdict"], "compared": summary["agree"] + summary["deviates"],
-        "machine": machine(),
-        "measured_at": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
     }
-    existing = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
-    existing["gate_latency"] = figures
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(existing, indent=2) + "\n", encoding="utf-8")
+    save("gate_latency", figures)
     print(f"gate latency: median {figures['median_s']} s over {args.runs} cold runs "
           f"(min {figures['min_s']}, max {figures['max_s']}, first {figures['first_run_s']}); "
           f"goal <= {GOAL_S} s: {'met' if figures['meets_goal'] else 'NOT met'}")
-    print(f"machine: {figures['machine']}")
     print(f"wrote {RESULTS.relative_to(REPO)} (gate_latency)")
 
 
