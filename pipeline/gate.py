@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .errors import ConfigError, UsageError
-from .findings import Finding, finding
+from .findings import Finding, Report, finding
 from .store import MANIFEST, VERSION_DIR
 
 DEFAULT_BASES = ("origin/HEAD", "main", "master")
@@ -53,25 +53,11 @@ class Gated:
 
 
 @dataclass
-class GateReport:
+class GateReport(Report):
+    """rows: one per result line; files: the repo-relative files checked."""
+
     versions: list[Gated] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    rows: list[dict] = field(default_factory=list)       # one per result line
-    files: list[str] = field(default_factory=list)       # repo-relative files checked
-    summary: dict = field(default_factory=dict)
-
-    @property
-    def errors(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == "error"]
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors
-
-    def to_dict(self) -> dict:
-        return {"summary": {**self.summary, "findings": len(self.findings),
-                            "errors": len(self.errors)},
-                "findings": [f.to_dict() for f in self.findings], "rows": self.rows}
+    files: list[str] = field(default_factory=list)
 
 
 def line_of(f: Finding) -> int | None:
