@@ -58,7 +58,7 @@ def _emit(output: str, summary: dict, rows, findings: list[Finding], text_lines)
     if len(findings) > TEXT_LIMIT:
         click.echo(f"... and {len(findings) - TEXT_LIMIT} more findings (all of them with --format json)",
                    err=True)
-    lines = text_lines()
+    lines = iter(text_lines())
     for line in itertools.islice(lines, TEXT_LIMIT):
         click.echo(line)
     more = sum(1 for _ in lines)

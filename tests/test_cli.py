@@ -257,3 +257,22 @@ def test_every_command_is_documented_in_the_readme(name):
 
 def test_version():
     assert run("--version", expect=0).stdout == "mlrepro, version 0.1.0\n"
+
+
+def test_text_output_is_capped_and_says_how_much_more_there_is(tmp_path):
+    """250 bad rows: text shows 200 findings and 200 lines, then the counts of
+    the rest; the JSON output holds every one of them."""
+    src = tmp_path / "many.csv"
+    header = ("submitter,system,accelerator,accelerators_per_node,nodes,model,scenario,value,units,"
+              "division,availability")
+    rows = [f"Dell,sys{i},AMD Instinct MI300X 192GB HBM3,8,1,llama2-70b-99,Offline,1 0{i},Tokens/s,"
+            "closed,available" for i in range(250)]
+    src.write_text("\n".join([header, *rows]) + "\n")
+    args = ("ingest", src, "--status", "verified", "--round", "v6.0", "-o", tmp_path / "out.csv")
+    text = run(*args, expect=1)
+    errors = [line for line in text.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 200
+    assert "... and 50 more findings (all of them with --format json)" in text.stderr
+    out = text.stdout.splitlines()
+    assert len(out) == 202 and out[200] == "... and 51 more lines (the output files hold everything)"
+    assert len(run_json(*args, expect=1)["findings"]) == 250
