@@ -298,7 +298,7 @@ def _read_any(path: Path, table_mod):
     try:
         return table_mod.read(path)
     except ConfigError:
-        frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+        frame = table_mod.read_frame(path)
         if "status" not in frame.columns:
             raise ConfigError(f"{path}: no status column to partition on")
         return frame

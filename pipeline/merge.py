@@ -42,9 +42,9 @@ def merge(folder: Path) -> MergeReport:
         if missing:
             raise ConfigError(f"{d}: incomplete ingest output, missing {missing}")
         tables.append(table.read(results))
-        rejected.append(pd.read_csv(d / "rejected.csv", dtype=str, keep_default_na=False))
+        rejected.append(table.read_frame(d / "rejected.csv", dtype=str, keep_default_na=False))
         findings.extend(json.loads((d / "findings.json").read_text(encoding="utf-8")))
-        versions.append(pd.read_csv(d / "versions.csv", dtype=str, keep_default_na=False))
+        versions.append(table.read_frame(d / "versions.csv", dtype=str, keep_default_na=False))
     frame = pd.concat(tables, ignore_index=True)
     frame = frame.sort_values(["round", "submitter", "source"], kind="stable").reset_index(drop=True)
     accepted, bad, found = table.validate(frame)

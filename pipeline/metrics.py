@@ -8,7 +8,9 @@ import pandas as pd
 
 
 def _read(path: Path) -> pd.DataFrame:
-    return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+    from .table import read_frame
+
+    return read_frame(path)
 
 
 def compute(results: Path, agreement: Path, rejected: Path) -> dict:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import table as table_mod
 from .outputs import COMPARISON_DISCLAIMER, UNVERIFIED_FOOTNOTE, UNVERIFIED_LABEL
 
 TITLE = "mlrepro report: MLPerf Inference partner results against the reference"
@@ -50,7 +51,7 @@ class Document:
 # ---- reading ---------------------------------------------------------------------------
 
 def _read_csv(path: Path) -> pd.DataFrame:
-    return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+    return table_mod.read_frame(path, dtype=str, keep_default_na=False, na_values=[""])
 
 
 def _read_doc(path: Path | None, option: str, notes: list[str]) -> tuple[list[dict] | None, str]:
@@ -482,7 +483,6 @@ def _page(body: list[str]) -> str:
 
 def build(inputs: Inputs, out: Path) -> Document:
     """The report for the pipeline's outputs (and, when given, scaling and claims)."""
-    from . import table as table_mod
 
     notes: list[str] = []
     agreement = _read_csv(inputs.agreement)

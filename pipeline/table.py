@@ -91,13 +91,22 @@ def _where(source: object) -> str:
     return f"line {tail}, " if head and tail.isdigit() else ""
 
 
+def read_frame(path: str | Path, **csv_options) -> pd.DataFrame:
+    """Any CSV or Parquet table (by extension). A file that cannot be parsed is a
+    configuration problem (exit 3): these are the pipeline's own outputs."""
+    path = Path(path)
+    try:
+        if path.suffix == ".parquet":
+            return pd.read_parquet(path)
+        return pd.read_csv(path, **csv_options)
+    except (OSError, ValueError) as exc:   # pandas and pyarrow parse errors are ValueErrors
+        raise ConfigError(f"cannot read the table {path}: {exc}") from exc
+
+
 def read(path: str | Path) -> pd.DataFrame:
     """Read a canonical table from CSV or Parquet (by extension)."""
     path = Path(path)
-    if path.suffix == ".parquet":
-        frame = pd.read_parquet(path)
-    else:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+    frame = read_frame(path, dtype=str, keep_default_na=False, na_values=[""])
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
         raise ConfigError(f"{path}: not a canonical results table (missing {missing})")

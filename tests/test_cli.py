@@ -276,3 +276,19 @@ def test_text_output_is_capped_and_says_how_much_more_there_is(tmp_path):
     out = text.stdout.splitlines()
     assert len(out) == 202 and out[200] == "... and 51 more lines (the output files hold everything)"
     assert len(run_json(*args, expect=1)["findings"]) == 250
+
+
+@pytest.mark.parametrize("command", ["compare", "partition", "scaling", "report"])
+def test_a_corrupt_table_is_a_configuration_error_not_a_crash(tmp_path, command):
+    bad = tmp_path / "results.parquet"
+    bad.write_bytes(b"not a parquet file")
+    csv_ok = tmp_path / "empty.csv"
+    csv_ok.write_text("source,outcome,codes,reason\n")
+    args = {"compare": ["compare", bad, "-o", tmp_path / "a.csv"],
+            "partition": ["partition", bad, "--verified-out", tmp_path / "v.csv",
+                          "--post-deadline-out", tmp_path / "p.csv"],
+            "scaling": ["scaling", bad],
+            "report": ["report", "--results", bad, "--agreement", csv_ok, "--rejected", csv_ok,
+                       "--versions", csv_ok, "-o", tmp_path / "r.html"]}[command]
+    result = run(*args, expect=3)
+    assert "cannot read the table" in result.stderr
