@@ -18,7 +18,7 @@ from pathlib import Path
 import click
 
 from .errors import ConfigError, UsageError
-from .findings import Finding
+from .findings import Finding, Report
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_CONFIG, EXIT_BUG = 0, 1, 2, 3, 4
 TEXT_LIMIT = 200  # text output shows this many findings and lines; JSON and files hold all
@@ -47,11 +47,8 @@ def _emit(output: str, summary: dict, rows, findings: list[Finding], text_lines)
     """Print a report. ``rows`` may be a callable, so that a large table is turned
     into JSON records only when JSON is asked for."""
     if output == "json":
-        doc = {"summary": {**summary, "findings": len(findings),
-                           "errors": sum(f.severity == "error" for f in findings)},
-               "findings": [f.to_dict() for f in findings],
-               "rows": rows() if callable(rows) else rows}
-        click.echo(json.dumps(doc, indent=2, default=str))
+        click.echo(json.dumps(_doc(summary, rows() if callable(rows) else rows, findings),
+                              indent=2, default=str))
         return
     for f in findings[:TEXT_LIMIT]:
         click.echo(f"{f.severity}: {f.render()}", err=True)
@@ -66,6 +63,11 @@ def _emit(output: str, summary: dict, rows, findings: list[Finding], text_lines)
         click.echo(f"... and {more} more lines (the output files hold everything)")
     click.echo("summary: " + ", ".join(f"{k}={v}" for k, v in summary.items()
                                        if not isinstance(v, (dict, list))))
+
+
+def _doc(summary: dict, rows: list[dict], findings: list[Finding]) -> dict:
+    """The JSON report every command prints with --format json."""
+    return Report(rows, findings, summary).to_dict()
 
 
 def _exit(findings: list[Finding], exit_zero_flag: bool = False) -> None:
@@ -419,9 +421,7 @@ def _write_doc(path: Path, summary: dict, rows: list[dict], findings: list[Findi
     """The same JSON document as --format json, written atomically."""
     from .outputs import write_json
 
-    write_json({"summary": {**summary, "findings": len(findings),
-                            "errors": sum(f.severity == "error" for f in findings)},
-                "findings": [f.to_dict() for f in findings], "rows": rows}, path)
+    write_json(_doc(summary, rows, findings), path)
 
 
 def _reference_submitter(option: str | None, params_path: Path) -> str:
