@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ON_TIME, LATE, REPO
+from gitrepo import commit, git, init
 
 MLREPRO = REPO / ".venv" / "bin" / "mlrepro"
 PYTHON = REPO / ".venv" / "bin" / "python"
@@ -33,10 +34,6 @@ def csv_text(submitter: str, values: dict[str, str], system: str = "8xMI355X_2xE
 
 AMD = {"Server": "100282", "Offline": "110000"}
 DELL_SYSTEM = "PowerEdge_XE9785_8xMI355X"
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
 
 
 def mlrepro(repo: Path, *args: object, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -57,19 +54,11 @@ def submit(repo: Path, text: str, submitter: str, status: str = "verified",
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def commit(repo: Path, message: str) -> None:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message)
-
-
 @pytest.fixture(scope="session")
 def base_repo(tmp_path_factory) -> Path:
     """main: AMD v1 (reference) and Dell v1 (agrees), committed."""
     repo = tmp_path_factory.mktemp("base") / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "config", "user.name", "Gate Test")
-    git(repo, "config", "user.email", "gate@example.invalid")
+    init(repo, "Gate Test")
     submit(repo, csv_text("AMD", AMD), "AMD")
     submit(repo, csv_text("Dell", {"Server": "99000"}, DELL_SYSTEM), "Dell")
     commit(repo, "base: AMD v1 and Dell v1")

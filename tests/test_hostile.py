@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+import gitrepo
 from conftest import ON_TIME, canonical_row, run, run_json, write_canonical
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -290,10 +291,6 @@ def test_a_hostile_version_fails_located_and_accepts_nothing(name, command, tmp_
     check_version(root, display, command, tmp_path, monkeypatch, name, CORPUS[name])
 
 
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
-
-
 def test_a_second_version_claiming_the_first_number_fails_the_gate_in_git(tmp_path, monkeypatch):
     """Versioning against a git base: main holds v1; the change adds v2, whose
     manifest says it is v1."""
@@ -303,12 +300,7 @@ def test_a_second_version_claiming_the_first_number_fails_the_gate_in_git(tmp_pa
     v2 = repo / "submissions" / "v6.0" / "Dell" / "v2"
     parked = tmp_path / "v2"
     shutil.move(v2, parked)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "config", "user.name", "Hostile Test")
-    git(repo, "config", "user.email", "hostile@example.invalid")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "base: Dell v1")
-    git(repo, "checkout", "-q", "-b", "change")
+    gitrepo.base_then_branch(repo, "Hostile Test", "change", "base: Dell v1")
     shutil.move(parked, v2)
     monkeypatch.chdir(repo)
     doc = run_json("gate", "--base", "main", "--params", tmp_path / "none.yaml", expect=1)

@@ -19,6 +19,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import gitrepo
 from conftest import REPO, run
 
 MLREPRO = Path(sys.executable).parent / "mlrepro"
@@ -63,10 +64,6 @@ SITECUSTOMIZE = textwrap.dedent('''
 ''')
 
 
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
-
-
 def test_no_command_opens_a_network_connection(tmp_path):
     guard = tmp_path / "guard"
     guard.mkdir()
@@ -81,12 +78,7 @@ def test_no_command_opens_a_network_connection(tmp_path):
     run("partition", results, "--verified-out", verified, "--post-deadline-out", post, expect=0)
     repo = tmp_path / "repo"
     shutil.copytree(subs, repo / "submissions")
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "config", "user.name", "No Network")
-    git(repo, "config", "user.email", "nonet@example.invalid")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "base")
-    git(repo, "checkout", "-q", "-b", "change")
+    gitrepo.base_then_branch(repo, "No Network", "change")
     source = tmp_path / "results-dell.csv"
     shutil.copyfile(REPO / "tests" / "data" / "results-dell.csv", source)
     run("submit", source, "--submitter", "Dell", "--round", "v6.0", "--status", "verified",
@@ -108,7 +100,8 @@ def test_no_command_opens_a_network_connection(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "MLREPRO_"))}
     env.update(PYTHONPATH=os.pathsep.join(filter(None, [str(guard), env.get("PYTHONPATH")])),
                MLREPRO_NET_LOG=str(log), DVC_NO_ANALYTICS="1")
-    probe = subprocess.run([sys.executable, "-c", "import socket; socket.create_connection(('192.0.2.1', 80), 1)"],
+    # loopback only: should the guard fail, nothing leaves the machine
+    probe = subprocess.run([sys.executable, "-c", "import socket; socket.create_connection(('127.0.0.1', 9), 1)"],
                            env=env, capture_output=True, text=True)    # the guard itself works
     assert probe.returncode != 0 and "NETWORK-BLOCKED" in probe.stderr and log.exists()
     log.unlink()
