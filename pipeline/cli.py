@@ -27,6 +27,13 @@ output_format = click.option("--format", "output", type=click.Choice(["text", "j
                              default="text", show_default=True, help="How to print the report.")
 exit_zero = click.option("--exit-zero", is_flag=True,
                          help="Record findings in the outputs but exit 0 (for DVC stages).")
+params_option = click.option("--params", "params_path", type=click.Path(path_type=Path),
+                             default=Path("params.yaml"), show_default=True,
+                             help="Parameters file (tolerance, reference; missing: built-in defaults).")
+reference_option = click.option("--reference-submitter",
+                                help="Default: compare.reference_submitter in params.yaml (AMD).")
+report_out_option = click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
+                                 help="Also write the JSON report to this file.")
 
 
 def _clean(value):
@@ -218,9 +225,8 @@ def validate(paths, status, fmt, round_, root, output):
 @click.option("-o", "--out", type=click.Path(path_type=Path), required=True,
               help="Agreement table: .csv or .parquet.")
 @click.option("--tolerance-pct", type=float, help="Default: compare.tolerance_pct in params.yaml (4.0).")
-@click.option("--reference-submitter", help="Default: compare.reference_submitter in params.yaml (AMD).")
-@click.option("--params", "params_path", type=click.Path(path_type=Path), default=Path("params.yaml"),
-              show_default=True, help="Parameters file (missing: built-in defaults).")
+@reference_option
+@params_option
 @click.option("--summary-out", type=click.Path(path_type=Path), help="JSON summary (per-partner rates).")
 @output_format
 @exit_zero
@@ -345,8 +351,7 @@ def merge(folder, out, rejected_out, findings_out, versions_out, output, exit_ze
               help="Write the report to FILE instead of stdout.")
 @click.option("--root", type=click.Path(path_type=Path), default=Path("submissions"),
               show_default=True, help="Submissions root.")
-@click.option("--params", "params_path", type=click.Path(path_type=Path), default=Path("params.yaml"),
-              show_default=True, help="Parameters file (tolerance, reference; missing: defaults).")
+@params_option
 def gate(paths, base, fmt, output, root, params_path):
     """Gate submission versions: PATHS (version folders), or every version added
     or changed since the git base. Exit 0 when all hold, 1 when anything fails."""
@@ -430,19 +435,11 @@ def _reference_submitter(option: str | None, params_path: Path) -> str:
     return option or params.load(params_path)["compare"]["reference_submitter"]
 
 
-_params_option = click.option("--params", "params_path", type=click.Path(path_type=Path),
-                              default=Path("params.yaml"), show_default=True,
-                              help="Parameters file (missing: built-in defaults).")
-_reference_option = click.option("--reference-submitter",
-                                 help="Default: compare.reference_submitter in params.yaml (AMD).")
-
-
 @cli.command()
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the JSON report to this file.")
-@_reference_option
-@_params_option
+@report_out_option
+@reference_option
+@params_option
 @output_format
 def scaling(results, out, reference_submitter, params_path, output):
     """Scaling efficiency of every multi-node result against single-node references."""
@@ -471,10 +468,9 @@ def scaling(results, out, reference_submitter, params_path, output):
 @cli.command()
 @click.argument("ledger", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the JSON report to this file.")
-@_reference_option
-@_params_option
+@report_out_option
+@reference_option
+@params_option
 @output_format
 @exit_zero
 def claims(ledger, results, out, reference_submitter, params_path, output, exit_zero):
