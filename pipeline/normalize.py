@@ -134,7 +134,7 @@ def build_row(raw: RawRecord, ctx: Context) -> tuple[dict | None, list[Finding]]
     round_, p1 = resolve_round(get("round"), ctx.round)
     submitter, p2 = resolve_submitter(get("submitter"), ctx.submitter)
     system, p3 = resolve_required("system", get("system"))
-    (model, scenario, units), p4 = resolve_benchmark(get("model"), get("scenario"), get("units"))
+    (model, scenario, units), p4 = resolve_benchmark(get("model"), get("scenario"), get("units"), round_)
     value, p5 = resolve_value(get("value"))
     division, p6 = resolve_choice("division", get("division"), DIVISIONS)
     availability, p7 = resolve_choice("availability", get("availability"), AVAILABILITIES)
@@ -175,14 +175,20 @@ def _required(name: str, text: str | None) -> list[Problem]:
                                          f"{name} is empty")]
 
 
+def round_name(text: str | None, submission_round: str | None) -> str | None:
+    """The round a row names (``6.0`` -> ``v6.0``), else its submission's."""
+    round_ = text or submission_round
+    if round_ is not None and not round_.startswith("v"):
+        round_ = "v" + round_
+    return round_
+
+
 @rules.cached(maxsize=4096)
 def resolve_round(text: str | None, submission_round: str | None) -> tuple[str | None, list[Problem]]:
-    round_ = text or submission_round
+    round_ = round_name(text, submission_round)
     if round_ is None:
         return None, [("missing-value", "round", "a round such as v6.0", "<absent>",
                        "the round is neither in the file nor given by the submission")]
-    if not round_.startswith("v"):
-        round_ = "v" + round_
     if submission_round and round_ != submission_round:
         return round_, [("round-mismatch", "round", submission_round, round_,
                          "the row's round differs from its submission's round")]
@@ -207,8 +213,11 @@ def resolve_required(name: str, text: str | None):
 
 
 @rules.cached(maxsize=4096)
-def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: str | None):
-    """Benchmark id, scenario and units, checked against schemas/models.yaml."""
+def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: str | None,
+                      round_: str | None = None):
+    """Benchmark id, scenario and units: the id from schemas/models.yaml; the
+    scenario and units from the round's rules (schemas/rules/<round>.yaml), or
+    from every round's when the round is unknown."""
     problems = _required("model", model_text)
     model = rules.canonical_model(model_text) if model_text else None
     if model_text and model is None:
@@ -220,15 +229,22 @@ def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: 
         problems.append(("unknown-scenario", "scenario", f"one of {list(rules.SCENARIOS)}",
                          scenario_text, "unknown scenario"))
     problems += _required("units", units)
-    if model and scenario and units:
-        accepted = rules.models()[model].units.get(scenario)
+    benchmarks = rules.round_models(round_) if round_ in rules.rounds() else None
+    if model and benchmarks is not None and model not in benchmarks:
+        problems.append(("model-not-in-round", "model", f"a benchmark of {round_}: {sorted(benchmarks)}",
+                         model_text, f"{model} is not a benchmark of {round_} (schemas/rules/{round_}.yaml)"))
+        return (model, scenario, units), problems
+    bench = (benchmarks or rules.models())[model] if model else None
+    if bench and scenario and units:
+        where = round_ if benchmarks is not None else "any round"
+        accepted = bench.units.get(scenario)
         if accepted is None:
             problems.append(("invalid-choice", "scenario",
-                             f"a scenario of {model}: {list(rules.models()[model].scenarios)}",
-                             scenario, f"{model} has no {scenario} scenario"))
+                             f"a scenario of {model} in {where}: {list(bench.scenarios)}",
+                             scenario, f"{model} has no {scenario} scenario in {where}"))
         elif units not in accepted:
             problems.append(("units-mismatch", "units", " or ".join(accepted), units,
-                             f"wrong units for {model} {scenario}"))
+                             f"wrong units for {model} {scenario} in {where}"))
     return (model, scenario, units), problems
 
 

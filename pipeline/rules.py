@@ -3,11 +3,19 @@
 Nothing here is a literal of a round: deadlines, models, units and the
 accelerator registry come from YAML files under the schemas folder, which is
 ``$MLREPRO_SCHEMAS`` when set, otherwise the ``schemas/`` folder beside the
-package (or the copy a wheel ships inside it). A missing or broken file is a :class:`ConfigError` (exit 3).
+package (or the copy a wheel ships inside it). A missing or broken file is a
+:class:`ConfigError` (exit 3).
+
+One registry per fact: ``models.yaml`` names every benchmark with its aliases
+and unit family; ``rules/metrics.yaml`` gives a family's units per scenario;
+``rules/<round>.yaml`` says which benchmarks the round has, in which scenarios,
+and any units the round published differently. Every cache is keyed on the
+resolved schemas folder, so a change of ``$MLREPRO_SCHEMAS`` is seen.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -20,34 +28,46 @@ import yaml
 from .errors import ConfigError
 
 SCENARIOS = ("Offline", "Server", "Interactive", "SingleStream", "MultiStream")
+CATEGORIES = ("datacenter", "edge", "both")   # both: a system of type datacenter,edge
+RULES_DIR = "rules"
 _CACHES: list = []
 
 
 def cached(maxsize: int | None = None):
-    """lru_cache for anything derived from schemas/, registered so that
-    :func:`clear_caches` forgets it when the schemas folder changes (tests)."""
+    """lru_cache for anything derived from schemas/, keyed on the resolved schemas
+    folder as well as the arguments; :func:`clear_caches` forgets everything."""
     def wrap(fn):
-        memo = lru_cache(maxsize=maxsize)(fn)
+        memo = lru_cache(maxsize=maxsize)(lambda _folder, *args, **kwargs: fn(*args, **kwargs))
         _CACHES.append(memo)
-        return memo
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            return memo(schemas_dir(), *args, **kwargs)
+        call.cache_clear = memo.cache_clear
+        return call
     return wrap
 
 
 def clear_caches() -> None:
     for memo in _CACHES:
         memo.cache_clear()
+    _resolve_dir.cache_clear()
 
 
 def schemas_dir() -> Path:
     """$MLREPRO_SCHEMAS, else the repository's schemas/ (editable install), else
-    the copy a wheel ships as pipeline/schemas."""
-    env = os.environ.get("MLREPRO_SCHEMAS")
+    the copy a wheel ships as pipeline/schemas. Always an absolute path."""
+    return _resolve_dir(os.environ.get("MLREPRO_SCHEMAS") or None)
+
+
+@lru_cache(maxsize=32)
+def _resolve_dir(env: str | None) -> Path:
     here = Path(__file__).resolve().parent
     path = Path(env) if env else next(
         (p for p in (here.parent / "schemas", here / "schemas") if p.is_dir()), here.parent / "schemas")
     if not path.is_dir():
         raise ConfigError(f"schemas folder not found: {path} (set MLREPRO_SCHEMAS)")
-    return path
+    return path.resolve()
 
 
 def load_yaml(name: str) -> dict:
@@ -90,7 +110,7 @@ def rounds() -> dict[str, Round]:
 class Model:
     name: str
     family: str
-    units: dict[str, tuple[str, ...]]  # scenario -> accepted units
+    units: dict[str, tuple[str, ...]]  # scenario -> accepted units, the published one first
 
     @property
     def scenarios(self) -> tuple[str, ...]:
@@ -98,32 +118,112 @@ class Model:
 
 
 @cached()
-def _models() -> tuple[dict[str, Model], dict[str, str]]:
+def _registry() -> tuple[dict[str, str], dict[str, str]]:
+    """(model -> unit family, spelling -> model) from models.yaml."""
     data = load_yaml("models.yaml")
-    families = data.get("unit_families") or {}
-    models: dict[str, Model] = {}
+    families = family_units()
+    family: dict[str, str] = {}
     aliases: dict[str, str] = {}
     for name, info in (data.get("models") or {}).items():
-        fam = families.get(info.get("family"))
-        if fam is None:
-            raise ConfigError(f"models.yaml: model {name}: unknown family {info.get('family')!r}")
-        units = {sc: tuple(u) for sc, u in fam.items()}
-        for sc, extra in (info.get("extra_units") or {}).items():
-            units[sc] = tuple(units.get(sc, ())) + tuple(extra)
-        models[name] = Model(name, info["family"], units)
-        aliases[name.lower()] = name
-        for alias in info.get("aliases") or []:
-            aliases[str(alias).lower()] = name
-    return models, aliases
+        if not isinstance(info, dict) or info.get("family") not in families:
+            raise ConfigError(f"models.yaml: model {name}: family must be one of "
+                              f"{sorted(families)} (rules/metrics.yaml)")
+        family[str(name)] = info["family"]
+        for spelling in [name, *(info.get("aliases") or [])]:
+            key = str(spelling).lower()
+            if aliases.setdefault(key, str(name)) != name:
+                raise ConfigError(f"models.yaml: {spelling!r} names both {aliases[key]} and {name}")
+    return family, aliases
 
 
+@cached()
+def family_units() -> dict[str, dict[str, str]]:
+    """family -> scenario -> published units, from rules/metrics.yaml."""
+    families = load_yaml(f"{RULES_DIR}/metrics.yaml").get("families") or {}
+    try:
+        return {str(f): {str(sc): str(spec["units"]) for sc, spec in table.items()}
+                for f, table in families.items()}
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ConfigError(f"rules/metrics.yaml: bad family entry ({exc})") from exc
+
+
+def round_benchmarks(data: dict, where: str) -> dict[str, Model]:
+    """The benchmarks of one round's rules (``models``, ``scenarios``, ``units``):
+    each with the scenarios some category gives it and their accepted units."""
+    family, _ = _registry()
+    families = family_units()
+    names = [str(m) for m in data.get("models") or ()]
+    unknown = [m for m in names if m not in family]
+    if unknown:
+        raise ConfigError(f"{where}: models {unknown} are not in models.yaml")
+    scenarios: dict[str, list[str]] = {m: [] for m in names}
+    try:
+        for category, kinds in (data.get("scenarios") or {}).items():
+            if category not in CATEGORIES:
+                raise ConfigError(f"{where}: scenarios: unknown category {category!r} ({list(CATEGORIES)})")
+            for kind, table in (kinds or {}).items():
+                for model, listed in (table or {}).items():
+                    _check_names(where, f"scenarios.{category}.{kind}", model, scenarios, listed)
+                    scenarios[model] += [s for s in listed if s not in scenarios[model]]
+        overrides = {str(m): {str(s): tuple(map(str, u)) for s, u in sc.items()}
+                     for m, sc in (data.get("units") or {}).items()}
+    except (TypeError, AttributeError) as exc:
+        raise ConfigError(f"{where}: bad scenarios or units ({exc})") from exc
+    out = {}
+    for model in names:
+        units = {}
+        for sc in sorted(scenarios[model], key=SCENARIOS.index):
+            accepted = overrides.get(model, {}).get(sc) or (
+                (families[family[model]][sc],) if sc in families[family[model]] else ())
+            if not accepted:
+                raise ConfigError(f"{where}: {model} {sc}: no units (family {family[model]} "
+                                  f"has no {sc} in rules/metrics.yaml and the round gives none)")
+            units[sc] = accepted
+        out[model] = Model(model, family[model], units)
+    for model, table in overrides.items():
+        _check_names(where, "units", model, scenarios, table)
+        extra = set(table) - set(scenarios[model])
+        if extra:
+            raise ConfigError(f"{where}: units: {model} has no scenario {sorted(extra)} in this round")
+    return out
+
+
+def _check_names(where: str, section: str, model: str, scenarios: dict, listed) -> None:
+    if model not in scenarios:
+        raise ConfigError(f"{where}: {section}: {model} is not in the round's models")
+    bad = [s for s in listed if s not in SCENARIOS]
+    if bad:
+        raise ConfigError(f"{where}: {section}: {model}: unknown scenarios {bad}")
+
+
+@cached()
+def round_models(round_: str) -> dict[str, Model] | None:
+    """The benchmarks of a round, from schemas/rules/<round>.yaml; None when the
+    round has no rules file (rounds.yaml and the rules must then be fixed)."""
+    name = f"{RULES_DIR}/{round_}.yaml"
+    if not re.fullmatch(r"v\d+\.\d+", round_) or not (schemas_dir() / name).is_file():
+        return None
+    return round_benchmarks(load_yaml(name), f"schemas/{name}")
+
+
+@cached()
 def models() -> dict[str, Model]:
-    return _models()[0]
+    """Every benchmark of models.yaml, with what every round with rules accepts
+    (the union over rounds: for checks that do not know the round)."""
+    family, _ = _registry()
+    units: dict[str, dict[str, list[str]]] = {m: {} for m in family}
+    for round_ in rounds():
+        for model in (round_models(round_) or {}).values():
+            for sc, accepted in model.units.items():
+                have = units[model.name].setdefault(sc, [])
+                have += [u for u in accepted if u not in have]
+    return {m: Model(m, family[m], {sc: tuple(units[m][sc]) for sc in SCENARIOS if sc in units[m]})
+            for m in family}
 
 
 def canonical_model(text: str) -> str | None:
     """The benchmark id for a spelling (``llama3_1-8b`` -> ``llama3.1-8b``), or None."""
-    return _models()[1].get(text.strip().lower())
+    return _registry()[1].get(text.strip().lower())
 
 
 def canonical_scenario(text: str) -> str | None:

@@ -334,7 +334,7 @@ def test_real_rules_reject_generated_runs_and_say_why(tmp_path, runs):
     assert report.table.empty
     codes = {d.source.split("/results/")[1].split("/")[2]: set(d.codes.split(",")) for d in report.dispositions}
     assert codes["Server"] == {"min-duration-short", "sample-count-low"}
-    assert codes["Offline"] == {"run-invalid", "min-duration-short", "sample-count-low"}
+    assert codes["Offline"] == {"run-invalid", "min-duration-short", "sample-count-low", "samples-per-query-low"}
 
 
 # ---- parallel reading and throughput ---------------------------------------------------

@@ -34,10 +34,11 @@ def check_accuracy(path: Path, display: str, targets: tuple[AccuracyTarget, ...]
             out.append(finding("missing-metric", display, f"metric {target.metric}",
                                target.expected(), "<absent>",
                                f"accuracy.txt does not state {target.metric}"))
-        elif not target.holds(value):
-            out.append(finding("accuracy-below-target", display, f"line {line}, metric {target.metric}",
-                               target.expected(), f"{value:g}",
-                               f"{target.metric} is outside the model's target"))
+        elif (side := target.failed_bound(value)) is not None:
+            code, why = ("accuracy-above-limit", "over the model's upper limit") if side == "high" \
+                else ("accuracy-below-target", "under the model's target")
+            out.append(finding(code, display, f"line {line}, metric {target.metric}",
+                               target.expected(), f"{value:g}", f"{target.metric} is {why}"))
     return out
 
 

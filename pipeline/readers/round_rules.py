@@ -1,7 +1,8 @@
 """Round rules for real MLPerf inputs, loaded from ``schemas/rules/``.
 
 ``schemas/rules/<round>.yaml`` holds what a result of a round must show
-(seeds, minimum duration, sample counts, TTFT/TPOT limits, accuracy targets,
+(its models and scenarios, seeds, minimum duration, sample and query counts,
+latency constraints, TTFT/TPOT limits, accuracy targets and upper limits,
 compliance tests, required system fields); ``metrics.yaml`` says which
 LoadGen key holds a result and in which units; ``accuracy.yaml`` how to read
 a metric from accuracy.txt. Nothing here is a literal of a round.
@@ -39,6 +40,7 @@ class AccuracyTarget:
     metric: str
     low: float | None
     high: float | None
+    scenarios: frozenset[str] = frozenset()   # empty: every scenario
 
     def expected(self) -> str:
         if self.high is None:
@@ -49,7 +51,18 @@ class AccuracyTarget:
 
     def holds(self, value: float) -> bool:
         """Inclusive bounds."""
-        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+        return self.failed_bound(value) is None
+
+    def failed_bound(self, value: float) -> str | None:
+        """'low' when the value is under the target, 'high' when over the upper limit."""
+        if self.low is not None and value < self.low:
+            return "low"
+        if self.high is not None and value > self.high:
+            return "high"
+        return None
+
+    def applies_to(self, scenario: str | None) -> bool:
+        return not self.scenarios or scenario in self.scenarios
 
 
 def bound(reference: float, factor: float) -> float:
@@ -75,9 +88,17 @@ class RoundRules:
     system_fields: tuple[str, ...]
     metrics: dict[str, dict[str, MetricSpec]] = field(default_factory=dict)
     folder_models: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
+    benchmarks: dict[str, rules.Model] = field(default_factory=dict)   # the round's models
+    min_queries: dict[str, dict[str, int]] = field(default_factory=dict)
+    early_stopping: frozenset[str] = frozenset()          # LoadGen scenarios judged by early stopping
+    offline_min_spq: dict[str, int] = field(default_factory=dict)
+    latency_constraint_ms: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def enforced(self, check: str, division: str | None) -> bool:
         return check not in self.not_enforced.get(division or "", frozenset())
+
+    def accuracy_targets(self, model: str | None, scenario: str | None) -> tuple[AccuracyTarget, ...]:
+        return tuple(t for t in self.accuracy.get(model or "", ()) if t.applies_to(scenario))
 
 
 @dataclass(frozen=True)
@@ -92,11 +113,17 @@ class Formats:
 
 def metric_for(rules: RoundRules, formats: Formats, model: str, family: str,
                scenario: str) -> MetricSpec | None:
-    """The round's override, else the model's exception, else the family's key."""
+    """The round's override, else the model's exception, else the family's key;
+    in the units the round published (its ``units:``), else the spec's."""
     for table in (rules.metrics.get(model), formats.model_metrics.get(model),
                   formats.families.get(family)):
         if table and scenario in table:
-            return table[scenario]
+            spec = table[scenario]
+            bench = rules.benchmarks.get(model)
+            published = bench.units.get(scenario) if bench else None
+            if published and published[0] != spec.units:
+                spec = MetricSpec(spec.key, published[0], spec.divide_by)
+            return spec
     return None
 
 
@@ -153,8 +180,9 @@ def load_file(path: Path) -> RoundRules:
 
 
 def from_mapping(data: dict, where: str) -> RoundRules:
+    benchmarks = rules.round_benchmarks(data, where)
     try:
-        return RoundRules(
+        out = RoundRules(
             round=str(data["round"]),
             compliance_layout=str(data["layout"]["compliance"]),
             seeds={str(k): int(v) for k, v in data["seeds"].items()},
@@ -176,9 +204,33 @@ def from_mapping(data: dict, where: str) -> RoundRules:
             metrics={str(m): _metric_table(t, m) for m, t in (data.get("metrics") or {}).items()},
             folder_models={str(f): (str(v["model"]), {str(a): str(b) for a, b in v["scenarios"].items()})
                            for f, v in (data.get("folder_models") or {}).items()},
+            benchmarks=benchmarks,
+            min_queries={str(m): {str(s): int(n) for s, n in sc.items()}
+                         for m, sc in (data.get("min_queries") or {}).items()},
+            early_stopping=frozenset(map(str, data.get("early_stopping") or ())),
+            offline_min_spq={str(m): int(n) for m, n in (data.get("offline_min_samples_per_query") or {}).items()},
+            latency_constraint_ms={str(m): {str(s): float(v) for s, v in sc.items()}
+                                   for m, sc in (data.get("latency_constraint_ms") or {}).items()},
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ConfigError(f"{where}: bad round rules ({type(exc).__name__}: {exc})") from exc
+    _check_models_known(out, where)
+    return out
+
+
+def _check_models_known(r: RoundRules, where: str) -> None:
+    """Every model a section names is one of the round's models (one registry per fact)."""
+    sections = {"performance_sample_count": r.sample_count, "llm_latency_ms": r.latency_ms,
+                "accuracy": r.accuracy, "compliance": r.compliance, "metrics": r.metrics,
+                "min_queries": r.min_queries, "offline_min_samples_per_query": r.offline_min_spq,
+                "latency_constraint_ms": r.latency_constraint_ms,
+                "folder_models": {m: None for m, _ in r.folder_models.values()}}
+    if not r.benchmarks:       # a rules file without a model list (tests' relaxed copies)
+        return
+    for name, table in sections.items():
+        unknown = sorted(set(table) - set(r.benchmarks))
+        if unknown:
+            raise ConfigError(f"{where}: {name} names {unknown}, which are not in the round's models")
 
 
 def _metric_table(table: dict, where: str) -> dict[str, MetricSpec]:
@@ -199,7 +251,8 @@ def _target(entry: dict) -> AccuracyTarget:
         high = float(entry["max"]) if "max" in entry else None
     if low is None and high is None:
         raise ValueError(f"accuracy target {entry} has no bound")
-    return AccuracyTarget(str(entry["metric"]), low, high)
+    scenarios = frozenset(str(s) for s in entry.get("scenarios") or ())
+    return AccuracyTarget(str(entry["metric"]), low, high, scenarios)
 
 
 def _alternatives(line: object) -> tuple[str, ...]:

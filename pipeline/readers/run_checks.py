@@ -13,6 +13,7 @@ from .round_rules import RoundRules
 
 NS_PER_MS = 1_000_000
 QSL_SEED = "effective_qsl_rng_seed"
+P99_LATENCY = "result_99.00_percentile_latency_ns"
 VALIDITY_FLAGS = {
     "result_min_duration_met": "min duration not met",
     "result_min_queries_met": "min queries not met",
@@ -47,7 +48,8 @@ def round_of(log: LoadgenLog, rounds: dict[str, RoundRules], explicit: str | Non
                           "the run's qsl seed is no round's official seed")]
 
 
-def check_run(log: LoadgenLog, rules: RoundRules, model: str, scenario: str) -> list[Finding]:
+def check_run(log: LoadgenLog, rules: RoundRules, model: str, scenario: str,
+              division: str | None = None) -> list[Finding]:
     """Every rule of the round on one performance log."""
     out: list[Finding] = []
     _validity(log, rules, out)
@@ -65,7 +67,47 @@ def check_run(log: LoadgenLog, rules: RoundRules, model: str, scenario: str) -> 
     if model in rules.latency_ms:
         _token_mode(log, model, out)
         _token_latencies(log, rules, model, scenario, out)
+    run_as = rules.runs_as.get(scenario, scenario)
+    early = run_as in rules.early_stopping
+    _latency_constraint(log, rules, model, scenario, run_as, early, out)
+    _min_queries(log, rules, model, scenario, early, division, out)
     return out
+
+
+def _latency_constraint(log, rules: RoundRules, model: str, scenario: str, run_as: str,
+                        early: bool, out: list[Finding]) -> None:
+    """The round's latency constraint for the folder's scenario (else for the
+    LoadGen scenario it runs as). Early stopping judges the run against the
+    target latency it was given, which must not be looser; otherwise the
+    measured p99 must be within the constraint."""
+    limits = rules.latency_constraint_ms.get(model, {})
+    limit_ms = limits.get(scenario, limits.get(run_as))
+    if limit_ms is None:
+        return
+    key = "effective_target_latency_ns" if early else P99_LATENCY
+    found = number(log.get(key))
+    if found is None:
+        out.append(missing_key(log, key))
+    elif found > limit_ms * NS_PER_MS:
+        what = "the target latency given to early stopping" if early else "the p99 latency"
+        out.append(finding("latency-constraint-exceeded", log.display, log.place(key),
+                           f"<= {limit_ms:g} ms ({model} {scenario}, {rules.round})",
+                           f"{found / NS_PER_MS:g} ms", f"{what} is over the round's latency constraint"))
+
+
+def _min_queries(log, rules: RoundRules, model: str, scenario: str, early: bool,
+                 division: str | None, out: list[Finding]) -> None:
+    """Outside early stopping the run's minimum query count must reach the
+    round's; an Offline run of the closed division must issue enough samples
+    per query."""
+    minimum = rules.min_queries.get(model, {}).get(scenario)
+    if minimum is not None and not early:
+        _at_least(log, "effective_min_query_count", minimum, "min-queries-short",
+                  f"the run's minimum query count is below {rules.round}'s for {model} {scenario}", out)
+    spq = rules.offline_min_spq.get(model)
+    if spq is not None and scenario == "Offline" and division in (None, "closed"):
+        _at_least(log, "effective_samples_per_query", spq, "samples-per-query-low",
+                  f"an Offline query of {model} must hold at least {spq} samples", out)
 
 
 def _validity(log: LoadgenLog, rules: RoundRules, out: list[Finding]) -> None:

@@ -73,7 +73,7 @@ def judge(job: ResultJob, rounds: dict[str, RoundRules], formats: Formats,
     found += why
     if rules is None:
         return Outcome(detail_display, None, found)
-    found += run_checks.check_run(log, rules, job.model, job.scenario)
+    found += run_checks.check_run(log, rules, job.model, job.scenario, job.division)
     found += folder_checks.check_system(job.system_facts, job.system_display, rules,
                                         job.submitter, job.division)
     found += _companions(job, rules, formats)
@@ -103,7 +103,7 @@ def _companions(job: ResultJob, rules: RoundRules, formats: Formats) -> list[Fin
     found: list[Finding] = []
     if not (job.scenario_dir / SUMMARY).is_file():
         found.append(folder_checks.missing_file(f"{job.display}/{SUMMARY}", "the performance summary"))
-    targets = rules.accuracy.get(job.model)
+    targets = rules.accuracy_targets(job.model, job.scenario)
     if targets and rules.enforced("accuracy", job.division):
         found += folder_checks.check_accuracy(job.scenario_dir / ACCURACY, f"{job.display}/{ACCURACY}",
                                               targets, formats)
