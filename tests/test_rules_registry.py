@@ -203,3 +203,13 @@ def test_a_model_not_in_its_round_is_a_located_finding():
     assert row is None and [(f.code, f.place, f.found) for f in found] == \
         [("model-not-in-round", "line 3, field model", "mixtral-8x7b")]
     assert "v6.1" in found[0].expected and "e2e-rag-qna" in found[0].expected
+
+
+def test_the_canonical_table_accepts_exactly_the_units_the_rules_give():
+    """results.v1.yaml's units check lists what rules/metrics.yaml and the rounds' overrides give."""
+    columns = load("results.v1.yaml")["columns"]
+    allowed = set(columns["units"]["checks"]["isin"])
+    given = {spec["units"] for table in load("rules/metrics.yaml")["families"].values() for spec in table.values()}
+    given |= {u for data in round_files().values() for by_sc in (data.get("units") or {}).values()
+              for units_ in by_sc.values() for u in units_}
+    assert allowed == given

@@ -1,0 +1,96 @@
+"""The README's procedure "Add a round, a model or an accelerator", followed in
+a temporary copy of schemas/ read through MLREPRO_SCHEMAS; and a v6.1 row in
+the checker's summary.csv layout."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import yaml
+
+from conftest import DATA, MI355X, read_csv, results_row, run, write_results_csv
+from pipeline import rules
+from pipeline.ingest import ingest
+
+SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
+
+
+def dump(path: Path, data: dict) -> None:
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+
+
+def add_round(schemas: Path) -> None:
+    """Steps 1-4 of the procedure, for round v9.9 with a new model and accelerator."""
+    rounds = yaml.safe_load((schemas / "rounds.yaml").read_text())
+    rounds["rounds"]["v9.9"] = {"submission_deadline": "2031-02-28T13:00:00-08:00",
+                                "publication_date": "2031-04-02",
+                                "estimated": {"submission_deadline": True, "publication_date": True},
+                                "note": "a made-up round for the procedure's test"}
+    dump(schemas / "rounds.yaml", rounds)
+    rules_ = yaml.safe_load((schemas / "rules" / "v6.1.yaml").read_text())
+    rules_["round"] = "v9.9"
+    rules_["seeds"] = {"effective_qsl_rng_seed": 11, "effective_sample_index_rng_seed": 12,
+                       "effective_schedule_rng_seed": 13}
+    rules_["models"].append("toy-llm-9b")
+    rules_["scenarios"]["datacenter"]["required"]["toy-llm-9b"] = ["Offline"]
+    rules_["scenarios"]["datacenter"]["optional"]["toy-llm-9b"] = ["Server"]
+    rules_["performance_sample_count"]["toy-llm-9b"] = 1000
+    rules_["accuracy"]["toy-llm-9b"] = [{"metric": "ROUGE1", "reference": 40.0, "low": 0.99}]
+    rules_["llm_latency_ms"]["toy-llm-9b"] = {"Server": {"ttft": 1000, "tpot": 50}}
+    dump(schemas / "rules" / "v9.9.yaml", rules_)
+    models = yaml.safe_load((schemas / "models.yaml").read_text())
+    models["models"]["toy-llm-9b"] = {"family": "llm", "aliases": ["toy_llm-9b"]}
+    dump(schemas / "models.yaml", models)
+    accelerators = yaml.safe_load((schemas / "accelerators.yaml").read_text())
+    entry = dict(next(e for e in accelerators["accelerators"] if e["name"] == "MI355X"))
+    entry.update(name="MI999X", pattern="(?<![a-z0-9])MI999X(?![0-9])")
+    accelerators["accelerators"].insert(0, entry)
+    dump(schemas / "accelerators.yaml", accelerators)
+
+
+def test_a_new_round_model_and_accelerator_are_read_through_mlrepro_schemas(tmp_path, monkeypatch):
+    copy = shutil.copytree(SCHEMAS, tmp_path / "schemas")
+    add_round(copy)
+    rows = write_results_csv(tmp_path / "v99.csv", [
+        results_row(model="toy_llm-9b", scenario="Offline", accelerator="AMD Instinct MI999X", value="1234.5"),
+        results_row(model="toy-llm-9b", scenario="Server", accelerator=MI355X, value="1000"),
+        results_row(model="toy-llm-9b", scenario="Interactive", accelerator=MI355X, value="900"),
+        results_row(model="mixtral-8x7b", scenario="Server", accelerator=MI355X, value="800"),
+    ])
+    before = ingest([rows], round_="v9.9", status="verified")
+    assert before.table.empty and {d.codes for d in before.dispositions} >= {"unknown-round"}
+
+    monkeypatch.setenv("MLREPRO_SCHEMAS", str(copy))    # no cache clearing: caches key on the folder
+    report = ingest([rows], round_="v9.9", status="verified")
+    got = report.table[["round", "model", "scenario", "accelerator", "value"]].values.tolist()
+    assert got == [["v9.9", "toy-llm-9b", "Offline", "MI999X", 1234.5],
+                   ["v9.9", "toy-llm-9b", "Server", "MI355X", 1000.0]]
+    assert [d.codes for d in report.dispositions] == ["invalid-choice", "model-not-in-round"]
+    assert rules.schemas_dir() == copy.resolve()
+
+    out = tmp_path / "out.csv"
+    run("ingest", rows, "--status", "verified", "--round", "v9.9", "-o", out, expect=1)
+    assert [r["model"] for r in read_csv(out)] == ["toy-llm-9b", "toy-llm-9b"]
+
+    monkeypatch.delenv("MLREPRO_SCHEMAS")               # back to the project's schemas
+    again = ingest([rows], round_="v9.9", status="verified")
+    assert again.table.empty and "unknown-round" in again.dispositions[0].codes
+
+
+def test_a_v6_1_row_in_the_checker_layout_is_read(tmp_path):
+    with open(DATA / "checker-quirks.csv", newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        header, template = reader.fieldnames, next(reader)
+    row = {**template, "Model": "e2e-rag-qna", "MlperfModel": "e2e-rag-qna", "Scenario": "Offline",
+           "Result": "12.5", "Units": "Tasks/s", "version": "v6.1"}
+    path = tmp_path / "summary.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=header, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        writer.writeheader()
+        writer.writerow(row)
+    report = ingest([path], status="verified")
+    assert not report.dispositions
+    assert report.table[["round", "model", "scenario", "units", "value"]].values.tolist() == \
+        [["v6.1", "e2e-rag-qna", "Offline", "Tasks/s", 12.5]]
