@@ -12,7 +12,7 @@ produces are the rows the row-by-row path produces (a property test checks it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -28,7 +28,7 @@ from .table import COLUMNS
 DESCRIPTIVE = ("round", "submitter", "system", "platform", "accelerator", "accelerators_per_node",
                "nodes", "total_accelerators", "model", "scenario", "units", "division",
                "availability")
-PER_ROW = ("value", "result_id", "system_name", "power")
+PER_ROW = ("value", "result_id", "system_name", "power", "used_model")
 BULK_MIN_ROWS = 200   # below this, per-row normalisation is faster than column operations
 
 
@@ -41,8 +41,13 @@ class BulkResult:
 
 def normalise_result(result, ctx: Context) -> BulkResult:
     """A reader's whole output: its tables in bulk, its single records one by one.
-    Every row ends accepted (in ``frame``) or in ``dispositions`` with a reason."""
+    Every row ends accepted (in ``frame``) or in ``dispositions`` with a reason.
+    A table MLCommons publishes is the authority on its own names
+    (``result.authoritative_names``)."""
     from .table import to_frame
+
+    if getattr(result, "authoritative_names", False) and not ctx.authoritative_names:
+        ctx = replace(ctx, authoritative_names=True)
 
     out = BulkResult(pd.DataFrame(columns=list(COLUMNS)), list(result.findings),
                      list(result.dispositions))
@@ -62,8 +67,8 @@ def normalise_result(result, ctx: Context) -> BulkResult:
             out.dispositions.append(Disposition(source, "excluded", "", reason))
             continue
         row, found = build_row(record, ctx)
+        out.findings.extend(found)
         if row is None:
-            out.findings.extend(found)
             out.dispositions.append(_rejected(source, found))
         else:
             rows.append(row)
@@ -72,7 +77,28 @@ def normalise_result(result, ctx: Context) -> BulkResult:
     frames = [f for f in frames if len(f)]
     if frames:
         out.frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    out.findings = merge_warnings(out.findings)
     return out
+
+
+def merge_warnings(found: list[Finding]) -> list[Finding]:
+    """One warning per file, code, field and value: an unregistered name or a
+    count that disagrees is said once (at its first row, with how many rows
+    share it), not once per row. Errors are kept as they are."""
+    groups: dict[tuple, list[int]] = {}
+    for i, f in enumerate(found):
+        if f.severity == "warning":
+            groups.setdefault((f.code, f.file, f.place.rsplit(", ", 1)[-1], f.expected, f.found),
+                              []).append(i)
+    drop = set()
+    merged = {}
+    for members in groups.values():
+        if len(members) > 1:
+            first = found[members[0]]
+            merged[members[0]] = replace(first, place=f"{first.place} (and {len(members) - 1} more "
+                                                      f"row{'s' if len(members) > 2 else ''})")
+            drop.update(members[1:])
+    return [merged.get(i, f) for i, f in enumerate(found) if i not in drop]
 
 
 def _rejected(source: str, found: list[Finding]) -> Disposition:
@@ -96,24 +122,37 @@ def normalise(table: RawTable, ctx: Context) -> BulkResult:
     value = pd.to_numeric(value_text.where(value_text.str.fullmatch(NUMBER_PATTERN), None),
                           errors="coerce").to_numpy(dtype="float64")
     good = ~excluded & np.isfinite(value) & (value > 0)
+    warned = np.zeros(len(df), dtype=bool)
     columns: dict[str, np.ndarray] = {}
     for fields, resolve, names in _resolvers(ctx):
-        results, ok = _resolve_unique(text, fields, resolve)
+        results, ok, warn = _resolve_unique(text, fields, resolve)
         good &= ok
+        warned |= warn
         for j, name in enumerate(names):
             columns[name] = results[j]
-
-    out = BulkResult(_assemble(table, ctx, text, value, columns, good))
-    for i in np.flatnonzero(~good):
+    fast = good & ~warned   # a row with a warning takes the row path, which writes it with its place
+    out = BulkResult(_assemble(table, ctx, text, value, columns, fast))
+    slow_rows, slow_at = [], []
+    for i in np.flatnonzero(~fast):
         source = f"{table.file}:{int(table.lines[i])}"
         if excluded_cpu[i]:
             out.dispositions.append(Disposition(source, "excluded", "", EXCLUDED_CPU))
         elif excluded_power[i]:
             out.dispositions.append(Disposition(source, "excluded", "", EXCLUDED_POWER))
         else:
-            _, found = build_row(table.record(int(i)), ctx)
+            row, found = build_row(table.record(int(i)), ctx)
             out.findings.extend(found)
-            out.dispositions.append(_rejected(source, found))
+            if row is None:
+                out.dispositions.append(_rejected(source, found))
+            else:
+                slow_rows.append(row)
+                slow_at.append(i)
+    if slow_rows:   # back in the file's order
+        from .table import to_frame
+
+        at = np.concatenate([np.flatnonzero(fast), np.array(slow_at, dtype=np.int64)])
+        both = pd.concat([out.frame, to_frame(slow_rows)], ignore_index=True)
+        out.frame = both.iloc[np.argsort(at, kind="stable")].reset_index(drop=True)
     return out
 
 
@@ -137,7 +176,8 @@ def _resolvers(ctx: Context):
         (("submitter",), lambda s: normalize.resolve_submitter(s, ctx.submitter), ("submitter",)),
         (("system",), lambda s: normalize.resolve_required("system", s), ("system",)),
         (("model", "scenario", "units", "round"),
-         lambda m, s, u, r: normalize.resolve_benchmark(m, s, u, normalize.round_name(r, ctx.round)),
+         lambda m, s, u, r: normalize.resolve_benchmark(m, s, u, normalize.round_name(r, ctx.round),
+                                                        ctx.authoritative_names),
          ("model", "scenario", "units")),
         (("division",), lambda d: normalize.resolve_choice("division", d, normalize.DIVISIONS),
          ("division",)),
@@ -145,27 +185,44 @@ def _resolvers(ctx: Context):
          lambda a: normalize.resolve_choice("availability", a, normalize.AVAILABILITIES),
          ("availability",)),
         (("accelerator", "platform", "accelerators_per_node", "nodes", "total_accelerators"),
-         normalize.resolve_accelerators,
-         ("accelerator", "composition", "accelerators_per_node", "nodes", "total_accelerators")),
+         lambda *a: normalize.resolve_accelerators(*a, ctx.authoritative_names),
+         ("accelerator", "accelerator_variant", "composition", "accelerators_per_node", "nodes",
+          "total_accelerators")),
     )
 
 
-def _resolve_unique(text: dict, fields: tuple[str, ...], resolve) -> tuple[list[np.ndarray], np.ndarray]:
-    """Run a resolver once per distinct combination of its input fields."""
+def _resolve_unique(text: dict, fields: tuple[str, ...], resolve):
+    """Run a resolver once per distinct combination of its input fields.
+    Returns (output columns, no error, has a warning) per row."""
     keys = pd.DataFrame({f: text[f] for f in fields})
     codes = keys.groupby(list(fields), sort=False, dropna=False).ngroup().to_numpy()
     firsts = pd.Series(np.arange(len(codes))).groupby(codes).first().to_numpy()
     firsts_keys = keys.iloc[firsts]
     columns = [[_python(v) for v in firsts_keys[f].tolist()] for f in fields]
-    values, oks = [], []
+    values, oks, warns = [], [], []
     for j in range(len(firsts)):
         result, problems = resolve(*(column[j] for column in columns))
         values.append(result if len(fields) > 1 and isinstance(result, tuple) else (result,))
-        oks.append(not problems)
+        oks.append(not normalize.errors(problems))
+        warns.append(bool(problems))
     width = len(values[0]) if values else 0
     per_group = [np.array([v[j] for v in values] + [None], dtype=object)[:-1] for j in range(width)]
-    return [col[codes] for col in per_group], np.array(oks, dtype=bool)[codes] if len(codes) else \
-        np.zeros(0, dtype=bool)
+    if not len(codes):
+        return [col[codes] for col in per_group], np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
+    return ([col[codes] for col in per_group], np.array(oks, dtype=bool)[codes],
+            np.array(warns, dtype=bool)[codes])
+
+
+def _used_models(used: pd.Series, model: pd.Series) -> np.ndarray:
+    """normalize.used_model once per distinct (used model, model) pair."""
+    keys = pd.DataFrame({"u": used.to_numpy(dtype=object, na_value=None),
+                         "m": model.to_numpy(dtype=object)})
+    codes = keys.groupby(["u", "m"], sort=False, dropna=False).ngroup().to_numpy()
+    if not len(codes):
+        return np.zeros(0, dtype=object)
+    firsts = pd.Series(np.arange(len(codes))).groupby(codes).first().to_numpy()
+    values = [normalize.used_model(_python(keys["u"].iat[i]), keys["m"].iat[i]) for i in firsts]
+    return np.array(values + [None], dtype=object)[:-1][codes]
 
 
 def _assemble(table, ctx, text, value, columns, good) -> pd.DataFrame:
@@ -173,6 +230,7 @@ def _assemble(table, ctx, text, value, columns, good) -> pd.DataFrame:
     frame = pd.DataFrame({name: col[idx] for name, col in columns.items()})
     frame["value"] = value[idx]
     frame["system_name"] = text["system_name"].iloc[idx].to_numpy(dtype=object, na_value=None)
+    frame["used_model"] = _used_models(text["used_model"].iloc[idx], frame["model"])
     result_id = text["result_id"].iloc[idx]
     frame["result_id"] = result_id.fillna(ctx.result_id_default).to_numpy(dtype=object, na_value=None) \
         if ctx.result_id_default is not None else result_id.to_numpy(dtype=object, na_value=None)

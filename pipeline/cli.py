@@ -241,7 +241,7 @@ def compare(results, out, tolerance_pct, reference_submitter, params_path, summa
     if not (math.isfinite(tol) and tol >= 0):  # NaN would make every row deviate
         raise click.BadParameter("must be a finite number >= 0", param_hint="--tolerance-pct")
     ref = reference_submitter or p["reference_submitter"]
-    report = compare_mod.compare(table.read(results), tol, ref)
+    report = compare_mod.compare(table.read(results), tol, ref, p.get("reference_vendor", "AMD"))
     frame = report.frame()
     write_table(frame, out)
     summary = report.summary()
@@ -540,6 +540,41 @@ def audit(verified_path, post_deadline_path, out, suites, no_data_docs, output, 
                    for s in report.suites]
           + [f"wrote {out / 'validation.json'}" + ("" if docs is None else f" and {docs}/index.html")])
     _exit(report.findings, exit_zero)
+
+
+# --- crosscheck (issue 11): verified results against MLCommons' published tables ---
+@cli.command()
+@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--published", "published_paths", multiple=True, required=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A published MLCommons table (summary_results.json or the checker's summary.csv); "
+                   "repeat for several rounds.")
+@click.option("--tolerance-pct", type=click.FloatRange(min=0), default=0.0, show_default=True,
+              help="A value within this many percent of the published one matches.")
+@report_out_option
+@output_format
+@exit_zero
+def crosscheck(results, published_paths, tolerance_pct, out, output, exit_zero):
+    """Look up every verified result in the published table of its round."""
+    from . import crosscheck as crosscheck_mod, table
+
+    published, read_findings = crosscheck_mod.load_published(published_paths)
+    report = crosscheck_mod.check(table.read(results), published, tolerance_pct)
+    errors = [f for f in read_findings if f.severity == "error"]
+    findings = report.findings + errors   # the published table's own warnings are not this check's
+    rows = [{k: _clean(v) for k, v in r.items()} for r in report.rows]
+    if out:
+        _write_doc(out, report.summary, rows, findings)
+
+    def lines():
+        yield f"{'verdict':<15}{'deviation %':>12}  {'submitter':<22}{'system':<34}{'model':<17}{'scenario':<13}value"
+        for r in rows:
+            dev = "" if r["deviation_pct"] is None else f"{r['deviation_pct']:+.4f}"
+            pub = "" if r["published_value"] is None else f" (published {r['published_value']:.10g})"
+            yield (f"{r['verdict']:<15}{dev:>12}  {r['submitter'][:21]:<22}{str(r['system'])[:33]:<34}"
+                   f"{r['model'][:16]:<17}{r['scenario']:<13}{r['value']:.10g}{pub}")
+    _emit(output, report.summary, rows, findings, lines)
+    _exit(findings, exit_zero)
 
 
 def main() -> None:

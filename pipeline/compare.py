@@ -3,6 +3,14 @@ the same round, accelerator, accelerators per node, nodes, model and scenario.
 
 Verdicts: agree (|deviation| <= tolerance), deviates, no-reference, excluded.
 
+Which rows are partner results: the rows of any other submitter on the
+reference *vendor's* accelerators (``vendor`` in schemas/accelerators.yaml,
+``compare.reference_vendor`` in params.yaml, default AMD). A partner row with
+no same-round reference is ``no-reference`` (MI350X when the reference
+submitter published none); a row on another vendor's part, or on an
+accelerator the registry lacks (vendor unknown), is ``excluded`` with that
+reason.
+
 Which reference, when several match: the reference submitter's *best* eligible
 result (highest rate, or lowest latency), ties broken by system id. The best
 is the score the vendor publishes, so a partner is held to it; the rule and
@@ -27,7 +35,8 @@ from .outputs import UNVERIFIED_FOOTNOTE
 
 MATCH = ("round", "accelerator", "accelerators_per_node", "nodes", "model", "scenario")
 POWER_CAP = re.compile(r"power[ _-]?cap", re.IGNORECASE)
-PARTNER_COLUMNS = ("round", "submitter", "system", "accelerator", "accelerators_per_node", "nodes",
+PARTNER_COLUMNS = ("round", "submitter", "system", "accelerator", "accelerator_variant",
+                   "accelerators_per_node", "nodes",
                    "total_accelerators", "model", "scenario", "division", "units", "value", "source")
 COLUMNS = PARTNER_COLUMNS + (
     "reference_submitter", "reference_system", "reference_value", "reference_source",
@@ -40,6 +49,7 @@ class CompareReport:
     table: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(COLUMNS)))
     tolerance_pct: float = 4.0
     reference_submitter: str = "AMD"
+    reference_vendor: str = "AMD"
 
     def frame(self) -> pd.DataFrame:
         return self.table
@@ -63,6 +73,7 @@ class CompareReport:
         return {
             "tolerance_pct": self.tolerance_pct,
             "reference_submitter": self.reference_submitter,
+            "reference_vendor": self.reference_vendor,
             "partner_rows": len(t),
             **{v: int(counts.get(v, 0)) for v in ("agree", "deviates", "no-reference", "excluded")},
             "partners": per_partner,
@@ -92,12 +103,26 @@ def _dicts(frame: pd.DataFrame, columns: tuple[str, ...]) -> list[dict]:
     return [dict(zip(columns, values)) for values in zip(*arrays)]
 
 
+@rules.cached()
+def vendors() -> dict[str, str]:
+    """Accelerator name -> vendor, from schemas/accelerators.yaml."""
+    return {str(e["name"]): str(e.get("vendor") or "")
+            for e in rules.load_yaml("accelerators.yaml").get("accelerators") or []}
+
+
+def vendors_of(accelerator: str) -> set[str | None]:
+    """The vendors of an accelerator's parts (one for a homogeneous system);
+    None for a part the registry lacks."""
+    return {vendors().get(part) or None for part in str(accelerator).split("+")}
+
+
 def compare(results: pd.DataFrame, tolerance_pct: float = 4.0,
-            reference_submitter: str = "AMD") -> CompareReport:
+            reference_submitter: str = "AMD", reference_vendor: str = "AMD") -> CompareReport:
     """The reference is decided once per distinct decision key (a handful per
     round); deviations and verdicts are computed as columns."""
+    if "accelerator_variant" not in results.columns:   # a v1 table
+        results = results.assign(accelerator_variant=results["accelerator"])
     refs = results[results["submitter"] == reference_submitter]
-    ref_accelerators = set(refs["accelerator"])
     by_key: dict[tuple, list[dict]] = {}
     for ref in _dicts(refs.assign(capped=_power_capped(refs)), REF_FIELDS):
         by_key.setdefault(tuple(ref[k] for k in MATCH), []).append(ref)
@@ -105,11 +130,12 @@ def compare(results: pd.DataFrame, tolerance_pct: float = 4.0,
     partners = partners.reset_index(drop=True)   # in the table's own (deterministic) order
     partners = partners.assign(capped=_power_capped(partners))
     if partners.empty:
-        return CompareReport(pd.DataFrame(columns=list(COLUMNS)), tolerance_pct, reference_submitter)
+        return CompareReport(pd.DataFrame(columns=list(COLUMNS)), tolerance_pct, reference_submitter,
+                             reference_vendor)
     codes = partners.groupby(list(DECISION), sort=False, dropna=False).ngroup().to_numpy()
     firsts = pd.Series(range(len(codes))).groupby(codes).first().to_numpy()
     keys = _dicts(partners.iloc[firsts], DECISION)
-    decisions = pd.DataFrame([_decide(k, by_key.get(tuple(k[m] for m in MATCH), []), ref_accelerators,
+    decisions = pd.DataFrame([_decide(k, by_key.get(tuple(k[m] for m in MATCH), []), reference_vendor,
                                       reference_submitter) for k in keys])
     table = partners[list(PARTNER_COLUMNS)].copy()
     for col in decisions.columns:  # categorical: one copy of each decided text, not one per row
@@ -130,10 +156,10 @@ def compare(results: pd.DataFrame, tolerance_pct: float = 4.0,
     table["status"] = pd.Categorical(np.where(statuses_ok, "verified", "post-deadline"))
     table["label"] = pd.Categorical(np.where(statuses_ok, "verified", "unverified"))
     table["footnote"] = pd.Categorical(np.where(statuses_ok, "", UNVERIFIED_FOOTNOTE))
-    return CompareReport(table[list(COLUMNS)], tolerance_pct, reference_submitter)
+    return CompareReport(table[list(COLUMNS)], tolerance_pct, reference_submitter, reference_vendor)
 
 
-def _decide(row: dict, candidates: list[dict], ref_accelerators: set, ref_submitter: str) -> dict:
+def _decide(row: dict, candidates: list[dict], ref_vendor: str, ref_submitter: str) -> dict:
     """The reference of every partner row sharing ``row``'s decision key."""
     out = {"reference_system": None, "reference_value": None, "reference_source": None,
            "reference_status": None, "reference_rule": None, "verdict": None, "reason": ""}
@@ -141,8 +167,13 @@ def _decide(row: dict, candidates: list[dict], ref_accelerators: set, ref_submit
     def finish(verdict: str, reason: str = "") -> dict:
         return {**out, "verdict": verdict, "reason": reason}
 
-    if row["accelerator"] not in ref_accelerators:
-        return finish("excluded", f"not a partner result: {ref_submitter} has no result on {row['accelerator']}")
+    found = vendors_of(row["accelerator"])
+    if None in found:
+        return finish("excluded", f"not a partner result: {row['accelerator']} is not in "
+                                  f"schemas/accelerators.yaml (vendor unknown, so not a {ref_vendor} part)")
+    if found != {ref_vendor}:
+        return finish("excluded", f"not a partner result: {row['accelerator']} is "
+                                  f"{' and '.join(sorted(found))}'s, not {ref_vendor}'s")
     if row["capped"]:
         return finish("excluded", "power-capped configuration")
     if not candidates:

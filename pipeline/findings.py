@@ -34,6 +34,8 @@ CODES: dict[str, str] = {
     "invalid-choice": "a field holds a value outside its allowed set",
     "accelerator-count-mismatch": "total accelerators disagree with nodes x accelerators per node and no platform id explains it",
     "schema-violation": "the row fails the canonical table schema",
+    "unregistered-name": "a published MLCommons table names a model or accelerator the registries lack (row kept, warning)",
+    "accelerator-count-disagrees": "a count stated in a system or accelerator name disagrees with the published count, which is kept (warning)",
     # submissions store
     "manifest-missing": "a version folder has no manifest.yaml",
     "manifest-invalid": "manifest.yaml does not follow schemas/manifest.v1.schema.json",
@@ -51,6 +53,9 @@ CODES: dict[str, str] = {
     "version-not-next": "a new version folder is not numbered next (a gap or a reused number)",
     # compare
     "deviates-from-reference": "a partner result is outside the tolerance around its reference",
+    # crosscheck (a submission declared verified against the published MLCommons table)
+    "published-value-differs": "a result declared verified differs from the value MLCommons published for it",
+    "not-published": "a result declared verified has no result in the published MLCommons table of its round",
     # partition
     "invariant-broken": "a partition invariant does not hold",
     # claims ledger, scaling and audit (issue 4)

@@ -21,8 +21,11 @@ from .normalize import Context
 from .readers.base import Disposition, ReadResult
 from .store import MANIFEST, VERSION_DIR, Version, find_versions, load_manifest, version_at
 
-# One result per key: a verified and a post-deadline result of the same system may coexist.
-KEY = ("round", "submitter", "system", "model", "scenario", "division", "status")
+# One result per key: a verified and a post-deadline result of the same system may coexist;
+# the result id and the model used (when the source gives them) tell apart distinct
+# published results of one system (v5.1 AMD 5.1-0100 "finetuned" and 5.1-0101 "pruned").
+KEY = ("round", "submitter", "system", "model", "scenario", "division", "status", "result_id",
+       "used_model")
 
 
 @dataclass

@@ -58,6 +58,10 @@ class Context:
     submitter: str | None = None     # the submission's submitter, when known
     submission_version: int | None = None
     result_id_default: str | None = None
+    # True for tables MLCommons publishes (summary JSON, checker summary.csv): they
+    # are the authority on their own model and accelerator names, so a name the
+    # registries lack keeps its row (warning unregistered-name) instead of failing.
+    authoritative_names: bool = False
 
 
 def parse_number(text: str) -> float | None:
@@ -89,21 +93,48 @@ def composition_from_platform(platform: str | None) -> dict[str, int]:
         name = rules.canonical_accelerator(m.group(2))
         if name:
             counts[name] = counts.get(name, 0) + int(m.group(1))
-    return counts
+    return dict(sorted(counts.items()))
+
+
+_PIECE_SEPARATOR = re.compile(r",|\s+and\s+")
+_FORM_FACTOR = re.compile(r"(?<![a-z0-9])(SXM|PCIe|NVL)(?![a-z])", re.IGNORECASE)
+_MEMORY = re.compile(r"(?<![0-9.])(\d{2,4})\s*GB?(?![a-z0-9])", re.IGNORECASE)
+_SLUG = re.compile(r"[^A-Za-z0-9.\-]+")
 
 
 def accelerators_in_name(text: str) -> list[tuple[str | None, int | None, str]]:
     """Split a free-text accelerator field into (canonical, count, piece).
 
     ``AMD Instinct MI300X 192GB HBM3 (x32), AMD Instinct MI325X 256GB HBM3e (x16)``
-    gives two pieces with counts; a plain name gives one piece without count.
+    (or the checker's ``... (x8) and ... (x8)``) gives two pieces with counts; a
+    plain name gives one piece without count.
     """
-    pieces = [p.strip() for p in text.split(",") if p.strip()] if "(x" in text else [text]
+    pieces = [p.strip() for p in _PIECE_SEPARATOR.split(text) if p.strip()] if "(x" in text else [text]
     out = []
     for piece in pieces:
         m = _COUNT_IN_NAME.search(piece)
         out.append((rules.canonical_accelerator(piece), int(m.group(1)) if m else None, piece))
     return out
+
+
+def unregistered_accelerator(piece: str) -> str:
+    """The name an accelerator the registry lacks gets, from the published text:
+    ``NVIDIA GB10 (x2)`` -> ``NVIDIA-GB10``."""
+    return _SLUG.sub("-", _COUNT_IN_NAME.sub("", piece)).strip("-.") or "unregistered"
+
+
+def variant_of(family: str, piece: str) -> str:
+    """The accelerator as published, beyond its family: form factor (SXM, PCIe,
+    NVL) and memory size. ``NVIDIA H200-NVL-141GB`` -> ``H200 NVL 141GB``;
+    ``AMD Instinct MI355X 288GB HBM3e`` -> ``MI355X 288GB``."""
+    parts = [family]
+    form = _FORM_FACTOR.search(piece)
+    if form:
+        parts.append({"sxm": "SXM", "pcie": "PCIe", "nvl": "NVL"}[form.group(1).lower()])
+    memory = _MEMORY.search(_COUNT_IN_NAME.sub("", piece))
+    if memory:
+        parts.append(f"{int(memory.group(1))}GB")
+    return " ".join(parts)
 
 
 EXCLUDED_CPU = "CPU-only result: no accelerator to compare"
@@ -119,7 +150,8 @@ def exclusion(raw: RawRecord) -> str | None:
     return None
 
 
-# A problem is a finding without its place: (code, field, expected, found, message).
+# A problem is a finding without its place: (code, field, expected, found, message),
+# plus "warning" as a sixth element for a finding that does not reject the row.
 # found None means "what the file holds in that field", filled in by build_row.
 Problem = tuple
 
@@ -134,29 +166,33 @@ def build_row(raw: RawRecord, ctx: Context) -> tuple[dict | None, list[Finding]]
     round_, p1 = resolve_round(get("round"), ctx.round)
     submitter, p2 = resolve_submitter(get("submitter"), ctx.submitter)
     system, p3 = resolve_required("system", get("system"))
-    (model, scenario, units), p4 = resolve_benchmark(get("model"), get("scenario"), get("units"), round_)
+    (model, scenario, units), p4 = resolve_benchmark(get("model"), get("scenario"), get("units"),
+                                                     round_, ctx.authoritative_names)
     value, p5 = resolve_value(get("value"))
     division, p6 = resolve_choice("division", get("division"), DIVISIONS)
     availability, p7 = resolve_choice("availability", get("availability"), AVAILABILITIES)
-    (accelerator, composition, per_node, nodes, total), p8 = resolve_accelerators(
+    (accelerator, variant, composition, per_node, nodes, total), p8 = resolve_accelerators(
         get("accelerator"), get("platform"), get("accelerators_per_node"), get("nodes"),
-        get("total_accelerators"))
+        get("total_accelerators"), lenient)
     problems = p1 + p2 + p3 + p4 + p5 + p6 + p7 + p8
-    if problems:
-        return None, [finding(code, raw.file, raw.place(name), expected,
-                              raw.fields.get(name, "<absent>") if got is None else got, message)
-                      for code, name, expected, got, message in problems]
+    found = [finding(code, raw.file, raw.place(name), expected,
+                     raw.fields.get(name, "<absent>") if got is None else got, message, *severity)
+             for code, name, expected, got, message, *severity in problems]
+    if errors(problems):
+        return None, found
     row = {
         "round": round_,
         "submitter": submitter,
         "system": system,
         "system_name": get("system_name"),
         "accelerator": accelerator,
+        "accelerator_variant": variant,
         "composition": composition,
         "accelerators_per_node": per_node,
         "nodes": nodes,
         "total_accelerators": total,
         "model": model,
+        "used_model": used_model(get("used_model"), model),
         "scenario": scenario,
         "value": value,
         "units": units,
@@ -167,7 +203,22 @@ def build_row(raw: RawRecord, ctx: Context) -> tuple[dict | None, list[Finding]]
         "source": f"{raw.file}:{raw.line}" if raw.line else raw.file,
         "submission_version": ctx.submission_version,
     }
-    return row, []
+    return row, found
+
+
+@rules.cached(maxsize=4096)
+def used_model(text: str | None, model: str) -> str:
+    """The model the submitter ran: the benchmark id when the source names none
+    or one of its spellings (``llama3_1-8b``), else the published name
+    (``llama3_1-405b_finetuned``, ``llama3_1-70b-fp8_dyn``)."""
+    if not text:
+        return model
+    return rules.canonical_model(text) or text
+
+
+def errors(problems: list[Problem]) -> bool:
+    """Whether any problem is an error (a warning is a 6-tuple ending in "warning")."""
+    return any(len(p) < 6 or p[5] != "warning" for p in problems)
 
 
 def _required(name: str, text: str | None) -> list[Problem]:
@@ -214,15 +265,27 @@ def resolve_required(name: str, text: str | None):
 
 @rules.cached(maxsize=4096)
 def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: str | None,
-                      round_: str | None = None):
+                      round_: str | None = None, authoritative: bool = False):
     """Benchmark id, scenario and units: the id from schemas/models.yaml; the
     scenario and units from the round's rules (schemas/rules/<round>.yaml), or
-    from every round's when the round is unknown."""
+    from every round's when the round is unknown.
+
+    ``authoritative``: the names come from a table MLCommons published; a model
+    the registry lacks keeps its published name and units (warning
+    ``unregistered-name``) instead of rejecting the row, and so does a model
+    the round's rules do not list (the published table is the authority)."""
     problems = _required("model", model_text)
     model = rules.canonical_model(model_text) if model_text else None
+    unregistered = False
     if model_text and model is None:
-        problems.append(("unknown-model", "model", "a benchmark id from schemas/models.yaml",
-                         model_text, "unknown model"))
+        if authoritative:
+            model, unregistered = model_text, True
+            problems.append(("unregistered-name", "model", "a benchmark id from schemas/models.yaml",
+                             model_text, "model not in the registry: kept with the published "
+                             "table's name and units", "warning"))
+        else:
+            problems.append(("unknown-model", "model", "a benchmark id from schemas/models.yaml",
+                             model_text, "unknown model"))
     problems += _required("scenario", scenario_text)
     scenario = rules.canonical_scenario(scenario_text) if scenario_text else None
     if scenario_text and scenario is None:
@@ -230,11 +293,14 @@ def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: 
                          scenario_text, "unknown scenario"))
     problems += _required("units", units)
     benchmarks = rules.round_models(round_) if round_ in rules.rounds() else None
-    if model and benchmarks is not None and model not in benchmarks:
+    if model and not unregistered and benchmarks is not None and model not in benchmarks:
         problems.append(("model-not-in-round", "model", f"a benchmark of {round_}: {sorted(benchmarks)}",
-                         model_text, f"{model} is not a benchmark of {round_} (schemas/rules/{round_}.yaml)"))
-        return (model, scenario, units), problems
-    bench = (benchmarks or rules.models())[model] if model else None
+                         model_text, f"{model} is not a benchmark of {round_} (schemas/rules/{round_}.yaml)")
+                        + (("warning",) if authoritative else ()))
+        if not authoritative:
+            return (model, scenario, units), problems
+        benchmarks = None
+    bench = (benchmarks or rules.models())[model] if model and not unregistered else None
     if bench and scenario and units:
         where = round_ if benchmarks is not None else "any round"
         accepted = bench.units.get(scenario)
@@ -242,6 +308,10 @@ def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: 
             problems.append(("invalid-choice", "scenario",
                              f"a scenario of {model} in {where}: {list(bench.scenarios)}",
                              scenario, f"{model} has no {scenario} scenario in {where}"))
+        elif units not in accepted and authoritative:
+            problems.append(("units-mismatch", "units", " or ".join(accepted), units,
+                             f"units not those of {model} {scenario} in {where}: the published "
+                             "table's units are kept", "warning"))
         elif units not in accepted:
             problems.append(("units-mismatch", "units", " or ".join(accepted), units,
                              f"wrong units for {model} {scenario} in {where}"))
@@ -287,49 +357,90 @@ def _count(name: str, text: str | None, required: bool) -> tuple[int | None, lis
 
 @rules.cached(maxsize=65536)
 def resolve_accelerators(text: str | None, platform: str | None, per_node_text: str | None,
-                         nodes_text: str | None, total_text: str | None):
-    """Canonical accelerator, composition and the true accelerator count.
+                         nodes_text: str | None, total_text: str | None,
+                         authoritative: bool = False):
+    """Canonical accelerator (family), its published variant, composition and
+    the true accelerator count.
 
-    The platform id wins when it states counts (``87xMI355X_...``: 87, where
-    nodes x per node says 88); then an explicit total; then nodes x per node.
-    Returns ((accelerator, composition, per_node, nodes, total), problems).
+    Several types (a mixed cluster) take their counts from the field's
+    ``(xN)`` pieces, else from the platform id; names are sorted, so one
+    cluster has one label (``MI300X+MI325X``) whatever the order it is written
+    in. One type: a count the name states (``(x87)`` in the field, or
+    ``87xMI355X_...`` in the platform id) is the true count when the nodes can
+    hold it (87 on 11 x 8); otherwise the published total (or nodes x per node)
+    wins, with a warning (``XE8640_4xH100_vLLM`` published with 1 accelerator).
+    Returns ((accelerator, variant, composition, per_node, nodes, total), problems).
     """
-    per_node, problems = _count("accelerators_per_node", per_node_text, required=True)
+    if per_node_text is None and text is not None and authoritative:
+        per_node, problems = 1, [("missing-value", "accelerators_per_node", "a whole number >= 1",
+                                  None, "the published table gives no accelerators per node for a "
+                                  "named accelerator (an integrated GPU): 1 is assumed", "warning")]
+    else:
+        per_node, problems = _count("accelerators_per_node", per_node_text, required=True)
     nodes, more = _count("nodes", nodes_text, required=True)
     problems += more
     total_given, more = _count("total_accelerators", total_text, required=False)
     problems += more
-    fail = (None, None, per_node, nodes, None)
+    fail = (None, None, None, per_node, nodes, None)
     if text is None:
         return fail, problems + [("missing-value", "accelerator", "an accelerator name", "<empty>",
                                   "no accelerator (CPU-only results are not compared)")]
     pieces = accelerators_in_name(text)
     unknown = [p for name, _, p in pieces if name is None]
-    if unknown:
+    if unknown and not authoritative:
         return fail, problems + [("unknown-accelerator", "accelerator",
                                   "a name known to schemas/accelerators.yaml", unknown[0],
                                   "unknown accelerator")]
+    for p in unknown:
+        problems.append(("unregistered-name", "accelerator", "a name known to schemas/accelerators.yaml",
+                         p, f"accelerator not in the registry: kept as {unregistered_accelerator(p)!r} "
+                         "(vendor unknown)", "warning"))
+    pieces = [(name or unregistered_accelerator(p), c, p) for name, c, p in pieces]
+    variants = {}
+    for name, _, piece in pieces:
+        variants.setdefault(name, variant_of(name, piece) if name in rules.known_accelerators()
+                            else name)
     from_platform = composition_from_platform(platform)
-    names = list(dict.fromkeys(name for name, _, _ in pieces))
-    if from_platform and set(from_platform) >= set(names):
-        counts = from_platform
-    elif len(pieces) > 1 and all(c is not None for _, c, _ in pieces):
-        counts = {}
-        for name, c, _ in pieces:
-            counts[name] = counts.get(name, 0) + c
-    elif per_node is None or nodes is None:
+    if len(variants) == 1 and len(from_platform) > 1 and set(variants) <= set(from_platform):
+        for name in from_platform:   # the platform id states the whole mix the field names one of
+            variants.setdefault(name, name)
+        pieces = [(n, None, n) for n in from_platform]
+    names = sorted(variants)
+    named = [c for _, c, _ in pieces]
+    if per_node is None or nodes is None:
         return fail, problems
-    elif len(names) == 1:
-        counts = {names[0]: total_given or per_node * nodes}
+    capacity = per_node * nodes
+    if len(names) > 1:
+        if all(c is not None for c in named):
+            counts: dict[str, int] = {}
+            for name, c, _ in pieces:
+                counts[name] = counts.get(name, 0) + c
+        elif set(from_platform) >= set(names):
+            counts = {n: from_platform[n] for n in names}
+        else:
+            return fail, problems + [("unknown-accelerator", "accelerator", "accelerator counts per type",
+                                      text, "several accelerator types without counts")]
+        total = sum(counts.values())
     else:
-        return fail, problems + [("unknown-accelerator", "accelerator", "accelerator counts per type",
-                                  text, "several accelerator types without counts")]
-    total = sum(counts.values())
-    if per_node is not None and nodes is not None and total > per_node * nodes:
+        name = names[0]
+        stated = named[0] if named[0] is not None else from_platform.get(name)
+        published = total_given or capacity
+        if stated is not None and stated <= capacity and total_given in (None, capacity, stated):
+            total = stated
+        else:
+            total = published
+            if stated is not None and stated != published:
+                problems.append(("accelerator-count-disagrees", "accelerators_per_node",
+                                 f"the published count {published} (nodes {nodes} x per node "
+                                 f"{per_node}{', total ' + str(total_given) if total_given else ''})",
+                                 f"{stated} stated in the name {platform if named[0] is None else text!r}",
+                                 f"the published count {published} is kept", "warning"))
+        counts = {name: total}
+    if total > capacity:
         return fail, problems + [("accelerator-count-mismatch", "total_accelerators",
-                                  f"at most nodes x per node = {per_node * nodes}", total,
+                                  f"at most nodes x per node = {capacity}", total,
                                   "more accelerators than the nodes hold")]
-    if problems:
+    if errors(problems):
         return fail, problems
-    return ("+".join(counts), ",".join(f"{k}:{v}" for k, v in counts.items()), per_node, nodes,
-            total), []
+    return ("+".join(names), "+".join(variants[n] for n in names),
+            ",".join(f"{n}:{counts[n]}" for n in names), per_node, nodes, total), problems

@@ -1,6 +1,6 @@
 """The canonical results table: its columns, its pandera schema, its files.
 
-The schema is data (``schemas/results.v1.yaml``); this module loads it once,
+The schema is data (``schemas/results.v2.yaml``; v1 stays as released); this module loads it once,
 builds frames in the schema's column order, and turns pandera's lazy failure
 table into findings so that no row disappears without a reason.
 """
@@ -16,11 +16,12 @@ from .findings import Finding, finding
 from . import rules
 from .rules import schemas_dir
 
-SCHEMA_FILE = "results.v1.yaml"
+SCHEMA_FILE = "results.v2.yaml"
 
 COLUMNS = (
-    "round", "submitter", "system", "system_name", "accelerator", "composition",
-    "accelerators_per_node", "nodes", "total_accelerators", "model", "scenario",
+    "round", "submitter", "system", "system_name", "accelerator", "accelerator_variant",
+    "composition", "accelerators_per_node", "nodes", "total_accelerators", "model", "used_model",
+    "scenario",
     "value", "units", "division", "availability", "status", "result_id", "source",
     "submission_version",
 )

@@ -96,7 +96,7 @@ def test_no_reference(tmp_path):
      {"model": "llama3.1-8b", "scenario": "Interactive", "units": "Tokens/s"},
      "units differ (Queries/s against Tokens/s)"),
     ({"accelerator": "B200", "composition": "B200:8"}, {},
-     "not a partner result: AMD has no result on B200"),
+     "not a partner result: B200 is NVIDIA's, not AMD's"),
 ])
 def test_excluded_rows_say_why(tmp_path, partner_kw, reference_kw, reason):
     kw = {"system": "D1", **partner_kw}

@@ -4,6 +4,7 @@ and a new version of one partner's submission reruns only what depends on it."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -58,8 +59,12 @@ def test_repro_builds_outputs_then_is_a_noop_then_reruns_only_what_changed(proje
     assert "ingest@v5.1-Dell" in _ran(first.stdout)
     for out in ("data/results.parquet", "data/agreement.csv", "results/verified/results.csv",
                 "results/post_deadline/results.csv", "metrics.json", "audit/claims.json",
-                "audit/scaling.json", "audit/validation.json", "reports/index.html"):
+                "audit/scaling.json", "audit/validation.json", "reports/index.html",
+                "audit/crosscheck/v5.1.json", "audit/crosscheck/v6.0.json"):
         assert (project / out).is_file(), out
+    for round_ in ("v5.1", "v6.0"):   # every shipped verified result is the published one
+        summary = json.loads((project / f"audit/crosscheck/{round_}.json").read_text())["summary"]
+        assert summary["checked"] > 0 and summary["differs"] == summary["not-published"] == 0, summary
 
     verified = pd.read_csv(project / "results/verified/results.csv")
     post = pd.read_csv(project / "results/post_deadline/results.csv")
@@ -87,3 +92,8 @@ def test_repro_builds_outputs_then_is_a_noop_then_reruns_only_what_changed(proje
     vultr_server = agreement[(agreement["submitter"] == "Vultr") & (agreement["scenario"] == "Server")]
     assert set(vultr_server["verdict"]) == {"agree"}
     assert all(vultr_server["source"].str.startswith("v5.1/Vultr/v2/"))
+    # ... and the crosscheck says the new verified value is not the published one
+    assert "crosscheck@v5.1" in ran
+    doc = json.loads((project / "audit/crosscheck/v5.1.json").read_text())
+    [differs] = [r for r in doc["rows"] if r["verdict"] == "differs"]
+    assert (differs["submitter"], differs["value"], differs["published_value"]) == ("Vultr", 31339.4, 30339.4)

@@ -144,3 +144,54 @@ def test_any_list_of_records_is_read_without_raising(tmp_path_factory, records):
         assert [f.code for f in result.findings] == ["too-deeply-nested"] and not result.records
     else:
         assert len(result.records) == len(records)
+
+
+# ---- issue 11: every distinct published result is kept (tables shipped in the project) ----
+
+SHIPPED_TABLES = {"v4.1": Path(__file__).resolve().parent / "real" / "v4.1" / "summary_results.json",
+                  "v5.1": Path(__file__).resolve().parents[1] / "published" / "v5.1" / "summary_results.json"}
+
+
+@pytest.fixture(scope="module", params=sorted(SHIPPED_TABLES))
+def shipped_table(request):
+    path = SHIPPED_TABLES[request.param]
+    return request.param, json.loads(path.read_text(encoding="utf-8")), ingest([path], status="verified")
+
+
+def test_every_distinct_published_result_is_kept(shipped_table):
+    """No record rejected; each accepted row is a distinct (ID, used model,
+    scenario); the rest are CPU-only or power rows, excluded with a reason."""
+    round_, records, report = shipped_table
+    outcomes = report.dispositions_frame()["outcome"].value_counts().to_dict()
+    assert outcomes.get("rejected", 0) == 0, round_
+    assert not [f for f in report.findings if f.severity == "error"]
+    t = report.table
+    assert len(t) + outcomes.get("excluded", 0) == len(records)
+    assert not t.duplicated(["result_id", "used_model", "model", "scenario"]).any()
+    # computed independently: the records that are neither power nor CPU-only results
+    kept = [r for r in records if not r.get("has_power") and r.get("Accelerator") not in (None, "", "N/A")
+            and str(r.get("a#", "")) not in ("0",)]
+    assert len(t) == len(kept)
+    assert sorted(t["value"]) == sorted(float(r["Performance_Result"]) for r in kept)
+
+
+def test_v51_results_that_share_a_system_model_and_scenario_are_all_kept():
+    report = ingest([SHIPPED_TABLES["v5.1"]], status="verified")
+    t = report.table
+    amd = t[t["result_id"].isin(["5.1-0100", "5.1-0101"])]
+    assert sorted(zip(amd["result_id"], amd["used_model"], amd["value"])) == [
+        ("5.1-0100", "llama3_1-405b_finetuned", 2019.04), ("5.1-0101", "llama3_1-405b_pruned", 1942.15)]
+    krai = t[t["result_id"].isin(["5.1-0380", "5.1-0381", "5.1-0382", "5.1-0383"])]
+    assert len(krai) == 8 and set(krai["accelerator_variant"]) == {"H200 SXM 141GB"}
+    assert not [f for f in report.findings if f.code == "duplicate-row"]
+
+
+def test_a_published_count_wins_over_a_count_in_the_system_name():
+    report = ingest([SHIPPED_TABLES["v5.1"]], status="verified")
+    t = report.table
+    redhat = t[t["system"] == "XE8640_4xH100_vLLM"]
+    assert len(redhat) == 2 and set(redhat["total_accelerators"]) == {1}
+    assert set(redhat["accelerator_variant"]) == {"H100 SXM 80GB"}
+    [warning] = [f for f in report.findings if f.code == "accelerator-count-disagrees"]
+    assert warning.severity == "warning" and "XE8640_4xH100_vLLM" in warning.found
+    assert warning.place.startswith("record 537 (ID 5.1-0083), key a#")

@@ -227,3 +227,49 @@ def test_an_unknown_format_is_a_finding_not_a_crash(tmp_path):
     assert readers.detect(sample) is None
     result = readers.read(sample, "notes.csv")
     assert [f.code for f in result.findings] == ["unknown-format"]
+
+
+# ---- issue 11: one label per mixed cluster, variants kept, published counts ----
+
+def _one_row(tmp_path, **fields) -> dict:
+    from conftest import results_row, write_results_csv
+
+    row = results_row(**fields)
+    path = write_results_csv(tmp_path / "r.csv", [row], header=tuple(row))
+    out = tmp_path / "o.csv"
+    run("ingest", path, "--status", "verified", "--round", "v6.0", "-o", out, expect=0)
+    [got] = read_csv(out)
+    return got
+
+
+@pytest.mark.parametrize("platform", ["8xMI325X_2xEPYC_9655_8xMI300X_2xEPYC_9534",
+                                      "8xMI300X_2xEPYC_9534_8xMI325X_2xEPYC_9655"])
+def test_a_mixed_cluster_has_one_label_whatever_the_order(tmp_path, platform):
+    got = _one_row(tmp_path, system=platform, platform=platform, nodes="2",
+                   accelerator="AMD Instinct MI325X 256GB HBM3e")
+    assert (got["accelerator"], got["composition"]) == ("MI300X+MI325X", "MI300X:8,MI325X:8")
+
+
+@pytest.mark.parametrize(("text", "family", "variant"), [
+    ("NVIDIA H100-SXM-80GB", "H100", "H100 SXM 80GB"),
+    ("NVIDIA H100-PCIe-80GB", "H100", "H100 PCIe 80GB"),
+    ("NVIDIA H100-NVL-94GB", "H100", "H100 NVL 94GB"),
+    ("AMD Instinct MI300X-NPS1-SPX-192GB-750W", "MI300X", "MI300X 192GB"),
+    ("AMD Instinct MI355X 288GB HBM3e", "MI355X", "MI355X 288GB"),
+    ("NVIDIA L40S", "L40S", "L40S"),
+])
+def test_the_accelerator_keeps_its_variant(tmp_path, text, family, variant):
+    got = _one_row(tmp_path, accelerator=text, model="resnet", scenario="Offline", units="Samples/s")
+    assert (got["accelerator"], got["accelerator_variant"]) == (family, variant)
+
+
+def test_a_count_in_the_name_larger_than_the_nodes_hold_gives_way_to_the_published_one(tmp_path):
+    from conftest import results_row, write_results_csv
+
+    row = results_row(system="XE8640_4xH100_vLLM", accelerator="NVIDIA H100-SXM-80GB",
+                      accelerators_per_node="1", model="resnet", scenario="Offline", units="Samples/s")
+    path = write_results_csv(tmp_path / "r.csv", [row])
+    doc = run_json("ingest", path, "--status", "verified", "--round", "v6.0", "-o", tmp_path / "o.csv",
+                   expect=0)
+    assert doc["rows"][0]["total_accelerators"] == 1
+    assert [(f["code"], f["severity"]) for f in doc["findings"]] == [("accelerator-count-disagrees", "warning")]

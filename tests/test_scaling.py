@@ -279,14 +279,16 @@ def test_the_87_gpu_server_cluster_is_93_2_percent_with_the_true_count(shipped_t
     assert server["expected"] == pytest.approx(87 * 100282 / 8)
     assert round(server["efficiency_pct"], 1) == 93.2
     assert server["references"][0]["rule"] == "same-submitter"
-    # Offline and Interactive have no shipped single-node result: no-reference, kept in the output
-    for scenario in ("Offline", "Interactive"):
+    # the official v6.0 results hold AMD's single-node Offline and Interactive too
+    for scenario, single in (("Offline", 103480), ("Interactive", 73608.2)):
         row = rows[("87xMI355X_22xEPYC_9575F", "llama2-70b-99.9", scenario)]
-        assert row["verdict"] == "no-reference" and row["missing"] == ["MI355X"]
+        assert row["expected"] == pytest.approx(87 * single / 8)
+    gpt = rows[("94xMI355X_24xEPYC_9575F", "gpt-oss-120b", "Server")]
+    assert gpt["total_accelerators"] == 94 and gpt["expected"] == pytest.approx(94 * 82136.1 / 8)
     for key in ("submitter", "system", "model", "scenario", "nodes", "total_accelerators", "value",
                 "expected", "efficiency_pct", "references", "reference_rule", "verdict", "status", "label"):
         assert key in server, key
-    assert doc["summary"]["multi_node_rows"] == 5 and doc["findings"] == []
+    assert doc["summary"]["multi_node_rows"] == 8 and doc["findings"] == []
 
 
 def test_scaling_text_output_and_json_file(shipped_table, tmp_path):
@@ -295,9 +297,9 @@ def test_scaling_text_output_and_json_file(shipped_table, tmp_path):
     lines = result.stdout.splitlines()
     assert lines[0].split()[:3] == ["verdict", "eff", "%"]
     assert any(line.startswith("sub-linear") and "93.20" in line and "87xMI355X" in line for line in lines)
-    assert lines[-1].startswith("summary: reference_submitter=AMD, multi_node_rows=5")
+    assert lines[-1].startswith("summary: reference_submitter=AMD, multi_node_rows=8")
     doc = json.loads(out.read_text())
-    assert set(doc) == {"summary", "findings", "rows"} and len(doc["rows"]) == 5
+    assert set(doc) == {"summary", "findings", "rows"} and len(doc["rows"]) == 8
 
 
 def test_scaling_of_a_missing_file_is_a_usage_error(tmp_path):

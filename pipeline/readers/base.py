@@ -55,6 +55,7 @@ class ReadResult:
     findings: list[Finding] = field(default_factory=list)
     dispositions: list[Disposition] = field(default_factory=list)
     round: str | None = None   # the round the file states, when it states one
+    authoritative_names: bool = False   # a table MLCommons publishes: its names are kept
 
     def sources(self) -> list[str]:
         """``file:line`` of every record, the bulk tables' rows included."""

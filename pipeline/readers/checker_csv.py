@@ -4,6 +4,10 @@ Both layouts are read by column name: the current 31-column one and the
 older 28-column one (no ``total_accelerators``, ``design_power_watts``,
 ``PrivateID``). The ``version`` column gives the round. The ``compliance``,
 ``errors`` and ``inferred`` columns are unreliable in real data and ignored.
+``Model`` is the model the submitter ran (kept as ``used_model``). The
+checker writes MLCommons' own names, so the file is the authority on its
+model and accelerator names: a name the registries lack keeps its row, with
+a warning ``unregistered-name``.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ COLUMN_MAP = {
     "system": ("Platform",),
     "platform": ("Platform",),
     "model": ("MlperfModel", "Model"),
+    "used_model": ("Model",),
     "scenario": ("Scenario",),
     "value": ("Result",),
     "nodes": ("number_of_nodes",),
@@ -47,7 +52,7 @@ def sniff(header_line: str) -> bool:
 
 
 def read(path: Path, display: str) -> ReadResult:
-    out = ReadResult()
+    out = ReadResult(authoritative_names=True)
     csv_file = open_csv(path, display, REQUIRED, "the checker's summary.csv columns", out)
     if csv_file is None:
         return out

@@ -1,4 +1,7 @@
-"""``results-csv``: the project's own one-result-per-row template."""
+"""``results-csv``: the project's own one-result-per-row template.
+
+A partner types this file, so every model and accelerator name must be in the
+registries (an unknown one is an error, never a guess)."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from .tabular import RawTable, complete_rows, open_csv, single_round
 NAME = "results-csv"
 REQUIRED = ("submitter", "system", "accelerator", "accelerators_per_node", "nodes", "model",
             "scenario", "value", "units", "division", "availability")
-OPTIONAL = ("total_accelerators", "result_id", "system_name", "round", "platform")
+OPTIONAL = ("total_accelerators", "result_id", "system_name", "round", "platform", "used_model")
 
 
 def sniff(header_line: str) -> bool:

@@ -3,7 +3,9 @@
 A JSON list of records with 34 keys (``ID``, ``Submitter``, ``Category`` =
 division, ``Platform`` = system id, ``System`` = system name, ``a#`` =
 accelerators per node, ``Performance_Result``, ``version`` ...). The rows are
-published, so each carries its ``ID`` as result id. A record's place is
+published, so each carries its ``ID`` as result id, and the table is the
+authority on its own model and accelerator names (a name the registries lack
+keeps its row, with a warning ``unregistered-name``). A record's place is
 ``record N (ID x), key K``; its line is where the record starts.
 """
 
@@ -30,6 +32,7 @@ KEY_MAP = {
     "platform": "Platform",
     "system_name": "System",
     "model": "Model",
+    "used_model": "UsedModel",
     "scenario": "Scenario",
     "nodes": "Nodes",
     "accelerator": "Accelerator",
@@ -51,7 +54,7 @@ def sniff_head(head: str) -> bool:
 
 
 def read(path: Path, display: str) -> ReadResult:
-    out = ReadResult()
+    out = ReadResult(authoritative_names=True)
     text, found = read_text(path, display, checks=textcheck.JSON)
     if text is None:
         out.findings.extend(found)

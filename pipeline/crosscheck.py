@@ -1,0 +1,149 @@
+"""Crosscheck: every result a submission declares verified, looked up in the
+table MLCommons published for its round.
+
+A verified result is one MLCommons reviewed, so it must be in the round's
+published table (the checker's ``summary.csv`` or ``summary_results.json``)
+with the same value. Each verified row of the canonical table is looked up by
+(round, submitter, system, model, scenario); when the row carries a result id
+or a used model, the published candidates are narrowed to those. Verdicts:
+
+- ``matches``: a published result within ``tolerance_pct`` (default 0: the
+  same number, up to binary floating point) of the row's value;
+- ``differs``: published, with another value; the row shows both values and
+  the deviation (:func:`pipeline.formulas.deviation_pct`, the published value
+  as the reference) and is a ``published-value-differs`` finding;
+- ``not-published``: declared verified, but MLCommons published no such
+  result: a ``not-published`` finding.
+
+Rows of a round whose published table is not given, and post-deadline rows
+(which MLCommons did not review), are not looked up; the summary counts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from .findings import Finding, Report, finding
+from .formulas import deviation_pct, within
+
+KEY = ("round", "submitter", "system", "model", "scenario")
+VERDICTS = ("matches", "differs", "not-published")
+COLUMNS = ("round", "submitter", "system", "model", "scenario", "division", "units", "value",
+           "result_id", "source", "published_value", "published_result_id", "published_source",
+           "deviation_pct", "tolerance_pct", "verdict", "reason")
+
+
+def load_published(paths: Iterable[Path]) -> tuple[dict[str, pd.DataFrame], list[Finding]]:
+    """Read published tables (any format the readers know; a published table is
+    verified by definition) into canonical frames, one per round. Findings of
+    the reading (a row of the table that cannot be read) are returned."""
+    from .ingest import ingest
+
+    tables: dict[str, list[pd.DataFrame]] = {}
+    found: list[Finding] = []
+    for path in paths:
+        report = ingest([Path(path)], status="verified")
+        found.extend(report.findings)
+        for round_, frame in report.table.groupby("round", sort=True):
+            tables.setdefault(str(round_), []).append(frame)
+    return {r: pd.concat(frames, ignore_index=True) for r, frames in sorted(tables.items())}, found
+
+
+def _by_round(published) -> dict[str, pd.DataFrame]:
+    if isinstance(published, Mapping):
+        frames = list(published.values())
+    elif isinstance(published, pd.DataFrame):
+        frames = [published]
+    else:
+        frames = list(published)
+    out: dict[str, list[pd.DataFrame]] = {}
+    for frame in frames:
+        for round_, part in frame.groupby("round", sort=True):
+            out.setdefault(str(round_), []).append(part)
+    return {r: pd.concat(parts, ignore_index=True) for r, parts in out.items()}
+
+
+def _text(value) -> str | None:
+    return None if value is None or (isinstance(value, float) and value != value) or value is pd.NA \
+        else str(value)
+
+
+def check(table: pd.DataFrame, published_tables, tolerance_pct: float = 0.0) -> Report:
+    """Look up every verified row of ``table`` in ``published_tables`` (a mapping
+    round -> canonical frame, a list of frames, or one frame). Returns a Report
+    whose rows are the crosscheck verdicts and whose findings are the
+    ``differs`` and ``not-published`` rows."""
+    published = _by_round(published_tables)
+    index: dict[tuple, list[dict]] = {}
+    for frame in published.values():
+        for rec in frame.astype(object).where(frame.notna(), None).to_dict("records"):
+            index.setdefault(tuple(rec[k] for k in KEY), []).append(rec)
+    verified = table[table["status"] == "verified"]
+    checked = verified[verified["round"].astype(str).isin(published)]
+    report = Report()
+    for rec in checked.astype(object).where(checked.notna(), None).to_dict("records"):
+        row, found = _verdict(rec, index.get(tuple(rec[k] for k in KEY), []), tolerance_pct)
+        report.rows.append({k: row.get(k) for k in COLUMNS})
+        report.findings.extend(found)
+    counts = {v: sum(1 for r in report.rows if r["verdict"] == v) for v in VERDICTS}
+    report.summary = {
+        "tolerance_pct": tolerance_pct,
+        "published_rounds": sorted(published),
+        "checked": len(report.rows),
+        **counts,
+        "not_checked_post_deadline": int((table["status"] != "verified").sum()),
+        "not_checked_no_published_table": int(len(verified) - len(checked)),
+    }
+    return report
+
+
+def _narrow(rec: dict, candidates: list[dict]) -> list[dict]:
+    """The published results that can be this row: same result id and used
+    model when the row states them (a published id names a system entry, so
+    several results may share it)."""
+    for key in ("result_id", "used_model"):
+        mine = _text(rec.get(key))
+        if mine is None or (key == "used_model" and mine == rec["model"]):
+            continue   # not stated (the used model defaults to the benchmark)
+        same = [c for c in candidates if _text(c.get(key)) == mine]
+        candidates = same
+    return candidates
+
+
+def _verdict(rec: dict, candidates: list[dict], tolerance_pct: float) -> tuple[dict, list[Finding]]:
+    row = {k: rec.get(k) for k in COLUMNS if k in rec}
+    row.update(published_value=None, published_result_id=None, published_source=None,
+               deviation_pct=None, tolerance_pct=tolerance_pct)
+    file, _, line = str(rec["source"]).rpartition(":")
+    file, place = (file, f"line {line}, column value") if line.isdigit() else (str(rec["source"]), "value")
+    what = f"{rec['submitter']} {rec['system']} {rec['model']} {rec['scenario']}"
+    pool = _narrow(rec, candidates)
+    if not pool:
+        narrowed = " with this result id / used model" if candidates else ""
+        row.update(verdict="not-published",
+                   reason=f"the {rec['round']} published table has no result{narrowed} for "
+                          "this submitter, system, model and scenario")
+        return row, [finding("not-published", file, place,
+                             f"a result in the published {rec['round']} table",
+                             f"no published result for {what}",
+                             f"{what} is declared verified but MLCommons published no such result")]
+    scored = sorted(((abs(deviation_pct(rec["value"], c["value"])), str(c.get("source")), c) for c in pool),
+                    key=lambda t: (t[0], t[1]))
+    best_dev, _, best = scored[0]
+    dev = deviation_pct(rec["value"], best["value"])
+    row.update(published_value=best["value"], published_result_id=best.get("result_id"),
+               published_source=best.get("source"), deviation_pct=round(dev, 6))
+    if within(dev, tolerance_pct):
+        row.update(verdict="matches", reason="")
+        return row, []
+    row.update(verdict="differs",
+               reason=f"published {best['value']:g} ({best.get('result_id') or best.get('source')}); "
+                      f"deviation {dev:+.4f}% outside ±{tolerance_pct:g}%")
+    return row, [finding("published-value-differs", file, place,
+                         f"{best['value']:g} as published ({best.get('result_id') or best.get('source')})"
+                         f", within ±{tolerance_pct:g}%",
+                         f"{rec['value']:g} ({dev:+.4f}%)",
+                         f"{what} differs from the value MLCommons published")]
