@@ -173,7 +173,7 @@ def build_row(raw: RawRecord, ctx: Context) -> tuple[dict | None, list[Finding]]
     availability, p7 = resolve_choice("availability", get("availability"), AVAILABILITIES)
     (accelerator, variant, composition, per_node, nodes, total), p8 = resolve_accelerators(
         get("accelerator"), get("platform"), get("accelerators_per_node"), get("nodes"),
-        get("total_accelerators"), lenient)
+        get("total_accelerators"), ctx.authoritative_names)
     problems = p1 + p2 + p3 + p4 + p5 + p6 + p7 + p8
     found = [finding(code, raw.file, raw.place(name), expected,
                      raw.fields.get(name, "<absent>") if got is None else got, message, *severity)
