@@ -88,9 +88,8 @@ def write(metrics: Metrics, out: Path, folder: Path) -> None:
     """metrics.json, and the metrics folder replaced whole (no stale partner file)."""
     from .outputs import atomic_dir, write_json
 
-    with atomic_dir(folder) as building:
+    with atomic_dir(folder) as tmp:
         for name, data in metrics.files.items():
-            path = building / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+            (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp / name).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     write_json(metrics.totals, out)
