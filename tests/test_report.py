@@ -409,9 +409,10 @@ PROBE = """<script>
 var out = {height: innerHeight, width: innerWidth, answers: {}, cut: []};
 document.querySelectorAll("#answers [data-answer]").forEach(function (e) {
   var r = e.getBoundingClientRect();
-  out.answers[e.dataset.answer] = {top: r.top, bottom: r.bottom, right: r.right, text: e.innerText};
+  out.answers[e.dataset.answer] = {top: r.top, bottom: r.bottom, left: r.left, right: r.right,
+                                   text: e.innerText};
 });
-document.querySelectorAll(".clab, th, td").forEach(function (e) {
+document.querySelectorAll(".clab, th, td, #answers [data-answer]").forEach(function (e) {
   if (e.scrollWidth > e.clientWidth + 1) out.cut.push(e.innerText.slice(0, 80));
 });
 var p = document.createElement("pre"); p.id = "probe"; p.textContent = JSON.stringify(out);
@@ -472,6 +473,7 @@ def test_chromium_shows_the_answers_on_the_first_screen(shipped, tmp_path):
     assert set(answers) >= {"partners", "does-not-hold", "cherry-picked", "unverified", "checks"}
     for name, box in answers.items():                   # all of it on the first screen
         assert 0 <= box["top"] and box["bottom"] <= probe["height"] and box["right"] <= 1366, (name, box)
+    assert answers["partners"]["right"] <= min(answers[n]["left"] for n in answers if n != "partners")
     lines = answers["partners"]["text"].splitlines()
     assert any(re.match(r"v5\.1\s+ASUSTeK\s+6\s+4\s+2\s+0\s+0\s+-15\.43%", line) for line in lines), lines
     assert any(re.match(r"v5\.1\s+Vultr\s+6\s+4\s+2\s+0\s+0\s+-5\.27%", line) for line in lines), lines

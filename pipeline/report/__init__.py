@@ -24,7 +24,7 @@ import pandas as pd
 from . import answers, validation
 from .html import TITLE, Table, page, wrap
 from .load import NO_ROUND, Data, Inputs, load
-from .sections import DEVIATION_COLUMNS, anchor, deviation_frame, round_section, tolerance
+from .sections import DEVIATION_COLUMNS, anchor, deviation_frame, round_section, round_title, tolerance
 
 __all__ = ["DEVIATION_COLUMNS", "TITLE", "Document", "Inputs", "build"]
 
@@ -62,7 +62,7 @@ def _lead(data: Data) -> str:
 
 
 def _nav(rounds: list[str]) -> str:
-    items = [f'<li><a href="#{anchor("round", r)}">Round {escape(r)}</a></li>' for r in rounds]
+    items = [f'<li><a href="#{anchor("round", r)}">{round_title(r)}</a></li>' for r in rounds]
     items += ['<li><a href="#validation">Validation (Great Expectations)</a></li>',
               '<li><a href="#inputs">Inputs</a></li>']
     return f'<nav><h2>Details</h2><ul>{"".join(items)}</ul></nav>'

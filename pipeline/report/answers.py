@@ -39,10 +39,10 @@ def partner_table(data: Data, rounds: list[str]) -> Table:
                 worst = (f'{escape(signed_pct(d))} <span class="small">{escape(r["model"])} '
                          f"{escape(r['scenario'])}</span>")
                 worst = unverified(worst) if unv else worst
-            name = wrap(str(partner)) + (' <span class="unv">post-deadline</span>' if unv else "")
+            name = escape(str(partner)) + (' <span class="unv">post-deadline</span>' if unv else "")
             deviate = int((verdicts == "deviates").sum())
             table.add([f'<a href="#{anchor(round_, "post-deadline" if unv else "verified")}">{escape(round_)}</a>',
-                       name, str(len(rows)), str(int((verdicts == "agree").sum())),
+                       Cell(name, str(partner), "nw"), str(len(rows)), str(int((verdicts == "agree").sum())),
                        Cell(f"<b>{deviate}</b>" if deviate else "0", deviate),
                        str(int((verdicts == "no-reference").sum())), str(int((verdicts == "excluded").sum())),
                        Cell(worst, d)], "bad" if deviate else "")
@@ -53,6 +53,8 @@ def _claim_line(claim: dict, round_: str) -> str:
     computed = figure(claim, "computed")
     if claim.get("verdict") == "cherry-picked":
         computed += f"; against the strongest: {figure(claim, 'computed_vs_best')}"
+    if claim.get("kind") == "reproducibility" and claim.get("compared") is not None:
+        computed += f" ({claim.get('within')} of {claim.get('compared')} within)"
     mark = unverified if is_unverified(claim) else (lambda h: h)
     return (f'<li><a href="#{anchor(round_, "claims")}">{escape(round_)}</a> · <b>{escape(str(claim.get("id")))}</b>: '
             f"claimed {mark(escape(figure(claim, 'claimed')))}, computed {mark(escape(computed or '—'))}</li>")

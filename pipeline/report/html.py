@@ -131,7 +131,8 @@ class Table:
                 classes = " ".join(c for c in (cell.cls, "num" if i in self.numeric else "") if c)
                 attrs += f' class="{classes}"' if classes else ""
                 tds.append(f"<td{attrs}>{cell.html}</td>")
-            body.append(f'<tr{f" class={chr(34)}{cls}{chr(34)}" if cls else ""}>{"".join(tds)}</tr>')
+            row_attrs = f' class="{cls}"' if cls else ""
+            body.append(f"<tr{row_attrs}>{''.join(tds)}</tr>")
         caption = f"<caption>{escape(self.caption)}</caption>" if self.caption else ""
         search = (f'<input class="filter" type="search" placeholder="Filter {len(self.rows)} rows" '
                   f'aria-label="Filter the rows of this table" data-table="{self.ident}">'
@@ -152,7 +153,7 @@ header h1 { font-size: 1.15rem; margin: .2rem 0; }
 h2 { font-size: 1.15rem; border-bottom: 2px solid #1f2328; padding-bottom: .1rem; margin: 1.4rem 0 .5rem; }
 h3 { font-size: 1rem; margin: 1rem 0 .3rem; } h4 { font-size: .92rem; margin: .8rem 0 .3rem; }
 #answers h2 { font-size: 1rem; border: 0; margin: .1rem 0 .25rem; }
-#answers .grid { display: grid; grid-template-columns: minmax(0, 1.25fr) minmax(0, 1fr); gap: .4rem 1.4rem; }
+#answers .grid { display: grid; grid-template-columns: auto minmax(20rem, 1fr); gap: .4rem 1.4rem; }
 #answers .box { border: 1px solid var(--line); border-radius: 6px; padding: .35rem .6rem; margin-bottom: .45rem; }
 #answers .box.alarm { border-color: var(--bad); } #answers ul { margin: .1rem 0; padding-left: 1.1rem; }
 #answers li { margin: .1rem 0; } #answers p { margin: .15rem 0; }

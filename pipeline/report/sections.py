@@ -11,7 +11,7 @@ import pandas as pd
 from .charts import deviation_strip, scaling_bars
 from .claims import claims_table
 from .html import Cell, Table, footnote, number, pct, readable, signed_pct, text, unverified, verdict, wrap
-from .load import Data, claim_round, is_unverified, round_of
+from .load import NO_ROUND, Data, claim_round, is_unverified, round_of
 
 DEVIATION_COLUMNS = ("round", "partner", "model", "scenario", "system", "case", "status", "label",
                      "deviation_pct", "tolerance", "verdict")
@@ -32,6 +32,10 @@ def deviation_frame(agreement: pd.DataFrame) -> pd.DataFrame:
     frame["case"] = base.where(~dup, base + " · " + frame["system"])
     frame = frame.sort_values(["round", "partner", "model", "scenario", "system"], kind="stable")
     return frame[list(DEVIATION_COLUMNS)].reset_index(drop=True)
+
+
+def round_title(round_: str) -> str:
+    return "Rows whose data states no round" if round_ == NO_ROUND else f"Round {escape(round_)}"
 
 
 def tolerance(agreement: pd.DataFrame) -> float:
@@ -157,7 +161,7 @@ def round_section(data: Data, round_: str) -> str:
                    else claims_table(f"claims-{anchor(round_)}", claims) if claims
                    else '<p class="empty">No claim about this round.</p>')
     return "".join([
-        f'<section class="round" id="{anchor("round", round_)}"><h2>Round {escape(round_)}</h2>',
+        f'<section class="round" id="{anchor("round", round_)}"><h2>{round_title(round_)}</h2>',
         '<section class="part"><h3>Partner results against the reference</h3>',
         _status_part(data, round_, unv=False), _status_part(data, round_, unv=True), "</section>",
         f'<section class="part" id="{anchor(round_, "claims")}"><h3>Claims</h3>', claims_html, "</section>",

@@ -40,7 +40,7 @@ def _outcome(result: dict) -> str:
     detail = result.get("result") if isinstance(result.get("result"), dict) else {}
     if result.get("success"):
         count = detail.get("element_count")
-        return f"all {count} rows" if count is not None else ""
+        return f"all {count}\u00a0rows" if count is not None else ""
     if detail.get("unexpected_count") is not None:
         shown = ", ".join(map(str, (detail.get("partial_unexpected_list") or [])[:5]))
         return (f"{detail['unexpected_count']} of {detail.get('element_count')} rows unexpected"
@@ -51,6 +51,7 @@ def _outcome(result: dict) -> str:
 def _expectations(doc: dict) -> Table:
     table = Table("expectations", ["suite", "check", "expectation", "columns", "result", "rows"])
     results = doc.get("results") if isinstance(doc.get("results"), dict) else {}
+    rows = []
     for suite in sorted(results):
         run = results[suite] if isinstance(results[suite], dict) else {}
         for r in run.get("results") or []:
@@ -59,9 +60,11 @@ def _expectations(doc: dict) -> Table:
             config = r.get("expectation_config") if isinstance(r.get("expectation_config"), dict) else {}
             meta = config.get("meta") if isinstance(config.get("meta"), dict) else {}
             ok = bool(r.get("success"))
-            table.add([wrap(suite), wrap(meta.get("check") or ""), wrap(config.get("type") or ""),
-                       wrap(_kwargs(config)), Cell(verdict("met" if ok else "failed"), int(ok)),
-                       wrap(_outcome(r))], "" if ok else "bad")
+            rows.append((ok, [Cell(escape(suite), suite, "nw"), wrap(meta.get("check") or ""),
+                              wrap(config.get("type") or ""), wrap(_kwargs(config)),
+                              Cell(verdict("met" if ok else "failed"), int(ok)), wrap(_outcome(r))]))
+    for ok, cells in sorted(rows, key=lambda row: row[0]):          # the failed ones first (stable)
+        table.add(cells, "" if ok else "bad")
     return table
 
 
