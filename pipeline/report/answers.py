@@ -15,7 +15,7 @@ from html import escape
 import pandas as pd
 
 from .claims import figure, verdict_label
-from .html import Cell, Table, footnote, number, signed_pct, unverified, verdict, wrap
+from .html import Cell, Table, footnote, number, signed_pct, unverified, verdict
 from .load import Data, claim_round, is_unverified
 from .sections import anchor
 from .validation import summary as validation_summary

@@ -34,6 +34,11 @@ def deviation_frame(agreement: pd.DataFrame) -> pd.DataFrame:
     return frame[list(DEVIATION_COLUMNS)].reset_index(drop=True)
 
 
+def _nw(value) -> Cell:
+    """A short identifier (model, scenario) kept on one line."""
+    return Cell(escape(text(value)), cls="nw")
+
+
 def round_title(round_: str) -> str:
     return "Rows whose data states no round" if round_ == NO_ROUND else f"Round {escape(round_)}"
 
@@ -55,8 +60,8 @@ def _agreement_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
                if number(r.get("reference_value")) is not None else "")
         dev = signed_pct(r.get("deviation_pct"))
         v = str(r.get("verdict") or "")
-        table.add([wrap(r.get("submitter")), wrap(r.get("system")), escape(text(r.get("accelerator"))),
-                   Cell(escape(text(r.get("model"))), cls="nw"), Cell(escape(text(r.get("scenario"))), cls="nw"),
+        table.add([_nw(r.get("submitter")), wrap(r.get("system")), escape(text(r.get("accelerator"))),
+                   _nw(r.get("model")), _nw(r.get("scenario")),
                    Cell(mark(value), number(r.get("value"))), Cell(ref, number(r.get("reference_value")), "nw"),
                    Cell(mark(escape(dev)) if dev else "", number(r.get("deviation_pct"))),
                    Cell(verdict(v), v) if v != "no-reference" else
@@ -90,9 +95,9 @@ def _status_part(data: Data, round_: str, unv: bool) -> str:
         table = Table(f"results-{anchor(round_, kind)}", ["submitter", "system", "model", "scenario", "value",
                                                            "source"], numeric={4})
         for r in results.sort_values(["submitter", "system", "model", "scenario"]).to_dict("records"):
-            table.add([wrap(r["submitter"]), wrap(r["system"]), Cell(escape(text(r["model"])), cls="nw"), Cell(escape(text(r["scenario"])), cls="nw"),
-                       Cell(unverified(f"{readable(r['value'])} <span class=small>{escape(str(r['units']))}</span>"),
-                            number(r["value"])), wrap(r.get("source"))])
+            value = f"{readable(r['value'])} <span class=small>{escape(text(r['units']))}</span>"
+            table.add([_nw(r["submitter"]), wrap(r["system"]), _nw(r["model"]), _nw(r["scenario"]),
+                       Cell(unverified(value), number(r["value"])), wrap(r.get("source"))])
         out.append(table.html())
     return "".join(out) + "</section>"
 
@@ -112,8 +117,9 @@ def _scaling(data: Data, round_: str) -> str:
                                                "verdict", "reference used"], numeric={4, 5, 6, 7, 8})
     for r in rows:
         mark = unverified if is_unverified(r) else (lambda h: h)
-        table.add([wrap(r.get("submitter")), wrap(r.get("system")), Cell(escape(text(r.get("model"))), cls="nw"),
-                   Cell(escape(text(r.get("scenario"))), cls="nw"), escape(text(r.get("nodes"))), escape(text(r.get("total_accelerators"))),
+        table.add([_nw(r.get("submitter")), wrap(r.get("system")), _nw(r.get("model")),
+                   _nw(r.get("scenario")), escape(text(r.get("nodes"))),
+                   escape(text(r.get("total_accelerators"))),
                    Cell(mark(escape(readable(r.get("value")))), number(r.get("value"))),
                    Cell(escape(readable(r.get("expected"))), number(r.get("expected"))),
                    Cell(mark(escape(pct(r.get("efficiency_pct")))) if number(r.get("efficiency_pct")) is not None
@@ -146,7 +152,7 @@ def _versions(data: Data, round_: str) -> str:
         by = ", ".join(f"v{o['version']}" for o in versions if o["submitter"] == r["submitter"]
                        and o.get("status") == r.get("status") and str(o.get("used")).lower() == "true")
         sup = text(r.get("supersedes")).split(".")[0]
-        table.add([wrap(r.get("submitter")), f"v{escape(str(r.get('version')))}",
+        table.add([_nw(r.get("submitter")), f"v{escape(str(r.get('version')))}",
                    escape(text(r.get("status_declared"))), escape(text(r.get("status"))),
                    escape(text(r.get("submitted_at"))),
                    "used" if used else ("superseded" if by else "not used"), f"v{escape(sup)}" if sup else "",
