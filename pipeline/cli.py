@@ -384,18 +384,21 @@ def gate(paths, base, fmt, output, root, params_path):
               help="JSON of `mlrepro scaling RESULTS --format json` (section notes when absent).")
 @click.option("--claims", type=click.Path(dir_okay=False, path_type=Path),
               help="JSON of `mlrepro claims CLAIMS.yaml RESULTS --format json`.")
-@click.option("--data-docs", type=click.Path(path_type=Path), help="GX Data Docs index, linked relatively.")
+@click.option("--validation", type=click.Path(dir_okay=False, path_type=Path),
+              help="JSON of `mlrepro audit` (audit/validation.json), rendered in the report.")
+@click.option("--data-docs", type=click.Path(path_type=Path),
+              help="GX Data Docs index, linked relatively (optional: the report renders --validation).")
 @click.option("--plot-data", type=click.Path(dir_okay=False, path_type=Path),
               help="CSV for `dvc plots` (default: deviation.csv beside the report).")
 @click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="The HTML report (one self-contained file).")
-def report(results, agreement, rejected, versions, scaling, claims, data_docs, plot_data, out):
+def report(results, agreement, rejected, versions, scaling, claims, validation, data_docs, plot_data, out):
     """Write the human report: one offline HTML file with tables and inline SVG plots."""
     from . import report as report_mod
     from .outputs import atomic_path, write_table
 
     doc = report_mod.build(report_mod.Inputs(results, agreement, rejected, versions, scaling,
-                                             claims, data_docs), out)
+                                             claims, data_docs, validation), out)
     with atomic_path(out) as tmp:
         tmp.write_text(doc.html, encoding="utf-8")
     plot_data = plot_data or out.parent / "deviation.csv"
@@ -409,15 +412,24 @@ def report(results, agreement, rejected, versions, scaling, claims, data_docs, p
 @click.option("--results", type=click.Path(exists=True, path_type=Path), required=True)
 @click.option("--agreement", type=click.Path(exists=True, path_type=Path), required=True)
 @click.option("--rejected", type=click.Path(exists=True, path_type=Path), required=True)
-@click.option("-o", "--out", type=click.Path(path_type=Path), required=True)
-def metrics(results, agreement, rejected, out):
-    """Write the pipeline's metrics (counts per set, agreement per partner) for `dvc metrics`."""
+@click.option("-o", "--out", type=click.Path(path_type=Path), required=True,
+              help="metrics.json: accepted, rejected and excluded rows.")
+@click.option("--details-out", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder of the agreement counts per status, round and partner "
+                   "(default: OUT without .json, e.g. metrics/).")
+def metrics(results, agreement, rejected, out, details_out):
+    """Write the pipeline's metrics (counts per set, agreement per status, round and partner)
+    for `dvc metrics show`."""
     from . import metrics as metrics_mod
-    from .outputs import write_json
 
     data = metrics_mod.compute(results, agreement, rejected)
-    write_json(data, out)
-    click.echo(json.dumps(data, indent=2))
+    details_out = details_out or out.with_suffix("")
+    metrics_mod.write(data, out, details_out)
+    click.echo(json.dumps(data.totals, indent=2))
+    for name, counts in data.files.items():
+        if name.count("/") < 2:
+            click.echo(f"{(details_out / name).as_posix()}: "
+                       + ", ".join(f"{k}={v}" for k, v in counts.items()))
 
 
 # ---- scaling, claims, audit (issue 4) ---------------------------------------------------

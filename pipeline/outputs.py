@@ -28,6 +28,7 @@ def atomic_path(path: str | Path):
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
+    os.chmod(tmp, 0o666 & ~_umask())      # mkstemp makes it 0600; outputs are for others to read
     try:
         yield Path(tmp)
         os.replace(tmp, path)
@@ -47,6 +48,7 @@ def atomic_dir(path: str | Path):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    tmp.chmod(0o777 & ~_umask())          # mkdtemp makes it 0700; a site is for others to read
     try:
         yield tmp
         old = None
@@ -59,6 +61,12 @@ def atomic_dir(path: str | Path):
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> None:

@@ -225,10 +225,11 @@ def test_submit_ingest_compare_partition_metrics(tmp_path, root):
     metrics = tmp_path / "metrics.json"
     run("metrics", "--results", results, "--agreement", agreement, "--rejected", rejected,
         "-o", metrics, expect=0)
-    data = json.loads(metrics.read_text())
-    assert data["results"] == {"accepted": 6, "verified": 4, "post_deadline": 2,
-                               "rejected": 0, "excluded": 0}
-    assert (data["agreement"]["compared"], data["agreement"]["agree"]) == (4, 3)
+    assert json.loads(metrics.read_text()) == {"results": 6, "rejected": 0, "excluded": 0}
+    verified = json.loads((tmp_path / "metrics" / "verified.json").read_text())
+    post = json.loads((tmp_path / "metrics" / "post_deadline.json").read_text())
+    assert (verified["results"], verified["compared"], verified["agree"]) == (4, 2, 2)
+    assert (post["results"], post["compared"], post["agree"]) == (2, 2, 1)
 
 
 # ---- help and documentation -------------------------------------------------------

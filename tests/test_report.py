@@ -1,21 +1,25 @@
-"""`mlrepro report`: one self-contained HTML file (inline CSS and SVG, nothing
-from the network), verified and post-deadline apart, every text escaped; one
-test renders it in headless Chromium."""
+"""`mlrepro report`: one self-contained HTML file whose first screen answers
+the auditor's questions; the details in tables that sort and filter offline;
+every unverified figure marked beside the MLCommons sentence; the Great
+Expectations results rendered in the page. One test opens it in headless
+Chromium at 1366x768 and keeps a screenshot (see `MLREPRO_ARTIFACTS`)."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import zlib
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from conftest import UNVERIFIED_FOOTNOTE, canonical_row, read_csv, run, write_canonical
+from conftest import REPO, UNVERIFIED_FOOTNOTE, canonical_row, read_csv, run, write_canonical
 
 CHROMIUM = Path("/usr/bin/chromium")
 TITLE = "mlrepro report: MLPerf Inference partner results against the reference"
@@ -44,22 +48,67 @@ def _doc(rows: list[dict]) -> dict:
 
 
 SCALING = _doc([
-    {"round": "v6.0", "submitter": "AMD", "system": "87xMI355X_22xEPYC_9575F", "nodes": 11,
-     "total_accelerators": 87, "value": 1016380.0, "expected": 1090566.75, "efficiency_pct": 93.197413,
-     "verdict": "sub-linear", "references": [{"accelerator": "MI355X", "rule": "same-submitter"}],
+    {"round": "v6.0", "submitter": "AMD", "system": "87xMI355X_22xEPYC_9575F", "model": "llama2-70b-99.9",
+     "scenario": "Server", "nodes": 11, "total_accelerators": 87, "value": 1016380.0, "expected": 1090566.75,
+     "efficiency_pct": 93.197413, "verdict": "sub-linear", "reference_rule": "MI355X: same-submitter",
+     "references": [{"accelerator": "MI355X", "rule": "same-submitter"}],
      "status": "verified", "label": "verified", "footnote": ""},
-    {"round": "v6.0", "submitter": "MangoBoost", "system": "32xMI355X-Cluster", "nodes": 4,
-     "total_accelerators": 32, "value": 300000.0, "expected": 400000.0, "efficiency_pct": 75.0,
-     "verdict": "sub-linear", "status": "post-deadline", "label": "unverified",
+    {"round": "v6.0", "submitter": "AMD", "system": "87xMI355X_22xEPYC_9575F", "model": "llama2-70b-99.9",
+     "scenario": "Offline", "nodes": 11, "total_accelerators": 87, "value": 1042110.0, "expected": None,
+     "efficiency_pct": None, "verdict": "no-reference", "reason": "no single-node reference for MI355X",
+     "status": "verified", "label": "verified", "footnote": ""},
+    {"round": "v6.0", "submitter": "MangoBoost", "system": "32xMI355X-Cluster", "model": "llama2-70b-99",
+     "scenario": "Offline", "nodes": 4, "total_accelerators": 32, "value": 300000.0, "expected": 400000.0,
+     "efficiency_pct": 75.0, "verdict": "sub-linear", "status": "post-deadline", "label": "unverified",
      "footnote": UNVERIFIED_FOOTNOTE}])
+SUBJECT = {"round": "v6.0", "submitter": "AMD", "system": "8xMI355X_2xEPYC_9575F", "value": 100282.0,
+           "units": "Tokens/s", "status": "verified"}
 CLAIMS = _doc([
-    {"id": "generation-gain", "kind": "ratio", "text": "3.1x MI325X", "claimed": 3.1, "computed": 3.13,
-     "holds": True, "verdict": "holds", "subject": {"round": "v6.0", "submitter": "AMD", "system": "s",
-                                                   "value": 100282.0, "units": "Tokens/s"},
-     "label": "verified", "footnote": ""},
-    {"id": "post-deadline-parity", "kind": "ratio", "text": f"parity {HOSTILE}", "claimed": 100,
-     "computed": 100.88, "holds": False, "verdict": "does-not-hold", "subject": {"round": "v6.0"},
-     "label": "unverified", "footnote": UNVERIFIED_FOOTNOTE, "cherry_picked": False}])
+    {"id": "generation-gain", "kind": "ratio", "measure": "ratio", "text": "3.1x MI325X", "claimed": 3.1,
+     "computed": 3.131112, "holds": True, "verdict": "holds", "subject": SUBJECT,
+     "comparator": {**SUBJECT, "round": "v5.1", "system": "8xMI325X", "value": 32027.6},
+     "label": "verified", "footnote": "", "notes": ["round (version) differs from the comparator"]},
+    {"id": "post-deadline-parity", "kind": "ratio", "measure": "pct", "text": f"parity {HOSTILE}",
+     "claimed": 100, "computed": 100.878161, "holds": False, "verdict": "does-not-hold",
+     "subject": {**SUBJECT, "status": "post-deadline"}, "label": "unverified", "footnote": UNVERIFIED_FOOTNOTE,
+     "cherry_picked": False},
+    {"id": "best-of-many", "kind": "ratio", "measure": "ratio", "claimed": 3.3, "computed": 3.305339,
+     "computed_vs_best": 3.12022, "holds": True, "verdict": "cherry-picked", "cherry_picked": True,
+     "subject": SUBJECT, "label": "verified", "footnote": ""},
+    # a reproducibility claim names no subject: its round comes from the partner results it lists
+    {"id": "partners-within-4", "kind": "reproducibility", "measure": "max_abs_deviation_pct",
+     "claimed": 4.0, "computed": 10.0, "holds": False, "verdict": "does-not-hold", "subject": None,
+     "comparator": {"submitter": "AMD", "system": None, "value": None}, "compared": 2, "within": 1,
+     "outside": [{"submitter": "Dell", "system": "PowerEdge_XE9785_8xMI355X", "model": "llama2-70b-99",
+                  "scenario": "Offline", "value": 99000.0, "deviation_pct": -10.0}],
+     "label": "verified", "footnote": "", "notes": ["1 of 2 partner results within ±4% of AMD"]}])
+
+
+def _expectation(check: str, kind: str, column: str, ok: bool, unexpected: list | None = None) -> dict:
+    detail = {"element_count": 4, "unexpected_count": len(unexpected or []),
+              "partial_unexpected_list": unexpected or []}
+    return {"success": ok, "expectation_config": {"type": kind, "kwargs": {"column": column, "batch_id": "b"},
+                                                  "meta": {"check": check}}, "result": detail}
+
+
+VALIDATION = {
+    "summary": {"suites": 2, "failed_suites": 1, "expectations": 3, "failed_expectations": 1, "success": False,
+                "findings": 1},
+    "suites": [{"suite": "mlrepro-verified", "file": "schemas/expectations/verified.json", "runs_on": "verified",
+                "rows": 4, "expectations_in_file": 2, "expectations_loaded": 2, "success": False, "failed": 1},
+               {"suite": "mlrepro-post-deadline", "file": "schemas/expectations/post_deadline.json",
+                "runs_on": "post-deadline", "rows": 1, "expectations_in_file": 1, "expectations_loaded": 1,
+                "success": True, "failed": 0}],
+    "findings": [{"code": "expectation-failed", "file": "results/verified/results.csv", "place": "line 3, column value",
+                  "expected": "expect_column_values_to_be_between {'min_value': 0.0}", "found": "[-5.0]",
+                  "message": "mlrepro-verified: values are positive", "severity": "error"}],
+    "results": {
+        "mlrepro-verified": {"success": False, "results": [
+            _expectation("every row has a status", "expect_column_values_to_not_be_null", "status", True),
+            _expectation("values are positive", "expect_column_values_to_be_between", "value", False, [-5.0])]},
+        "mlrepro-post-deadline": {"success": True, "results": [
+            _expectation("every row is labelled unverified", "expect_column_values_to_be_in_set", "label", True)]}},
+}
 
 
 @pytest.fixture
@@ -80,14 +129,16 @@ def inputs(tmp_path) -> dict[str, Path]:
         "v6.0,Dell,2,v6.0/Dell/v2,True,verified,verified,2026-02-21T10:00:00+00:00,1\n"
         "v6.0,Vultr,1,v6.0/Vultr/v1,True,post-deadline,post-deadline,2026-03-20T10:00:00+00:00,\n",
         encoding="utf-8")
-    scaling, claims = data / "scaling.json", data / "claims.json"
+    scaling, claims, validation = data / "scaling.json", data / "claims.json", data / "validation.json"
     scaling.write_text(json.dumps(SCALING), encoding="utf-8")
     claims.write_text(json.dumps(CLAIMS), encoding="utf-8")
+    validation.write_text(json.dumps(VALIDATION), encoding="utf-8")
     docs = tmp_path / "audit" / "data_docs" / "index.html"
     docs.parent.mkdir(parents=True)
     docs.write_text("<html></html>", encoding="utf-8")
     return {"results": results, "agreement": agreement, "rejected": rejected, "versions": versions,
-            "scaling": scaling, "claims": claims, "data_docs": docs, "out": tmp_path / "reports" / "index.html"}
+            "scaling": scaling, "claims": claims, "validation": validation, "data_docs": docs,
+            "out": tmp_path / "reports" / "index.html"}
 
 
 def report(inputs: dict, *extra: object, with_docs: bool = True, expect: int = 0):
@@ -95,12 +146,16 @@ def report(inputs: dict, *extra: object, with_docs: bool = True, expect: int = 0
             "--rejected", inputs["rejected"], "--versions", inputs["versions"], "-o", inputs["out"]]
     if with_docs:
         args += ["--scaling", inputs["scaling"], "--claims", inputs["claims"],
-                 "--data-docs", inputs["data_docs"]]
+                 "--validation", inputs["validation"], "--data-docs", inputs["data_docs"]]
     return run(*args, *extra, expect=expect)
 
 
 class Page(HTMLParser):
-    """Tags with their attributes, the text of each section class, all text."""
+    """Tags with their attributes, all text, and for each section (by id, or
+    class when it has none) its text; ``marks`` lists, for each unverified
+    mark, the text of the innermost section around it."""
+
+    VOID = {"br", "wbr", "meta", "input", "img", "hr", "link"}
 
     def __init__(self) -> None:
         super().__init__()
@@ -108,18 +163,38 @@ class Page(HTMLParser):
         self.text: list[str] = []
         self.title = ""
         self._in_title = False
-        self._stack: list[str] = []
+        self._open: list[tuple[str, dict]] = []
+        self._sections: list[list[str]] = []
         self.sections: dict[str, list[str]] = {}
+        self._marks: list[list[str]] = []
+        self.marks: list[str] = []
 
     def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
+        attrs = dict(attrs)
+        self.tags.append((tag, attrs))
+        if tag in self.VOID:
+            return
+        self._open.append((tag, attrs))
         if tag == "section":
-            self._stack.append(dict(attrs).get("class") or "")
-        self._in_title = tag == "title" and not self.title and not self._stack
+            self._sections.append([attrs.get("id") or attrs.get("class") or ""])
+        if tag == "span" and "unv" in (attrs.get("class") or "").split() and self._sections:
+            self._marks.append(self._sections[-1])
+        self._in_title = tag == "title" and not self.title
 
     def handle_endtag(self, tag):
-        if tag == "section" and self._stack:
-            self._stack.pop()
+        if tag in self.VOID or not self._open:
+            return
+        while self._open:
+            name, _ = self._open.pop()
+            if name == "section" and self._sections:
+                done = self._sections.pop()
+                self.sections.setdefault(done[0], []).extend(done[1:])
+                for i, mark in enumerate(self._marks):
+                    if mark is done:
+                        self.marks.append(" ".join(done[1:]))
+                self._marks = [m for m in self._marks if m is not done]
+            if name == tag:
+                break
         if tag == "title":
             self._in_title = False
 
@@ -127,11 +202,14 @@ class Page(HTMLParser):
         self.text.append(data)
         if self._in_title:
             self.title += data
-        for cls in set(self._stack):
-            self.sections.setdefault(cls, []).append(data)
+        for section in self._sections:
+            section.append(data)
 
-    def section_text(self, cls: str) -> str:
-        return " ".join(self.sections.get(cls, []))
+    def section_text(self, key: str) -> str:
+        return "".join(self.sections.get(key, []))
+
+    def classes(self, cls: str) -> list[dict]:
+        return [a for _, a in self.tags if cls in (a.get("class") or "").split()]
 
 
 def parse(path: Path) -> Page:
@@ -151,48 +229,112 @@ def test_the_report_is_one_offline_html_file(inputs):
     page = parse(out)
     assert page.title == TITLE
     names = [t for t, _ in page.tags]
-    assert names.count("svg") >= 2                      # deviation and scaling plots
-    assert names.count("table") >= 6
-    assert "script" not in names and "img" not in names and "iframe" not in names
+    assert names.count("table") >= 8
+    assert "img" not in names and "iframe" not in names and "object" not in names
+    assert names.count("script") == 1                     # sorting and filtering, inline
     for tag, attrs in page.tags:
-        for key in ("src", "href", "xlink:href", "srcset", "data"):
+        assert "src" not in attrs or tag != "script", attrs
+        for key in ("src", "href", "xlink:href", "srcset", "data", "action"):
             value = attrs.get(key) or ""
-            assert not re.match(r"\s*(https?:)?//", value), (tag, key, value)
+            assert not re.match(r"\s*([a-z]+:)?//", value), (tag, key, value)
         if tag == "link":
             assert "stylesheet" not in (attrs.get("rel") or ""), attrs
-    assert not re.search(r"url\(\s*['\"]?\s*(https?:)?//", html)
-    assert not re.search(r"@import", html)
-    assert "@media print" in html
+    assert not re.search(r"url\(", html)
+    assert "@import" not in html and "fetch(" not in html and "XMLHttpRequest" not in html
+    assert "@media print" in html and "@page" in html
 
 
-def test_verified_and_post_deadline_results_are_in_separate_sections(inputs):
+def test_the_same_inputs_give_the_same_bytes(inputs):
+    report(inputs)
+    first = inputs["out"].read_bytes()
+    report(inputs)
+    assert inputs["out"].read_bytes() == first
+
+
+def test_the_first_screen_answers(inputs):
     report(inputs)
     page = parse(inputs["out"])
-    verified, unverified = page.section_text("verified"), page.section_text("unverified")
-    assert "PowerEdge_" in verified and "PowerEdge_" not in unverified
-    assert "Vultr" in unverified and "Vultr" not in verified
-    assert "Post-deadline results: unverified" in unverified
-    text = " ".join(page.text)
-    assert f"unverified: {UNVERIFIED_FOOTNOTE}" in text
+    answers = page.section_text("answers")
+    # per round and partner: results, agree, deviate, no-reference, excluded, worst deviation (signed)
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", inputs["out"].read_text().split('id="answers"')[1]
+                      .split("</table>")[0])
+    cells = [[unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", r)]
+             for r in rows]
+    cells = [c for c in cells if c]
+    assert ["v6.0", "Dell", "2", "1", "1", "0", "0", "-10.00% llama2-70b-99 Offline"] in cells
+    vultr = [c for c in cells if c[1].startswith("Vultr")]
+    assert vultr and vultr[0][1] == "Vultr post-deadline" and vultr[0][7].startswith("+1.00%")
+    assert "unverified" in vultr[0][7]
+    # the claims that do not hold, and the one that holds only against a weaker comparator
+    assert "Claims that do not hold: 2" in answers
+    assert "partners-within-4" in answers and "post-deadline-parity" in answers
+    assert "Claims that hold only against a weaker comparator: 1" in answers and "best-of-many" in answers
+    assert "against the strongest: 3.12×" in answers
+    # how many results are unverified, with the MLCommons sentence
+    assert "Unverified results: 1 of 5" in answers
+    assert UNVERIFIED_FOOTNOTE in answers
+    assert "1 failed" in answers                         # the validation, in one line
+
+
+def test_every_unverified_figure_sits_beside_the_mlcommons_sentence(inputs):
+    report(inputs)
+    page = parse(inputs["out"])
+    assert len(page.marks) >= 6
+    for section_text in page.marks:
+        assert UNVERIFIED_FOOTNOTE in section_text, section_text[:300]
+    verified, post = page.section_text("v6-0-verified"), page.section_text("v6-0-post-deadline")
+    assert "PowerEdge_" in verified and "Vultr" not in verified
+    assert "Vultr" in post and "PowerEdge_" not in post and UNVERIFIED_FOOTNOTE in post
     html = inputs["out"].read_text(encoding="utf-8")
-    # every unverified figure carries the label and the footnote marker
-    assert re.search(r"101000 Tokens/<wbr>s <span class=\"unv\">unverified<sup><a href=\"#fn-unverified\">1",
-                     html)
+    assert re.search(r'101,000 <span class=small>Tokens/s</span> <span class="unv">unverified<sup>1</sup>', html)
 
 
-def test_the_tables_hold_agreement_rejections_versions_scaling_and_claims(inputs):
+def test_numbers_are_rounded_for_reading_and_claims_have_one_verdict_column(inputs):
     report(inputs)
     page = parse(inputs["out"])
-    text = "".join(page.text)                           # <wbr> splits long ids into several texts
-    for expected in ("Agreement with the reference", "-2.00%", "+1.00%", "deviates", "agree",
-                     "malformed-number", "v6.0/Dell/v1/results.csv:4",
-                     "Scaling efficiency per cluster", "93.20%", "75.00%",
-                     "Claims ledger", "generation-gain", "✓ holds", "✗ does not hold",
-                     "Submission versions", "superseded"):
+    claims = page.section_text("v6-0-claims")
+    assert "3.13×" in claims and "100.9%" in claims and "max |deviation| 10.00%" in claims
+    assert not re.search(r"\d\.\d{4,}", "".join(page.text)), re.findall(r"\S*\d\.\d{4,}\S*", "".join(page.text))
+    html = inputs["out"].read_text(encoding="utf-8")
+    header = re.search(r'<table id="claims-v6-0".*?<thead>(.*?)</thead>', html).group(1)
+    heads = re.findall(r"<th[^>]*>(.*?)</th>", header)
+    assert heads == ["claim", "kind", "claimed", "computed", "verdict", "against", "label"]
+    for verdict in ("does not hold", "holds only against a weaker comparator", "holds"):
+        assert verdict in claims
+    # the reproducibility claim (no subject) sits under its round, found from its partner results
+    assert "partners-within-4" in claims
+    assert "round not stated" not in "".join(page.text) and "without a round" not in "".join(page.text)
+
+
+def test_tables_sort_and_filter_offline(inputs):
+    report(inputs)
+    html = inputs["out"].read_text(encoding="utf-8")
+    script = re.search(r"<script>(.*?)</script>", html, re.S).group(1)
+    assert "sortable" in script and "input.filter" in script
+    assert len(re.findall(r'<table id="[^"]+" class="sortable"', html)) >= 8
+    assert re.search(r'<td data-sort="-10(\.0)?" class="num">', html)     # numbers sort by value
+
+
+def test_scaling_bars_are_labelled_by_model_and_scenario_under_their_system(inputs):
+    report(inputs)
+    page = parse(inputs["out"])
+    scaling = page.section_text("v6-0-scaling")
+    assert "87xMI355X_22xEPYC_9575F (AMD, 11 nodes, 87 accelerators)" in scaling
+    assert "llama2-70b-99.9 · Server" in scaling and "llama2-70b-99.9 · Offline" in scaling
+    assert "93.2%" in scaling and "no-reference" in scaling and "75.0%" in scaling
+    assert UNVERIFIED_FOOTNOTE in scaling                  # the MangoBoost row is unverified
+
+
+def test_the_validation_results_are_rendered(inputs):
+    report(inputs)
+    page = parse(inputs["out"])
+    text = page.section_text("validation")
+    assert "2 of 3 expectations met in 2 suite(s); 1 failed." in text
+    for expected in ("mlrepro-verified", "schemas/expectations/verified.json", "values are positive",
+                     "expect_column_values_to_be_between", "1 of 4 rows unexpected: -5.0",
+                     "results/verified/results.csv", "line 3, column value", "every row has a status"):
         assert expected in text, expected
-    versions = [r for r in re.findall(r"<tr>(.*?)</tr>", inputs["out"].read_text()) if ">v1<" in r]
-    assert any("superseded" in r and ">v2<" in r for r in versions)     # Dell v1 superseded by v2
-    assert "cherry_picked" in text                       # a key the renderer does not know, kept
+    assert "../audit/data_docs/index.html" in [a.get("href") for t, a in page.tags if t == "a"]
 
 
 def test_the_deviation_data_for_dvc_plots(inputs):
@@ -205,7 +347,6 @@ def test_the_deviation_data_for_dvc_plots(inputs):
     assert got == {("Dell", "Server", "verified"): (-2.0, "agree"),
                    ("Dell", "Offline", "verified"): (-10.0, "deviates"),
                    ("Vultr", "Server", "post-deadline"): (1.0, "agree")}
-    assert {r["tolerance"] for r in rows} == {"4.0"}
 
 
 def test_all_text_is_escaped(inputs):
@@ -215,59 +356,93 @@ def test_all_text_is_escaped(inputs):
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
 
 
-def test_missing_scaling_and_claims_are_said(inputs):
+def test_missing_inputs_are_said(inputs):
     report(inputs, with_docs=False)
     text = " ".join(parse(inputs["out"]).text)
     assert "No scaling input was given (option --scaling)." in text
     assert "No claims input was given (option --claims)." in text
-    assert "No GX Data Docs given (option --data-docs)." in text
+    assert "No validation input was given (option --validation)." in text
+    assert "The GX Data Docs are optional" in text
 
     result = report(inputs, "--scaling", inputs["out"].parent / "nope.json", with_docs=False)
     assert "warning: --scaling" in result.stderr
     assert "is missing" in " ".join(parse(inputs["out"]).text)
 
 
-def test_the_data_docs_link_is_relative(inputs):
-    report(inputs)
-    links = [a.get("href") for t, a in parse(inputs["out"]).tags if t == "a" and "Data" not in str(a)]
-    assert "../audit/data_docs/index.html" in links
-
-
-# ---- in a browser ----------------------------------------------------------------------
+# ---- in a browser, on the shipped submissions --------------------------------------------
 
 def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     profile = tmp_path / f"chromium-profile-{len(list(tmp_path.glob('chromium-profile-*')))}"
     return subprocess.run(
         [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", f"--user-data-dir={profile}", *args],
+         "--disable-dev-shm-usage", "--hide-scrollbars", f"--user-data-dir={profile}", *args],
         capture_output=True, text=True, timeout=120, env={**os.environ, "HOME": str(tmp_path)})
 
 
-def png_rows(path: Path, limit: int) -> tuple[int, int, list[bytes]]:
-    """Width, height and the first ``limit`` unfiltered pixel rows of an
-    8-bit RGB or RGBA PNG, with zlib and struct only."""
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory) -> Path:
+    """The report of the shipped submissions, built by the pipeline's commands."""
+    tmp = tmp_path_factory.mktemp("shipped")
+    subs, data, audit = REPO / "submissions", tmp / "data", tmp / "audit"
+    results, agreement = data / "results.parquet", data / "agreement.csv"
+    run("ingest", subs, "--root", subs, "-o", results, "--rejected-out", data / "rejected.csv",
+        "--versions-out", data / "versions.csv", "--exit-zero", expect=0)
+    run("compare", results, "-o", agreement, "--params", REPO / "params.yaml", "--exit-zero", expect=0)
+    run("partition", results, "--verified-out", tmp / "verified.csv", "--post-deadline-out", tmp / "post.csv",
+        "--exit-zero", expect=0)
+    run("claims", REPO / "claims.yaml", results, "-o", audit / "claims.json", "--params", REPO / "params.yaml",
+        "--exit-zero", expect=0)
+    run("scaling", results, "-o", audit / "scaling.json", "--params", REPO / "params.yaml", expect=0)
+    run("audit", "--verified", tmp / "verified.csv", "--post-deadline", tmp / "post.csv", "-o", audit,
+        "--no-data-docs", "--exit-zero", expect=0)
+    out = tmp / "reports" / "index.html"
+    run("report", "--results", results, "--agreement", agreement, "--rejected", data / "rejected.csv",
+        "--versions", data / "versions.csv", "--claims", audit / "claims.json", "--scaling", audit / "scaling.json",
+        "--validation", audit / "validation.json", "-o", out, expect=0)
+    return out
+
+
+# Appended to a copy of the report: where each first-screen answer is in a
+# 1366x768 window, its text, and any label cut by its box, as JSON in #probe.
+PROBE = """<script>
+var out = {height: innerHeight, width: innerWidth, answers: {}, cut: []};
+document.querySelectorAll("#answers [data-answer]").forEach(function (e) {
+  var r = e.getBoundingClientRect();
+  out.answers[e.dataset.answer] = {top: r.top, bottom: r.bottom, left: r.left, right: r.right,
+                                   text: e.innerText};
+});
+document.querySelectorAll(".clab, th, td, #answers [data-answer]").forEach(function (e) {
+  if (e.scrollWidth > e.clientWidth + 1) out.cut.push(e.innerText.slice(0, 80));
+});
+var p = document.createElement("pre"); p.id = "probe"; p.textContent = JSON.stringify(out);
+document.body.appendChild(p);
+</script>"""
+
+
+def png_size(path: Path) -> tuple[int, int]:
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat, header = 8, b"", None
+    return struct.unpack(">II", data[16:24])
+
+
+def png_first_rows(path: Path, limit: int) -> list[bytes]:
+    """The first ``limit`` unfiltered pixel rows of an 8-bit RGB(A) PNG."""
+    data, pos, idat, header = path.read_bytes(), 8, b"", None
     while pos < len(data):
         length, kind = struct.unpack(">I4s", data[pos:pos + 8])
         chunk = data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            header = struct.unpack(">IIBBBBB", chunk)
-        elif kind == b"IDAT":
-            idat += chunk
+        header = struct.unpack(">IIBBBBB", chunk) if kind == b"IHDR" else header
+        idat += chunk if kind == b"IDAT" else b""
         pos += 12 + length
     width, height, depth, color, _, _, interlace = header
     assert depth == 8 and color in (2, 6) and interlace == 0, header
     bpp = 3 if color == 2 else 4
-    raw, stride = zlib.decompress(idat), width * bpp
-    rows, prev = [], bytes(stride)
+    raw, stride, rows, prev = zlib.decompress(idat), width * bpp, [], bytes(width * bpp)
     for y in range(min(limit, height)):
         kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
         for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            a, b, c = (line[i - bpp] if i >= bpp else 0), prev[i], (prev[i - bpp] if i >= bpp else 0)
             if kind == 1:
                 line[i] = (line[i] + a) & 255
             elif kind == 2:
@@ -280,40 +455,58 @@ def png_rows(path: Path, limit: int) -> tuple[int, int, list[bytes]]:
                 line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
         rows.append(bytes(line))
         prev = line
-    return width, height, rows
-
-
-def _variance(rows: list[bytes]) -> float:
-    values = [v for row in rows for v in row[::7]]
-    mean = sum(values) / len(values)
-    return sum((v - mean) ** 2 for v in values) / len(values)
+    return rows
 
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed "
                     "(.ci/run installs Debian's chromium; locally: apt-get install -y chromium)")
-def test_chromium_renders_the_report(inputs, tmp_path):
-    report(inputs)
-    url = inputs["out"].resolve().as_uri()
-    dom = _chromium(tmp_path, "--dump-dom", url)
+def test_chromium_shows_the_answers_on_the_first_screen(shipped, tmp_path):
+    probed = tmp_path / "probed.html"
+    probed.write_text(shipped.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8")
+    dom = _chromium(tmp_path, "--window-size=1366,768", "--dump-dom", probed.as_uri())
     assert dom.returncode == 0, dom.stderr[-2000:]
-    assert f"<title>{TITLE}</title>" in dom.stdout
-    for text in ("Agreement with the reference", "Claims ledger", "generation-gain", "malformed-number"):
-        assert text in dom.stdout, text
-    assert dom.stdout.count("<svg") >= 2
+    probe = json.loads(unescape(re.search(r'<pre id="probe">(.*?)</pre>', dom.stdout, re.S).group(1)))
+    # headless Chromium keeps room for a browser's bars: the page gets 1366x625,
+    # about what a 1366x768 laptop screen shows of a page
+    assert probe["width"] == 1366 and 600 <= probe["height"] <= 768, probe
+    answers = probe["answers"]
+    assert set(answers) >= {"partners", "does-not-hold", "cherry-picked", "unverified", "checks"}
+    for name, box in answers.items():                   # all of it on the first screen
+        assert 0 <= box["top"] and box["bottom"] <= probe["height"] and box["right"] <= 1366, (name, box)
+    assert answers["partners"]["right"] <= min(answers[n]["left"] for n in answers if n != "partners")
+    lines = answers["partners"]["text"].splitlines()
+    assert any(re.match(r"v5\.1\s+ASUSTeK\s+6\s+4\s+2\s+0\s+0\s+-15\.43%", line) for line in lines), lines
+    assert any(re.match(r"v5\.1\s+Vultr\s+6\s+4\s+2\s+0\s+0\s+-5\.27%", line) for line in lines), lines
+    assert any(re.match(r"v5\.1\s+GigaComputing\s+6\s+6\s+0\s+0\s+0\s+\+2\.27%", line) for line in lines), lines
+    assert any(re.match(r"v6\.0\s+NVIDIA\s+4\s+0\s+0\s+0\s+4\s*$", line) for line in lines), lines
+    fails = answers["does-not-hold"]["text"]
+    assert "Claims that do not hold: 2" in fails
+    assert "partners-mi325x-v5.1" in fails and "max |deviation| 15.43%" in fails and "partners-mi300x-v5.1" in fails
+    assert "Claims that hold only against a weaker comparator: 0" in answers["cherry-picked"]["text"]
+    unverified = answers["unverified"]["text"]
+    assert "Unverified results: 2 of 106" in unverified and "v6.0 AMD: 2" in unverified
+    assert UNVERIFIED_FOOTNOTE in unverified
+    assert "22 expectations in 3 suites, all met" in answers["checks"]["text"]
+    assert probe["cut"] == []                           # no label or cell cut by its box
 
-    shot = tmp_path / "report.png"
-    done = _chromium(tmp_path, f"--screenshot={shot}", "--window-size=1280,2000", url)
+    shot = tmp_path / "report-first-screen.png"
+    done = _chromium(tmp_path, f"--screenshot={shot}", "--window-size=1366,768", shipped.as_uri())
     assert done.returncode == 0 and shot.is_file(), done.stderr[-2000:]
-    blank_page = tmp_path / "blank.html"
-    blank_page.write_text("<!DOCTYPE html><html><head><title>blank</title></head><body></body></html>")
-    blank = tmp_path / "blank.png"
-    _chromium(tmp_path, f"--screenshot={blank}", "--window-size=1280,2000", blank_page.as_uri())
+    if os.environ.get("MLREPRO_ARTIFACTS"):             # CI keeps it (README: Outputs)
+        target = Path(os.environ["MLREPRO_ARTIFACTS"])
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, target / shot.name)
+    assert png_size(shot) == (1366, 768)
+    rows = png_first_rows(shot, 300)
+    values = [v for row in rows for v in row[::7]]
+    mean = sum(values) / len(values)
+    assert sum((v - mean) ** 2 for v in values) / len(values) > 100      # text and tables, not a flat page
 
-    width, height, rows = png_rows(shot, 400)
-    assert (width, height) == (1280, 2000)
-    assert _variance(rows) > 100                          # text, tables and rules, not a flat page
-    assert len({row[i:i + 3] for row in rows for i in range(0, len(row), 3 * 5)}) > 20
-    if blank.is_file():
-        _, _, blank_rows = png_rows(blank, 400)
-        assert _variance(blank_rows) < 1
-        assert shot.stat().st_size > 10 * blank.stat().st_size
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed")
+def test_chromium_prints_the_report_in_a_few_pages(shipped, tmp_path):
+    pdf = tmp_path / "report.pdf"
+    done = _chromium(tmp_path, "--no-pdf-header-footer", f"--print-to-pdf={pdf}", shipped.as_uri())
+    assert done.returncode == 0 and pdf.is_file(), done.stderr[-2000:]
+    pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf.read_bytes()))
+    assert 1 <= pages <= 10, pages

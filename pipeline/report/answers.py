@@ -1,0 +1,125 @@
+"""The first screen: the answers an auditor asks for, before any detail.
+
+- per round and partner: results, agree, deviate, no-reference, excluded and
+  the worst deviation (signed);
+- the claims that do not hold, and those that hold only against a weaker
+  comparator (and those that cannot be checked);
+- how many results are unverified, with the MLCommons sentence;
+- the validation of the two sets, and the rejected inputs.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+import pandas as pd
+
+from .claims import figure, verdict_label
+from .html import Cell, Table, footnote, number, signed_pct, unverified, verdict
+from .load import Data, claim_round, is_unverified
+from .sections import anchor
+from .validation import summary as validation_summary
+
+
+def partner_table(data: Data, rounds: list[str]) -> Table:
+    table = Table("answers-partners", ["round", "partner", "results", "agree", "deviate", "no ref.",
+                                       "excluded", "worst deviation"], numeric={2, 3, 4, 5, 6, 7},
+                  searchable=False)
+    agr = data.agreement
+    for round_ in rounds:
+        for (status, partner), rows in agr[agr["round"] == round_].groupby(["status", "submitter"], sort=True):
+            unv = status != "verified"
+            verdicts = rows["verdict"]
+            compared = rows[rows["verdict"].isin(["agree", "deviates"])]
+            devs = [(abs(d), d, r) for d, r in zip(compared["deviation_pct"].map(number),
+                                                     compared.to_dict("records")) if d is not None]
+            worst, d = "", ""
+            if devs:
+                _, d, r = max(devs, key=lambda x: (x[0], x[1]))
+                worst = (f'{escape(signed_pct(d))} <span class="small">{escape(r["model"])} '
+                         f"{escape(r['scenario'])}</span>")
+                worst = unverified(worst) if unv else worst
+            name = escape(str(partner)) + (' <span class="unv">post-deadline</span>' if unv else "")
+            deviate = int((verdicts == "deviates").sum())
+            table.add([f'<a href="#{anchor(round_, "post-deadline" if unv else "verified")}">{escape(round_)}</a>',
+                       Cell(name, str(partner), "nw"), str(len(rows)), str(int((verdicts == "agree").sum())),
+                       Cell(f"<b>{deviate}</b>" if deviate else "0", deviate),
+                       str(int((verdicts == "no-reference").sum())), str(int((verdicts == "excluded").sum())),
+                       Cell(worst, d)], "bad" if deviate else "")
+    return table
+
+
+def _claim_line(claim: dict, round_: str) -> str:
+    computed = figure(claim, "computed")
+    if claim.get("verdict") == "cherry-picked":
+        computed += f"; against the strongest: {figure(claim, 'computed_vs_best')}"
+    if claim.get("kind") == "reproducibility" and claim.get("compared") is not None:
+        computed += f" ({claim.get('within')} of {claim.get('compared')} within)"
+    mark = unverified if is_unverified(claim) else (lambda h: h)
+    return (f'<li><a href="#{anchor(round_, "claims")}">{escape(round_)}</a> · <b>{escape(str(claim.get("id")))}</b>: '
+            f"claimed {mark(escape(figure(claim, 'claimed')))}, computed {mark(escape(computed or '—'))}</li>")
+
+
+def _claims_boxes(data: Data) -> list[str]:
+    if data.claims is None:
+        return [f'<div class="box" data-answer="claims"><h2>Claims</h2>'
+                f'<p class="missing">{escape(data.why.get("claims", ""))}</p></div>']
+    rounds = {id(c): claim_round(c, data.agreement) for c in data.claims}
+    out = []
+    for verdict_name, title in (("does-not-hold", "Claims that do not hold"),
+                                ("cherry-picked", "Claims that hold only against a weaker comparator")):
+        mine = [c for c in data.claims if c.get("verdict") == verdict_name]
+        items = "".join(_claim_line(c, rounds[id(c)]) for c in mine)
+        body = f"<ul>{items}</ul>" if mine else '<p class="empty">None.</p>'
+        cls = "box alarm" if mine else "box"
+        out.append(f'<div class="{cls}" data-answer="{verdict_name}"><h2>{title}: {len(mine)}</h2>{body}</div>')
+    unchecked = [c for c in data.claims if c.get("verdict") not in ("holds", "does-not-hold", "cherry-picked")]
+    holds = sum(c.get("verdict") == "holds" for c in data.claims)
+    detail = ""
+    if unchecked:
+        by = {}
+        for c in unchecked:
+            by.setdefault(verdict_label(c), []).append(str(c.get("id")))
+        detail = "; ".join(f"{len(ids)} {escape(label)} ({escape(', '.join(ids))})" for label, ids in by.items())
+    out.append(f'<p data-answer="claims-other">{len(data.claims)} claims: {holds} hold'
+               + (f"; {detail}" if detail else "") + ".</p>")
+    return out
+
+
+def _unverified_box(data: Data) -> str:
+    res = data.results
+    post = res[res["status"] != "verified"]
+    where = "; ".join(f"{escape(r)} {escape(s)}: {n}" for (r, s), n in
+                      post.groupby(["round", "submitter"]).size().items())
+    claims = sum(is_unverified(c) for c in data.claims or [])
+    scaling = sum(is_unverified(r) for r in data.scaling or [])
+    rest = ", ".join(x for x in (f"{claims} claim(s)" if claims else "",
+                                 f"{scaling} scaling row(s)" if scaling else "") if x)
+    return (f'<div class="box" data-answer="unverified"><h2>Unverified results: {len(post)} of {len(res)}</h2>'
+            f"<p>{len(post)} accepted result(s) are post-deadline"
+            + (f" ({where})" if where else "") + (f"; {rest} rest on them" if rest else "") + ". Every "
+            f"unverified figure below is marked {unverified('')}.</p>{footnote()}</div>")
+
+
+def _checks_line(data: Data) -> str:
+    rej = data.rejected
+    outcome = rej["outcome"] if "outcome" in rej else pd.Series(dtype=str)
+    inputs = (f"{int((outcome == 'rejected').sum())} rejected and {int((outcome == 'excluded').sum())} "
+              "excluded input rows")
+    if data.validation is None:
+        checks = "no validation results given"
+    else:
+        s = validation_summary(data.validation)
+        state = verdict("failed", f"{s['failed']} failed") if s["failed"] else verdict("met", "all met")
+        checks = (f'<a href="#validation">Great Expectations</a>: {s["expectations"]} expectations in '
+                  f"{s['suites']} suites, {state}")
+    return f'<p data-answer="checks">{checks}; {inputs}.</p>'
+
+
+def section(data: Data, rounds: list[str]) -> str:
+    table = partner_table(data, rounds)
+    partners = (f'<div data-answer="partners"><h2>Partner results against the reference, per round</h2>'
+                f"{table.html('No partner result.')}</div>")
+    side = _claims_boxes(data) + [_unverified_box(data), _checks_line(data)]
+    return (f'<section id="answers"><div class="grid">{partners}<div class="side">{"".join(side)}</div>'
+            "</div></section>")
