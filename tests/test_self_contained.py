@@ -26,7 +26,7 @@ def test_nothing_reads_outside_the_project():
     this = Path(__file__).resolve()
     offenders = [f"{p.relative_to(REPO)}:{n}" for p in _project_files() if p.resolve() != this
                  for n, line in enumerate(p.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
-                 if OUTSIDE.search(line)]
+                 if OUTSIDE.search(line) and not line.lstrip().startswith("#")]   # a comment reads nothing
     assert offenders == []
 
 
