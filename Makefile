@@ -16,8 +16,10 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@touch $@
 
-## run: the whole pipeline on the shipped submissions (dvc repro)
+## run: the whole pipeline on the shipped submissions (dvc repro); a dvc.lock
+## left unreadable by a killed run is first restored from git (bin/restore-lock)
 run: install
+	@$(BIN)/python bin/restore-lock
 	$(BIN)/dvc repro
 	@echo
 	@echo "outputs:"
@@ -31,7 +33,7 @@ run: install
 	@echo "  metrics.json                    counts and agreement rates (dvc metrics show)"
 	@echo "  audit/claims.json               the claims ledger (claims.yaml), recomputed"
 	@echo "  audit/scaling.json              multi-node scaling efficiencies"
-	@echo "  audit/validation.json           Great Expectations results (Data Docs: audit/data_docs/index.html)"
+	@echo "  audit/validation.json           Great Expectations results (Data Docs: mlrepro audit, see README)"
 	@echo "  reports/index.html              the offline HTML report"
 
 ## test: the whole test suite
@@ -47,4 +49,4 @@ bench: install
 	$(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf data results .pytest_cache
+	rm -rf data results .cache .pytest_cache

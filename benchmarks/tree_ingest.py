@@ -1,5 +1,5 @@
 """Tree ingest: results/s and MB/s of `mlrepro ingest` on a replicated copy of
-../shared/mlperf/v5.1-submission-tree (the MLCommons checker's reference
+tests/real/v5.1-submission-tree (the MLCommons checker's reference
 figure on this machine class: 450 results, 307 MB, 1.98 s, about 230 results/s
 on one core), next to the time to just read the same bytes (`cat`)."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from common import MLREPRO, REPO, run
 
-SHARED_TREE = REPO.parent / "shared" / "mlperf" / "v5.1-submission-tree"
+REAL_TREE = REPO / "tests" / "real" / "v5.1-submission-tree"   # tests/real/PROVENANCE.md
 GOAL = 1000.0
 CHECKER = {"results": 450, "megabytes": 307, "seconds": 1.98, "results_per_s": 230}
 
@@ -23,7 +23,7 @@ def replicate(dest: Path, copies: int) -> Path:
     """``copies`` renamed copies of every submitter (files hard-linked where the
     file system allows; each system JSON rewritten to name its copy's submitter)."""
     closed = dest / "closed"
-    for submitter in sorted((SHARED_TREE / "closed").iterdir()):
+    for submitter in sorted((REAL_TREE / "closed").iterdir()):
         for k in range(copies):
             name = f"{submitter.name}{k:02d}"
             target = closed / name

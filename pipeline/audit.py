@@ -20,17 +20,26 @@ parameter ``units_keys``: every pair the round rules allow
 validation never raises for bad data.
 
 GX runs offline: analytics off, progress bars off, no network; the Data Docs
-site is a local folder.
+site is a local folder, with ordinary permissions (the umask's).
+
+The result is byte-identical for the same inputs: GX's random ids (suite,
+expectation, checkpoint, validation) are replaced by ids derived from the
+inputs (uuid5 of the two sets' bytes, the suite and the place in the result),
+and its clock readings by :data:`RUN_TIME`, a fixed instant. Nothing in
+validation.json depends on when or where the audit ran.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
+import uuid
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
@@ -42,6 +51,10 @@ from .findings import Finding, finding
 RUNS_ON = ("verified", "post-deadline", "both")
 SUITE_KEYS = ("name", "expectations", "meta", "notes", "id", "suite_parameters")
 SITE = "mlrepro"
+# GX stamps runs with the clock; the audit pins every stamp to this instant.
+RUN_TIME = datetime(2000, 1, 1, tzinfo=timezone.utc)
+ID_KEYS = ("id", "validation_id", "checkpoint_id", "expectation_suite_id")
+TIME_KEYS = ("run_time", "validation_time", "ge_load_time")
 
 
 def suites_dir() -> Path:
@@ -210,13 +223,15 @@ def audit(verified: Path, post_deadline: Path, docs_dir: Path | None = None,
     targets["both"] = (pd.concat([f.assign(set=name) for name, (_, f) in sets.items()], ignore_index=True),
                        targets["verified"][1] + targets["post-deadline"][1])
     report = AuditReport()
+    seed = _inputs_digest([Path(verified), Path(post_deadline)] + [s.path for s in suite_files])
     with _quiet_gx(report.gx_log):
         context = _context(docs_dir)
         source = context.data_sources.add_pandas("mlrepro")
         for suite_file in suite_files:
             frame, places = targets[suite_file.runs_on]
             suite = load_suite(context, suite_file, report.gx_log)
-            doc = _validate(context, source, suite, frame, with_docs=docs_dir is not None)
+            doc = pin(_validate(context, source, suite, frame, with_docs=docs_dir is not None),
+                      f"{seed}:{suite_file.name}")
             found = [_finding(r, places, suite_file) for r in doc["results"] if not r["success"]]
             report.results[suite_file.name] = doc
             report.findings.extend(found)
@@ -225,7 +240,47 @@ def audit(verified: Path, post_deadline: Path, docs_dir: Path | None = None,
                 "rows": len(frame), "expectations_in_file": len(suite_file.expectations),
                 "expectations_loaded": len(suite.expectations), "success": bool(doc["success"]),
                 "failed": len(found), "statistics": doc["statistics"]})
+    if docs_dir is not None:
+        _ordinary_modes(Path(docs_dir))
     return report
+
+
+def _inputs_digest(paths: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(Path(path).read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def pin(doc, seed: str, where: str = ""):
+    """``doc`` with GX's random ids replaced by ids derived from ``seed`` and
+    the key's place in the document, and every clock stamp by RUN_TIME."""
+    if isinstance(doc, list):
+        return [pin(v, seed, f"{where}/{i}") for i, v in enumerate(doc)]
+    if not isinstance(doc, dict):
+        return doc
+    out = {}
+    for key, value in doc.items():
+        place = f"{where}/{key}"
+        if key in ID_KEYS and isinstance(value, str):
+            out[key] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"mlrepro-audit:{seed}:{place}"))
+        elif key in TIME_KEYS and isinstance(value, str):
+            out[key] = (RUN_TIME.strftime("%Y%m%dT%H%M%S.%fZ") if key == "ge_load_time"
+                        else RUN_TIME.isoformat())
+        else:
+            out[key] = pin(value, seed, place)
+    return out
+
+
+def _ordinary_modes(folder: Path) -> None:
+    """Folders and files of the Data Docs site as the umask makes them (the
+    site is built in a private temporary folder, mode 0700)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    for path in [folder, *folder.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod((0o777 if path.is_dir() else 0o666) & ~mask)
 
 
 def _validate(context, source, suite, frame: pd.DataFrame, with_docs: bool) -> dict:
@@ -243,7 +298,7 @@ def _validate(context, source, suite, frame: pd.DataFrame, with_docs: bool) -> d
         result_format={"result_format": "COMPLETE"}))
     run = checkpoint.run(batch_parameters={"dataframe": frame},
                          expectation_parameters={"units_keys": units_keys()},
-                         run_id=RunIdentifier(run_name="mlrepro-audit"))
+                         run_id=RunIdentifier(run_name="mlrepro-audit", run_time=RUN_TIME))
     (result,) = run.run_results.values()
     return result.to_json_dict()
 

@@ -322,21 +322,43 @@ def _read_any(path: Path, table_mod):
 @output_format
 @exit_zero
 def merge(folder, out, rejected_out, findings_out, versions_out, output, exit_zero):
-    """Join the per-submission ingest outputs found under FOLDER (DVC pipeline)."""
+    """Join the per-submission ingest outputs found under FOLDER."""
     from . import merge as merge_mod
+
+    _write_merged(merge_mod.merge(folder), out, rejected_out, findings_out, versions_out, output, exit_zero)
+
+
+def _write_merged(report, out, rejected_out, findings_out, versions_out, output, exit_zero) -> None:
     from .outputs import label_frame, write_json, write_table
 
-    report = merge_mod.merge(folder)
     write_table(report.table, out)
     write_table(report.rejected, rejected_out)
     write_json(report.findings, findings_out)
     write_table(report.versions, versions_out)
-    summary = {"accepted": len(report.table), "rejected": int((report.rejected["outcome"] == "rejected").sum()),
-               "excluded": int((report.rejected["outcome"] == "excluded").sum()),
-               "recorded_findings": len(report.findings)}
-    _emit(output, summary, lambda: _records(label_frame(report.table)), report.schema_findings,
+    _emit(output, report.summary(), lambda: _records(label_frame(report.table)), report.schema_findings,
           lambda: [f"wrote {out}, {rejected_out}, {findings_out}, {versions_out}"])
     _exit(report.schema_findings, exit_zero)
+
+
+@cli.command("ingest-all")
+@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("-o", "--out", type=click.Path(path_type=Path), required=True,
+              help="Canonical table: .csv or .parquet.")
+@click.option("--rejected-out", type=click.Path(path_type=Path), required=True)
+@click.option("--findings-out", type=click.Path(path_type=Path), required=True)
+@click.option("--versions-out", type=click.Path(path_type=Path), required=True)
+@click.option("--cache", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder of per-submitter outputs, reused while a submitter's files, "
+                   "the code and schemas/ are unchanged (DVC pipeline: .cache/ingest).")
+@output_format
+@exit_zero
+def ingest_all(root, out, rejected_out, findings_out, versions_out, cache, output, exit_zero):
+    """Read every <round>/<submitter> folder of a submissions root, one submitter
+    at a time, into one canonical table (the DVC pipeline's ingest stage)."""
+    from . import merge as merge_mod
+
+    _write_merged(merge_mod.ingest_root(root, cache), out, rejected_out, findings_out, versions_out,
+                  output, exit_zero)
 
 
 # ---- gate and report (issue 5) -------------------------------------------------------

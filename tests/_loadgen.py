@@ -147,8 +147,7 @@ def relaxed_rules(**changes) -> round_rules.RoundRules:
 # ---- a tiny submission tree around generated logs ----------------------------------
 
 SYSTEM = "8xMI300X_2xEPYC_9575F"
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "mlperf"
-REAL_AMD = SHARED / "v5.1-submission-tree" / "closed" / "AMD"
+REAL_AMD = Path(__file__).resolve().parent / "real" / "v5.1-submission-tree" / "closed" / "AMD"
 
 
 def make_tree(root: Path, runs: dict[str, Path], submitter: str = "TestCo",

@@ -1,7 +1,8 @@
 """Shared fixtures and helpers for the mlrepro test suite.
 
-Real MLCommons data is read in place from ``../shared/mlperf`` (never copied
-into the repository); the project's own small samples live in ``tests/data``.
+Real MLCommons data, trimmed to what the tests read, lives in ``tests/real``
+(origins and licence in tests/real/PROVENANCE.md); the project's own small
+samples live in ``tests/data``. Nothing here reads outside the project.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from pipeline import rules, store, table
 from pipeline.cli import cli
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "mlperf"
+REAL = Path(__file__).resolve().parent / "real"
+SHARED = REAL   # the name tests used when the data lived outside the project
 DATA = Path(__file__).resolve().parent / "data"
 
 UNVERIFIED_FOOTNOTE = "Result not verified by MLCommons Association."

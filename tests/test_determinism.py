@@ -10,7 +10,9 @@ which would expose any output that depends on the iteration order of a set.
 from __future__ import annotations
 
 import csv
+import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -121,3 +123,70 @@ def test_outputs_do_not_depend_on_the_hash_seed(tmp_path):
     assert len(files["1"]) == 12 and files["1"].keys() == files["2"].keys()
     for name in files["1"]:
         assert files["1"][name] == files["2"][name], name
+
+
+# ---- the DVC ingest stage: what comes from the cache is what a fresh read gives ------
+
+def _ingest_all(root: Path, out: Path, cache: Path | None) -> dict[str, bytes]:
+    from pipeline import merge
+    from pipeline.outputs import write_json, write_table
+
+    report = merge.ingest_root(root, cache)
+    out.mkdir(parents=True, exist_ok=True)
+    write_table(report.table, out / "results.parquet")
+    write_table(report.rejected, out / "rejected.csv")
+    write_json(report.findings, out / "findings.json")
+    write_table(report.versions, out / "versions.csv")
+    files = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+    return {**files, "cache": json.dumps(report.cache).encode()}
+
+
+def test_the_ingest_cache_changes_no_byte(tmp_path):
+    """Without a cache, filling it, reading from it: the same four files. A
+    stray folder in one submitter is one finding, whether the other
+    submitters come from the cache or not."""
+    root = tmp_path / "submissions"
+    shutil.copytree(REPO / "submissions", root)
+    cache = tmp_path / "cache"
+    fresh = _ingest_all(root, tmp_path / "fresh", None)
+    filled = _ingest_all(root, tmp_path / "filled", cache)
+    cached = _ingest_all(root, tmp_path / "cached", cache)
+    count = len([p for p in root.glob("*/*") if p.is_dir()])
+    assert json.loads(filled.pop("cache")) == {"submitters_read": count, "submitters_cached": 0}
+    assert json.loads(cached.pop("cache")) == {"submitters_read": 0, "submitters_cached": count}
+    fresh.pop("cache")
+    assert fresh == filled == cached
+
+    (root / "v5.1" / "Dell" / "stray").mkdir()
+    again = _ingest_all(root, tmp_path / "again", cache)
+    assert json.loads(again.pop("cache")) == {"submitters_read": 1, "submitters_cached": count - 1}
+    findings = json.loads(again["findings.json"])
+    assert [f["code"] for f in findings] == ["bad-version-folder"]
+    assert again == {k: v for k, v in _ingest_all(root, tmp_path / "nocache", None).items() if k != "cache"}
+    assert len(list(cache.iterdir())) == count     # the old Dell entry is pruned
+
+
+# ---- the audit: GX ids and clock stamps pinned; the Data Docs site readable ----------
+
+def test_the_audit_result_is_the_same_bytes_each_run_and_data_docs_keep_the_umask(tmp_path):
+    from pipeline import audit, merge
+    from pipeline.outputs import write_table
+
+    report = merge.ingest_root(REPO / "submissions")
+    parts = partition.partition(report.table, "results")
+    verified, post = tmp_path / "verified.csv", tmp_path / "post.csv"
+    write_table(parts.verified, verified)
+    write_table(parts.post_deadline, post)
+    docs = tmp_path / "site"
+    docs.mkdir(mode=0o700)
+    mask = os.umask(0o022)
+    try:
+        with_docs = audit.audit(verified, post, docs)
+    finally:
+        os.umask(mask)
+    without = audit.audit(verified, post)
+    first, second = (json.dumps(r.to_dict(), indent=2, default=str) for r in (with_docs, without))
+    assert first == second
+    assert "2000-01-01T00:00:00+00:00" in first
+    assert [p for p in [docs, *docs.rglob("*")] if p.stat().st_mode & 0o777 not in (0o755, 0o644)] == []
+    assert (docs / "index.html").is_file()

@@ -1,14 +1,29 @@
-"""The DVC pipeline end to end, in a temporary git repository: `dvc repro`
-builds every output from the shipped submissions, a second run is a no-op,
-and a new version of one partner's submission reruns only what depends on it."""
+"""The DVC pipeline end to end, in temporary git repositories made of the
+project's tracked files (a fresh clone, with the project's .venv beside it as
+`make install` would leave it).
+
+- `dvc repro` run as `.venv/bin/dvc repro` with a PATH lacking .venv/bin
+  builds every output, leaves `git status` clean (the committed dvc.lock is
+  what a fresh run writes), and a second run is a no-op;
+- a new version of one partner reruns the ingest stage, which reads that
+  partner only (the others come from the per-submitter cache), and what
+  depends on the table;
+- a new submitter folder is read by the next run with no other edit;
+- `dvc exp run -S compare.tolerance_pct=5` runs the stages that use it;
+- every file under pipeline/ and schemas/ is a dependency of every stage;
+- a run killed mid-way, with dvc.lock left unreadable, is completed by the
+  next `make run`, which restores dvc.lock from git and says so.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -17,29 +32,41 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
+DVC = str(BIN / "dvc")
+STAGES = {"ingest", "compare", "partition@results", "partition@agreement", "metrics", "claims",
+          "scaling", "audit", "crosscheck@v5.1", "crosscheck@v6.0", "report"}
+# A PATH with no trace of the project's virtual environment.
+BARE_PATH = os.pathsep.join(p for p in ("/usr/local/bin", "/usr/bin", "/bin") if Path(p).is_dir())
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+
+
+def _env(**extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLREPRO_", "VIRTUAL_ENV"))}
+    env.update(PATH=BARE_PATH, DVC_NO_ANALYTICS="1", GIT_CONFIG_NOSYSTEM="1", **extra)
+    return env
 
 
 def _run(args, cwd, check=True):
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "DVC_NO_ANALYTICS": "1"}
-    proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
+    proc = subprocess.run([str(a) for a in args], cwd=cwd, env=_env(), capture_output=True, text=True)
     if check and proc.returncode != 0:
         raise AssertionError(f"{args} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
     return proc
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory) -> Path:
-    """A clean clone-like copy of the tracked project files, as its own git repo."""
-    dest = tmp_path_factory.mktemp("project")
+def make_project(dest: Path) -> Path:
+    """The tracked files of the project as a new git repository, with the
+    project's .venv linked in (what `git clone` + `make install` give)."""
+    dest.mkdir(parents=True, exist_ok=True)
     tracked = _run(["git", "ls-files", "-z"], REPO).stdout.split("\0")
     for rel in filter(None, tracked):
         src = REPO / rel
         if src.is_file():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / rel)
+    (dest / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
     _run(["git", "init", "-q"], dest)
-    _run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "add", "-A"], dest)
-    _run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "base"], dest)
+    _run([*GIT, "add", "-A"], dest)
+    _run([*GIT, "commit", "-qm", "base"], dest)
     return dest
 
 
@@ -47,25 +74,54 @@ def _ran(output: str) -> set[str]:
     return {line.split("'")[1] for line in output.splitlines() if line.startswith("Running stage '")}
 
 
-def test_every_submission_folder_has_an_ingest_stage():
-    params = yaml.safe_load((REPO / "params.yaml").read_text())
-    listed = {(v["round"], v["submitter"]) for v in params["submissions"].values()}
-    on_disk = {(p.parent.name, p.name) for p in (REPO / "submissions").glob("*/*") if p.is_dir()}
-    assert listed == on_disk
+def outputs(project: Path) -> list[str]:
+    """Every output of every stage, as dvc.yaml declares it."""
+    from dvc.repo import Repo
+
+    with Repo(str(project)) as repo:
+        return sorted(out.def_path for stage in repo.index.stages for out in stage.outs)
 
 
-def test_repro_builds_outputs_then_is_a_noop_then_reruns_only_what_changed(project):
-    first = _run(["dvc", "repro"], project)
-    assert "ingest@v5.1-Dell" in _ran(first.stdout)
+def output_bytes(project: Path) -> dict[str, bytes]:
+    return {rel: (project / rel).read_bytes() for rel in outputs(project)}
+
+
+def git_status(project: Path) -> str:
+    return _run(["git", "status", "--porcelain", "--untracked-files=all"], project).stdout
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[Path, dict[str, bytes]]:
+    """A project after one `.venv/bin/dvc repro` with a bare PATH, and the
+    bytes of every output of that first run."""
+    project = make_project(tmp_path_factory.mktemp("first") / "project")
+    first = _run([DVC, "repro"], project)
+    # metrics.json is committed (cache: false): a clone has it, up to date
+    assert _ran(first.stdout) == STAGES - {"metrics"}, first.stdout
+    assert "submitters_read=31, submitters_cached=0" in first.stdout
+    return project, output_bytes(project)
+
+
+def test_every_stage_depends_on_the_whole_code_and_rules_folders():
+    stages = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
+    assert stages
+    for name, stage in stages.items():
+        deps = (stage.get("do") or stage)["deps"]
+        assert {"pipeline", "schemas", "bin/mlrepro"} <= set(deps), name
+        assert (stage.get("do") or stage)["cmd"].startswith("bin/mlrepro "), name
+
+
+def test_a_fresh_run_builds_everything_leaves_git_clean_and_a_second_is_a_noop(built):
+    project, first = built
     for out in ("data/results.parquet", "data/agreement.csv", "results/verified/results.csv",
                 "results/post_deadline/results.csv", "metrics.json", "audit/claims.json",
                 "audit/scaling.json", "audit/validation.json", "reports/index.html",
                 "audit/crosscheck/v5.1.json", "audit/crosscheck/v6.0.json"):
-        assert (project / out).is_file(), out
+        assert out in first, out
+    assert not (project / "audit" / "data_docs").exists()
     for round_ in ("v5.1", "v6.0"):   # every shipped verified result is the published one
         summary = json.loads((project / f"audit/crosscheck/{round_}.json").read_text())["summary"]
         assert summary["checked"] > 0 and summary["differs"] == summary["not-published"] == 0, summary
-
     verified = pd.read_csv(project / "results/verified/results.csv")
     post = pd.read_csv(project / "results/post_deadline/results.csv")
     assert set(verified["status"]) == {"verified"}
@@ -73,21 +129,81 @@ def test_repro_builds_outputs_then_is_a_noop_then_reruns_only_what_changed(proje
     assert set(post["label"]) == {"unverified"}
     assert set(post["footnote"]) == {"Result not verified by MLCommons Association."}
     assert not set(verified["source"]) & set(post["source"])
+    # the committed dvc.lock, .gitignore files and metrics.json are what a fresh run writes
+    assert git_status(project) == "", "regenerate and commit dvc.lock (make run) after changing code"
 
-    second = _run(["dvc", "repro"], project)
+    second = _run([DVC, "repro"], project)
     assert _ran(second.stdout) == set()
     assert "Data and pipelines are up to date" in second.stdout
 
-    # A partner sends a new version: only its ingest and the downstream stages rerun.
+
+@pytest.fixture(scope="module")
+def second(tmp_path_factory) -> Path:
+    """Another project, at another path, built from nothing."""
+    other = make_project(tmp_path_factory.mktemp("second") / "elsewhere")
+    _run([DVC, "repro"], other)
+    return other
+
+
+def test_two_runs_from_scratch_are_byte_identical(built, second):
+    """Every output (dvc.yaml's outs and metrics) of the second project has
+    the same bytes as the first run's."""
+    _, first = built
+    second = output_bytes(second)
+    assert sorted(second) == sorted(first)
+    differ = [name for name in first if first[name] != second[name]]
+    assert differ == [], f"outputs whose bytes differ between two runs: {differ}"
+
+
+def test_a_changed_dependency_file_is_seen_by_every_stage(built):
+    """Each file under pipeline/ and schemas/ lies inside a dependency of
+    every stage (DVC's own view of the stages), and an edit to one file of
+    each subfolder makes `dvc status` name every stage."""
+    from dvc.repo import Repo
+
+    project, _ = built
+    files = [p for p in sorted((project / "pipeline").rglob("*")) + sorted((project / "schemas").rglob("*"))
+             if p.is_file() and "__pycache__" not in p.parts]
+    with Repo(str(project)) as repo:
+        deps = {stage.name: [Path(d.fs_path) for d in stage.deps] for stage in repo.index.stages}
+    assert set(deps) == STAGES
+    for stage, paths in deps.items():
+        uncovered = [f.relative_to(project).as_posix() for f in files
+                     if not any(f == d or d in f.parents for d in paths)]
+        assert uncovered == [], f"{stage} does not depend on {uncovered}"
+
+    one_per_folder = {}
+    for f in files:
+        one_per_folder.setdefault(f.parent, f)
+    for path in one_per_folder.values():
+        saved = path.read_bytes()
+        try:
+            path.write_bytes(saved + (b"\n" if path.suffix != ".json" else b" "))
+            status = json.loads(_run([DVC, "status", "--json"], project).stdout)
+        finally:
+            path.write_bytes(saved)
+        assert set(status) == STAGES, f"{path.relative_to(project)}: dvc status names {sorted(status)}"
+    assert json.loads(_run([DVC, "status", "--json"], project).stdout) == {}
+
+
+def test_one_new_version_rereads_one_partner_and_a_new_submitter_needs_no_edit(built):
+    """Vultr sends v2 and Lenovo, never seen before, its first submission:
+    the next run reads those two submitters only (15 from the cache) and
+    reruns what depends on the table; nothing else is edited."""
+    project, _ = built
     source = project / "submissions/v5.1/Vultr/v1/results.csv"
     changed = project.parent / "vultr-v2.csv"
     changed.write_text(source.read_text().replace("30339.4", "31339.4"))
-    _run(["mlrepro", "submit", str(changed), "--submitter", "Vultr", "--round", "v5.1",
-          "--status", "verified", "--submitted-at", "2025-07-31T10:00:00+00:00"], project)
-    third = _run(["dvc", "repro"], project)
+    newcomer = project.parent / "lenovo.csv"
+    rows = source.read_text().splitlines()
+    newcomer.write_text("\n".join([rows[0]] + [r.replace("Vultr,", "Lenovo,", 1) for r in rows[1:]]) + "\n")
+    for path, submitter in ((changed, "Vultr"), (newcomer, "Lenovo")):
+        _run([project / "bin/mlrepro", "submit", path, "--submitter", submitter, "--round", "v5.1",
+              "--status", "verified", "--submitted-at", "2025-07-31T10:00:00+00:00"], project)
+    third = _run([DVC, "repro"], project)
     ran = _ran(third.stdout)
-    assert {s for s in ran if s.startswith("ingest@")} == {"ingest@v5.1-Vultr"}
-    assert {"table", "compare", "partition@results", "partition@agreement", "metrics"} <= ran
+    assert {"ingest", "compare", "partition@results", "partition@agreement", "metrics"} <= ran
+    assert "submitters_read=2, submitters_cached=29" in third.stdout
     agreement = pd.read_csv(project / "data/agreement.csv")
     vultr_server = agreement[(agreement["submitter"] == "Vultr") & (agreement["scenario"] == "Server")]
     assert set(vultr_server["verdict"]) == {"agree"}
@@ -97,3 +213,49 @@ def test_repro_builds_outputs_then_is_a_noop_then_reruns_only_what_changed(proje
     doc = json.loads((project / "audit/crosscheck/v5.1.json").read_text())
     [differs] = [r for r in doc["rows"] if r["verdict"] == "differs"]
     assert (differs["submitter"], differs["value"], differs["published_value"]) == ("Vultr", 31339.4, 30339.4)
+    table = pd.read_parquet(project / "data/results.parquet")
+    assert len(table[table["submitter"] == "Lenovo"]) == len(rows) - 1
+    assert _run([DVC, "status", "--json"], project).stdout.strip() == "{}"
+
+
+def test_an_experiment_with_another_tolerance_runs(built):
+    project, _ = built
+    _run([DVC, "repro"], project)
+    exp = _run([DVC, "exp", "run", "-S", "compare.tolerance_pct=5"], project)
+    ran = _ran(exp.stdout)
+    assert "compare" in ran and "ingest" not in ran
+    assert json.loads((project / "data/agreement_summary.json").read_text())["tolerance_pct"] == 5
+    assert "Experiment results" in exp.stdout or "Ran experiment" in exp.stdout, exp.stdout
+
+
+def test_a_killed_run_is_completed_by_the_next_make_run(built, second):
+    """The second project back to no outputs, a run killed while a stage
+    runs, dvc.lock left cut short: `make run` restores dvc.lock from git,
+    says so, and finishes with the outputs of an uninterrupted run."""
+    _, first = built
+    project = second
+    for rel in outputs(project):
+        (project / rel).unlink()
+    shutil.rmtree(project / ".cache")
+    shutil.rmtree(project / ".dvc" / "cache")   # no run cache: every stage really runs
+    proc = subprocess.Popen([DVC, "repro"], cwd=project, env=_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    seen = []
+    deadline = time.monotonic() + 600
+    for line in proc.stdout:
+        seen.append(line)
+        if line.startswith("Running stage 'compare'") or time.monotonic() > deadline:
+            break
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert any(line.startswith("Running stage 'compare'") for line in seen), "".join(seen)
+    lock = project / "dvc.lock"
+    text = lock.read_text()
+    lock.write_text(text[:text.index("    deps:\n") + len("    deps:\n    - ")])   # a write cut short
+    refused = _run([DVC, "status"], project, check=False)
+    assert refused.returncode != 0 and "dvc.lock" in refused.stderr   # DVC alone stops here
+
+    done = _run(["make", "-o", "install", "run"], project)
+    assert "restored it from git" in done.stderr
+    assert output_bytes(project) == first
+    assert git_status(project) == ""

@@ -1,7 +1,7 @@
 """The LoadGen detail-log parser and the round rules applied to a run.
 
 Logs are genuine: made in the session by mlcommons-loadgen with a tiny SUT
-(tests/_loadgen.py), plus the real v5.1 logs in ../shared/mlperf.
+(tests/_loadgen.py), plus the real v5.1 logs in tests/real.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pipeline.findings import CODES
 from pipeline.readers import loadgen, round_rules, run_checks
 from pipeline.readers.round_rules import MetricSpec, metric_for
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "mlperf"
+SHARED = Path(__file__).resolve().parent / "real"   # tests/real/PROVENANCE.md
 TREE = SHARED / "v5.1-submission-tree" / "closed"
 AMD_RUNS = TREE / "AMD" / "results" / "8xMI300X_2xEPYC_9575F" / "llama2-70b-99"
 DETAIL = "performance/run_1/mlperf_log_detail.txt"

@@ -13,7 +13,7 @@ from pipeline import readers
 from pipeline.ingest import ingest
 from pipeline.readers import summary_json
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "mlperf"
+SHARED = Path(__file__).resolve().parent / "real"   # tests/real/PROVENANCE.md
 PUBLISHED = {"v4.1": SHARED / "v4.1-summary_results.json", "v5.1": SHARED / "v5.1-summary_results.json"}
 
 

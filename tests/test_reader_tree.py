@@ -1,6 +1,6 @@
 """``submission-tree``: real MLPerf submission folders, read in parallel.
 
-The shared v5.1 tree is read in place; mutated copies are made in tmp dirs;
+The real v5.1 tree (tests/real) is read in place; mutated copies are made in tmp dirs;
 small trees around genuine LoadGen runs come from tests/_loadgen.py.
 """
 
@@ -20,7 +20,7 @@ from pipeline import readers
 from pipeline.ingest import ingest
 from pipeline.readers import tree
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "mlperf"
+SHARED = Path(__file__).resolve().parent / "real"   # tests/real/PROVENANCE.md
 TREE = SHARED / "v5.1-submission-tree"
 PUBLISHED = SHARED / "v5.1-summary_results.json"
 DETAIL = "performance/run_1/mlperf_log_detail.txt"
@@ -29,7 +29,7 @@ V51_SEEDS = (1780908523862526354, 14771362308971278857, 18209322760996052031)
 
 
 def writable_copy(src: Path, dst: Path) -> Path:
-    """A copy of (part of) the read-only shared tree that tests may change."""
+    """A copy of (part of) the read-only real tree that tests may change."""
     shutil.copytree(src, dst)
     for folder, dirs, files in os.walk(dst):
         for name in dirs + files:
@@ -69,20 +69,20 @@ def test_a_tree_is_detected_at_root_division_and_submitter(tmp_path):
 # ---- the real v5.1 tree ---------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def shared_read():
+def real_read():
     return tree.read(TREE, "v5.1-tree")
 
 
-def test_the_shared_tree_is_read_whole(shared_read):
-    assert len(shared_read.records) == 30 and not shared_read.dispositions
-    assert not [f for f in shared_read.findings if f.severity == "error"]
-    assert shared_read.round == "v5.1"
+def test_the_real_tree_is_read_whole(real_read):
+    assert len(real_read.records) == 30 and not real_read.dispositions
+    assert not [f for f in real_read.findings if f.severity == "error"]
+    assert real_read.round == "v5.1"
 
 
-def test_every_result_equals_the_published_value(shared_read):
+def test_every_result_equals_the_published_value(real_read):
     published = {(r["Submitter"], r["Platform"], r["Model"], r["Scenario"]): r
                  for r in json.loads(PUBLISHED.read_text(encoding="utf-8"))}
-    for key, record in by_key(shared_read.records).items():
+    for key, record in by_key(real_read.records).items():
         row = published[key]
         assert float(record.fields["value"]) == row["Performance_Result"], key
         assert record.fields["units"] == row["Performance_Units"], key
@@ -90,8 +90,8 @@ def test_every_result_equals_the_published_value(shared_read):
         assert record.fields["division"] == row["Category"], key
 
 
-def test_records_carry_the_system_facts_and_their_places(shared_read):
-    record = by_key(shared_read.records)[("AMD", "8xMI300X_2xEPYC_9575F", "llama2-70b-99", "Interactive")]
+def test_records_carry_the_system_facts_and_their_places(real_read):
+    record = by_key(real_read.records)[("AMD", "8xMI300X_2xEPYC_9575F", "llama2-70b-99", "Interactive")]
     assert record.fields["value"] == "8840.42"
     assert (record.fields["accelerators_per_node"], record.fields["nodes"]) == ("8", "1")
     assert record.fields["availability"] == "available"
@@ -120,7 +120,7 @@ def test_a_stated_round_judges_the_tree_by_its_rules():
 
 @pytest.fixture(scope="module")
 def mutated(tmp_path_factory):
-    """The shared tree with one fault per result below; everything else intact."""
+    """The real tree with one fault per result below; everything else intact."""
     root = writable_copy(TREE, tmp_path_factory.mktemp("mutated") / "tree")
     amd = ("AMD", "8xMI300X_2xEPYC_9575F", "llama2-70b-99")
     edit_key(result_dir(root, *amd, "Offline") / DETAIL, "result_validity", '"VALID"', '"INVALID"')
@@ -341,7 +341,7 @@ def test_real_rules_reject_generated_runs_and_say_why(tmp_path, runs):
 
 def replicate(dst: Path, copies: int) -> Path:
     """``copies`` submitters per real one; results and compliance are symlinks
-    to the shared tree, system descriptions relabelled copies."""
+    to the real tree, system descriptions relabelled copies."""
     division = dst / "closed"
     for k in range(copies):
         for src in sorted((TREE / "closed").iterdir()):

@@ -7,15 +7,14 @@ import csv
 
 import pytest
 
-from conftest import DATA, SHARED, read_csv, run, run_json
+from conftest import DATA, REAL, read_csv, run, run_json
 
 from pipeline import readers
 from pipeline.normalize import Context, build_row
 
-CHECKER = SHARED / "v5.1-checker-summary.csv"
-GIGA = SHARED / "v5.1-submission-tree" / "closed" / "GigaComputing" / "summary.csv"
+CHECKER = REAL / "v5.1-checker-summary.csv"
+GIGA = REAL / "v5.1-submission-tree" / "closed" / "GigaComputing" / "summary.csv"
 
-pytestmark = pytest.mark.skipif(not CHECKER.is_file(), reason=f"real data not found at {SHARED}")
 
 
 def header_of(path) -> list[str]:

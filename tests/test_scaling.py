@@ -1,8 +1,8 @@
 """Scaling efficiency: the formulas (efficiency, ratio), the reference lookup,
 and the figures recomputed from published MLPerf data.
 
-Real rows come from ../shared/mlperf/v5.1-summary_results.json (read in
-place) and from AMD's v6.0 summary (shared/seed): 1016380 tokens/s on 87
+Real rows come from tests/real/v5.1-summary_results.json (read in
+place) and from AMD's v6.0 summary: 1016380 tokens/s on 87
 MI355X (11 nodes) against 100282 on one 8-GPU node is 93.2 %.
 """
 
@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, strategies as st
 
-from conftest import SHARED, UNVERIFIED_FOOTNOTE, canonical_row, run, run_json, write_canonical
+from conftest import REAL, UNVERIFIED_FOOTNOTE, canonical_row, run, run_json, write_canonical
 
 from pipeline import table
 from pipeline.formulas import efficiency_pct, linear_expectation, ratio
@@ -23,7 +23,7 @@ from pipeline.normalize import composition_from_platform
 from pipeline.rules import canonical_accelerator
 from pipeline.scaling import LOOKUP, scaling
 
-SUMMARY_V51 = SHARED / "v5.1-summary_results.json"
+SUMMARY_V51 = REAL / "v5.1-summary_results.json"
 
 
 # ---- formulas: boundary tables --------------------------------------------------------
