@@ -168,7 +168,7 @@ def build_row(raw: RawRecord, ctx: Context) -> tuple[dict | None, list[Finding]]
     system, p3 = resolve_required("system", get("system"))
     lenient = ctx.authoritative_names
     (model, scenario, units), p4 = resolve_benchmark(get("model"), get("scenario"), get("units"),
-                                                     lenient)
+                                                     lenient, get("used_model"))
     value, p5 = resolve_value(get("value"))
     division, p6 = resolve_choice("division", get("division"), DIVISIONS)
     availability, p7 = resolve_choice("availability", get("availability"), AVAILABILITIES)
@@ -260,12 +260,14 @@ def resolve_required(name: str, text: str | None):
 
 @rules.cached(maxsize=4096)
 def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: str | None,
-                      authoritative: bool = False):
+                      authoritative: bool = False, used_text: str | None = None):
     """Benchmark id, scenario and units, checked against schemas/models.yaml.
 
     ``authoritative``: the names come from a table MLCommons published; a model
     the registry lacks keeps its published name and units (warning
-    ``unregistered-name``) instead of rejecting the row."""
+    ``unregistered-name``) instead of rejecting the row, and so do the units of
+    a result whose used model is another model than the benchmark (v4.1 open
+    division: ``neuralmagic_Llama-2-7b-chat-hf-FP8`` under llama2-70b-99.9)."""
     problems = _required("model", model_text)
     model = rules.canonical_model(model_text) if model_text else None
     unregistered = False
@@ -290,10 +292,11 @@ def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: 
             problems.append(("invalid-choice", "scenario",
                              f"a scenario of {model}: {list(rules.models()[model].scenarios)}",
                              scenario, f"{model} has no {scenario} scenario"))
-        elif units not in accepted and authoritative:
+        elif units not in accepted and authoritative and used_text and \
+                rules.canonical_model(used_text) != model:
             problems.append(("units-mismatch", "units", " or ".join(accepted), units,
                              f"units not those of {model} {scenario}: the published table's "
-                             "units are kept", "warning"))
+                             f"units are kept (the model used is {used_text})", "warning"))
         elif units not in accepted:
             problems.append(("units-mismatch", "units", " or ".join(accepted), units,
                              f"wrong units for {model} {scenario}"))
