@@ -408,7 +408,7 @@ def resolve_accelerators(text: str | None, platform: str | None, per_node_text: 
         total = sum(counts.values())
     else:
         name = names[0]
-        stated = named[0] if named[0] is not None else from_platform.get(name)
+        stated = sum(named) if all(c is not None for c in named) else from_platform.get(name)
         published = total_given or capacity
         if stated is not None and stated <= capacity and total_given in (None, capacity, stated):
             total = stated
@@ -418,7 +418,7 @@ def resolve_accelerators(text: str | None, platform: str | None, per_node_text: 
                 problems.append(("accelerator-count-disagrees", "accelerators_per_node",
                                  f"the published count {published} (nodes {nodes} x per node "
                                  f"{per_node}{', total ' + str(total_given) if total_given else ''})",
-                                 f"{stated} stated in the name {platform if named[0] is None else text!r}",
+                                 f"{stated} stated in the name {text if named[0] is not None else platform!r}",
                                  f"the published count {published} is kept", "warning"))
         counts = {name: total}
     if total > capacity:
