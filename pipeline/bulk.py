@@ -175,9 +175,9 @@ def _resolvers(ctx: Context):
         (("round",), lambda r: normalize.resolve_round(r, ctx.round), ("round",)),
         (("submitter",), lambda s: normalize.resolve_submitter(s, ctx.submitter), ("submitter",)),
         (("system",), lambda s: normalize.resolve_required("system", s), ("system",)),
-        (("model", "scenario", "units", "round"),
-         lambda m, s, u, r: normalize.resolve_benchmark(m, s, u, normalize.round_name(r, ctx.round),
-                                                        ctx.authoritative_names),
+        (("model", "scenario", "units", "round", "used_model"),
+         lambda m, s, u, r, used: normalize.resolve_benchmark(
+             m, s, u, normalize.round_name(r, ctx.round), ctx.authoritative_names, used),
          ("model", "scenario", "units")),
         (("division",), lambda d: normalize.resolve_choice("division", d, normalize.DIVISIONS),
          ("division",)),

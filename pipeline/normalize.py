@@ -167,7 +167,7 @@ def build_row(raw: RawRecord, ctx: Context) -> tuple[dict | None, list[Finding]]
     submitter, p2 = resolve_submitter(get("submitter"), ctx.submitter)
     system, p3 = resolve_required("system", get("system"))
     (model, scenario, units), p4 = resolve_benchmark(get("model"), get("scenario"), get("units"),
-                                                     round_, ctx.authoritative_names)
+                                                     round_, ctx.authoritative_names, get("used_model"))
     value, p5 = resolve_value(get("value"))
     division, p6 = resolve_choice("division", get("division"), DIVISIONS)
     availability, p7 = resolve_choice("availability", get("availability"), AVAILABILITIES)
@@ -265,7 +265,8 @@ def resolve_required(name: str, text: str | None):
 
 @rules.cached(maxsize=4096)
 def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: str | None,
-                      round_: str | None = None, authoritative: bool = False):
+                      round_: str | None = None, authoritative: bool = False,
+                      used_text: str | None = None):
     """Benchmark id, scenario and units: the id from schemas/models.yaml; the
     scenario and units from the round's rules (schemas/rules/<round>.yaml), or
     from every round's when the round is unknown.
@@ -273,7 +274,9 @@ def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: 
     ``authoritative``: the names come from a table MLCommons published; a model
     the registry lacks keeps its published name and units (warning
     ``unregistered-name``) instead of rejecting the row, and so does a model
-    the round's rules do not list (the published table is the authority)."""
+    the round's rules do not list, and the units of a result whose used model
+    is another model than the benchmark (v4.1 open division:
+    ``neuralmagic_Llama-2-7b-chat-hf-FP8`` under llama2-70b-99.9)."""
     problems = _required("model", model_text)
     model = rules.canonical_model(model_text) if model_text else None
     unregistered = False
@@ -308,10 +311,11 @@ def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: 
             problems.append(("invalid-choice", "scenario",
                              f"a scenario of {model} in {where}: {list(bench.scenarios)}",
                              scenario, f"{model} has no {scenario} scenario in {where}"))
-        elif units not in accepted and authoritative:
+        elif units not in accepted and authoritative and used_text and \
+                rules.canonical_model(used_text) != model:
             problems.append(("units-mismatch", "units", " or ".join(accepted), units,
                              f"units not those of {model} {scenario} in {where}: the published "
-                             "table's units are kept", "warning"))
+                             f"table's units are kept (the model used is {used_text})", "warning"))
         elif units not in accepted:
             problems.append(("units-mismatch", "units", " or ".join(accepted), units,
                              f"wrong units for {model} {scenario} in {where}"))
@@ -423,7 +427,7 @@ def resolve_accelerators(text: str | None, platform: str | None, per_node_text: 
         total = sum(counts.values())
     else:
         name = names[0]
-        stated = named[0] if named[0] is not None else from_platform.get(name)
+        stated = sum(named) if all(c is not None for c in named) else from_platform.get(name)
         published = total_given or capacity
         if stated is not None and stated <= capacity and total_given in (None, capacity, stated):
             total = stated
@@ -433,7 +437,7 @@ def resolve_accelerators(text: str | None, platform: str | None, per_node_text: 
                 problems.append(("accelerator-count-disagrees", "accelerators_per_node",
                                  f"the published count {published} (nodes {nodes} x per node "
                                  f"{per_node}{', total ' + str(total_given) if total_given else ''})",
-                                 f"{stated} stated in the name {platform if named[0] is None else text!r}",
+                                 f"{stated} stated in the name {text if named[0] is not None else platform!r}",
                                  f"the published count {published} is kept", "warning"))
         counts = {name: total}
     if total > capacity:

