@@ -412,6 +412,11 @@ document.querySelectorAll("#answers [data-answer]").forEach(function (e) {
   out.answers[e.dataset.answer] = {top: r.top, bottom: r.bottom, left: r.left, right: r.right,
                                    text: e.innerText};
 });
+out.rounds = {};
+document.querySelectorAll("#answers [data-answer=partners] [data-round]").forEach(function (e) {
+  out.rounds[e.dataset.round] = Array.from(e.querySelectorAll("tbody tr")).map(function (r) {
+    return r.innerText; });
+});
 document.querySelectorAll(".clab, th, td, #answers [data-answer]").forEach(function (e) {
   if (e.scrollWidth > e.clientWidth + 1) out.cut.push(e.innerText.slice(0, 80));
 });
@@ -474,17 +479,27 @@ def test_chromium_shows_the_answers_on_the_first_screen(shipped, tmp_path):
     for name, box in answers.items():                   # all of it on the first screen
         assert 0 <= box["top"] and box["bottom"] <= probe["height"] and box["right"] <= 1366, (name, box)
     assert answers["partners"]["right"] <= min(answers[n]["left"] for n in answers if n != "partners")
-    lines = answers["partners"]["text"].splitlines()
-    assert any(re.match(r"v5\.1\s+ASUSTeK\s+6\s+4\s+2\s+0\s+0\s+-15\.43%", line) for line in lines), lines
-    assert any(re.match(r"v5\.1\s+Vultr\s+6\s+4\s+2\s+0\s+0\s+-5\.27%", line) for line in lines), lines
-    assert any(re.match(r"v5\.1\s+GigaComputing\s+6\s+6\s+0\s+0\s+0\s+\+2\.27%", line) for line in lines), lines
-    assert any(re.match(r"v6\.0\s+NVIDIA\s+4\s+0\s+0\s+0\s+4\s*$", line) for line in lines), lines
+    rounds = probe["rounds"]                            # every partner of every round, deviating first
+    assert sorted(rounds) == ["v5.1", "v6.0"] and (len(rounds["v5.1"]), len(rounds["v6.0"])) == (12, 17), rounds
+    for rows in rounds.values():
+        deviating = [int(row.split("\t")[3]) > 0 for row in rows]
+        assert deviating == sorted(deviating, reverse=True), rows
+    for round_, pattern in (("v5.1", r"ASUSTeK\s+6\s+4\s+2\s+0\s+0\s+-15\.43%$"),
+                            ("v5.1", r"Vultr\s+6\s+4\s+2\s+0\s+0\s+-5\.27%$"),
+                            ("v5.1", r"GigaComputing\s+6\s+6\s+0\s+0\s+0\s+\+2\.27%$"),
+                            ("v6.0", r"Dell_MangoBoost\s+12\s+0\s+4\s+4\s+4\s+-6\.99%$"),
+                            ("v6.0", r"NVIDIA\s+10\s+0\s+0\s+0\s+10\s*$")):
+        assert any(re.match(pattern, row) for row in rounds[round_]), (round_, pattern, rounds[round_])
+    assert "v5.1: 12 partners" in answers["partners"]["text"]
     fails = answers["does-not-hold"]["text"]
-    assert "Claims that do not hold: 2" in fails
+    assert "Claims that do not hold: 4" in fails
     assert "partners-mi325x-v5.1" in fails and "max |deviation| 15.43%" in fails and "partners-mi300x-v5.1" in fails
-    assert "Claims that hold only against a weaker comparator: 0" in answers["cherry-picked"]["text"]
+    assert "partners-mi355x-llama2-v6.0" in fails and "13 of 17 within" in fails
+    picked = answers["cherry-picked"]["text"]
+    assert "Claims that hold only against a weaker comparator: 8" in picked
+    assert re.search(r"llama2-server-vs-b300\s+93%\s+93\.4%\s+87\.6%", picked), picked
     unverified = answers["unverified"]["text"]
-    assert "Unverified results: 2 of 106" in unverified and "v6.0 AMD: 2" in unverified
+    assert "Unverified results: 2 of 248" in unverified and "v6.0 AMD: 2" in unverified
     assert UNVERIFIED_FOOTNOTE in unverified
     assert "22 expectations in 3 suites, all met" in answers["checks"]["text"]
     assert probe["cut"] == []                           # no label or cell cut by its box
