@@ -62,7 +62,7 @@ def partner_tables(data: Data, rounds: list[str]) -> list[str]:
         for _, cells, cls in sorted(rows, key=lambda x: x[0]):
             table.add(cells, cls)
         title = f'<a href="#{anchor("round", round_)}">{escape(round_)}</a>'
-        out.append(f'<div class="round" data-round="{escape(round_)}"><h3>{title}: {len(rows)} partners</h3>'
+        out.append(f'<div class="round-partners" data-round="{escape(round_)}"><h3>{title}: {len(rows)} partners</h3>'
                    f"{table.html('No partner result.')}</div>")
     return out
 

@@ -208,6 +208,8 @@ footer { border-top: 1px solid var(--line); margin-top: 1.5rem; font-size: 12px;
   h2 { break-after: avoid; } h3, h4 { break-after: avoid; }
   tr, .crow { break-inside: avoid; }
   table { font-size: 8.5px; line-height: 1.2; } th, td { padding: 1px 3px; }
+  #answers, #answers table { font-size: 8.5px; } #answers h2, #answers h3 { font-size: 10px; }
+  #answers td.claim { min-width: 0; } #answers .fn { font-size: 8.5px; }
   thead { display: table-header-group; }
   .chart { font-size: 9px; } .crow { min-height: 12px; } .track { height: 10px; }
   .track .dot { width: 8px; height: 8px; margin-left: -4px; top: 1px; }
