@@ -57,13 +57,14 @@ def partner_tables(data: Data, rounds: list[str]) -> list[str]:
     agr, out = data.agreement, []
     for round_ in rounds:
         table = Table(f"answers-{anchor('partners', round_)}", HEADER, numeric={1, 2, 3, 4, 5, 6}, searchable=False)
+        mine = agr[agr["round"] == round_]
         rows = [_partner_row(round_, status, partner, part) for (status, partner), part in
-                agr[agr["round"] == round_].groupby(["status", "submitter"], sort=True)]
+                mine.groupby(["status", "submitter"], sort=True)]
         for _, cells, cls in sorted(rows, key=lambda x: x[0]):
             table.add(cells, cls)
         title = f'<a href="#{anchor("round", round_)}">{escape(round_)}</a>'
-        out.append(f'<div class="round-partners" data-round="{escape(round_)}"><h3>{title}: {len(rows)} partners</h3>'
-                   f"{table.html('No partner result.')}</div>")
+        out.append(f'<div class="round-partners" data-round="{escape(round_)}"><h3>{title}: '
+                   f"{mine['submitter'].nunique()} partners</h3>{table.html('No partner result.')}</div>")
     return out
 
 
