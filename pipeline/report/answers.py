@@ -15,49 +15,70 @@ from html import escape
 import pandas as pd
 
 from .claims import figure, verdict_label
-from .html import Cell, Table, footnote, number, signed_pct, unverified, verdict
+from .html import Cell, Table, footnote, number, signed_pct, unverified, verdict, wrap
 from .load import Data, claim_round, is_unverified
 from .sections import anchor
 from .validation import summary as validation_summary
 
 
-def partner_table(data: Data, rounds: list[str]) -> Table:
-    table = Table("answers-partners", ["round", "partner", "results", "agree", "deviate", "no ref.",
-                                       "excluded", "worst deviation"], numeric={2, 3, 4, 5, 6, 7},
-                  searchable=False)
-    agr = data.agreement
+HEADER = ["partner", "res.", "agree", "dev.", "no ref.", "excl.", "worst"]
+
+
+def _partner_row(round_: str, status: str, partner: str, rows: pd.DataFrame) -> tuple[tuple, list, str]:
+    """One partner of one round: the sort key (deviating first, then the
+    largest |worst deviation|), the cells and the row class."""
+    unv = status != "verified"
+    verdicts = rows["verdict"]
+    compared = rows[verdicts.isin(["agree", "deviates"])]
+    devs = [(abs(d), d, r) for d, r in zip(compared["deviation_pct"].map(number), compared.to_dict("records"))
+            if d is not None]
+    worst, d = "", None
+    if devs:
+        _, d, r = max(devs, key=lambda x: (x[0], x[1]))
+        where = f"{r['model']} {r['scenario']}"
+        worst = f'<span title="{escape(where)}">{escape(signed_pct(d))}</span>'
+        worst = unverified(worst) if unv else worst
+    name = wrap(partner) + (' <span class="unv">post-deadline</span>' if unv else "")
+    deviate = int((verdicts == "deviates").sum())
+    cells = [Cell(f'<a href="#{anchor(round_, "post-deadline" if unv else "verified")}">{name}</a>',
+                  str(partner)),
+             str(len(rows)), str(int((verdicts == "agree").sum())),
+             Cell(f"<b>{deviate}</b>" if deviate else "0", deviate),
+             str(int((verdicts == "no-reference").sum())), str(int((verdicts == "excluded").sum())),
+             Cell(worst, "" if d is None else d)]
+    key = (-deviate, -abs(d) if d is not None else 0.0, str(partner), status)
+    return key, cells, "bad" if deviate else ""
+
+
+def partner_tables(data: Data, rounds: list[str]) -> list[str]:
+    """Per round, one dense table of its partners (deviating first); the
+    rounds side by side. The worst deviation's model and scenario are its
+    tooltip (and in the round's details)."""
+    agr, out = data.agreement, []
     for round_ in rounds:
-        for (status, partner), rows in agr[agr["round"] == round_].groupby(["status", "submitter"], sort=True):
-            unv = status != "verified"
-            verdicts = rows["verdict"]
-            compared = rows[rows["verdict"].isin(["agree", "deviates"])]
-            devs = [(abs(d), d, r) for d, r in zip(compared["deviation_pct"].map(number),
-                                                     compared.to_dict("records")) if d is not None]
-            worst, d = "", ""
-            if devs:
-                _, d, r = max(devs, key=lambda x: (x[0], x[1]))
-                worst = (f'{escape(signed_pct(d))} <span class="small">{escape(r["model"])} '
-                         f"{escape(r['scenario'])}</span>")
-                worst = unverified(worst) if unv else worst
-            name = escape(str(partner)) + (' <span class="unv">post-deadline</span>' if unv else "")
-            deviate = int((verdicts == "deviates").sum())
-            table.add([f'<a href="#{anchor(round_, "post-deadline" if unv else "verified")}">{escape(round_)}</a>',
-                       Cell(name, str(partner), "nw"), str(len(rows)), str(int((verdicts == "agree").sum())),
-                       Cell(f"<b>{deviate}</b>" if deviate else "0", deviate),
-                       str(int((verdicts == "no-reference").sum())), str(int((verdicts == "excluded").sum())),
-                       Cell(worst, d)], "bad" if deviate else "")
-    return table
+        table = Table(f"answers-{anchor('partners', round_)}", HEADER, numeric={1, 2, 3, 4, 5, 6}, searchable=False)
+        mine = agr[agr["round"] == round_]
+        rows = [_partner_row(round_, status, partner, part) for (status, partner), part in
+                mine.groupby(["status", "submitter"], sort=True)]
+        for _, cells, cls in sorted(rows, key=lambda x: x[0]):
+            table.add(cells, cls)
+        title = f'<a href="#{anchor("round", round_)}">{escape(round_)}</a>'
+        out.append(f'<div class="round-partners" data-round="{escape(round_)}"><h3>{title}: '
+                   f"{mine['submitter'].nunique()} partners</h3>{table.html('No partner result.')}</div>")
+    return out
 
 
-def _claim_line(claim: dict, round_: str) -> str:
-    computed = figure(claim, "computed")
-    if claim.get("verdict") == "cherry-picked":
-        computed += f"; against the strongest: {figure(claim, 'computed_vs_best')}"
-    if claim.get("kind") == "reproducibility" and claim.get("compared") is not None:
-        computed += f" ({claim.get('within')} of {claim.get('compared')} within)"
+def _claim_cells(claim: dict, round_: str, against_best: bool) -> list[Cell | str]:
     mark = unverified if is_unverified(claim) else (lambda h: h)
-    return (f'<li><a href="#{anchor(round_, "claims")}">{escape(round_)}</a> · <b>{escape(str(claim.get("id")))}</b>: '
-            f"claimed {mark(escape(figure(claim, 'claimed')))}, computed {mark(escape(computed or '—'))}</li>")
+    computed = mark(escape(figure(claim, "computed") or "—"))
+    if claim.get("kind") == "reproducibility" and claim.get("compared") is not None:
+        computed += f"<br>{claim.get('within')} of {claim.get('compared')} within"
+    cells = [Cell(f'<a class="small" href="#{anchor(round_, "claims")}">{escape(round_)}</a> '
+                  f"<b>{escape(str(claim.get('id')))}</b>", str(claim.get("id")), "claim"),
+             mark(escape(figure(claim, "claimed"))), computed]
+    if against_best:
+        cells.append(mark(escape(figure(claim, "computed_vs_best") or "—")))
+    return cells
 
 
 def _claims_boxes(data: Data) -> list[str]:
@@ -66,13 +87,17 @@ def _claims_boxes(data: Data) -> list[str]:
                 f'<p class="missing">{escape(data.why.get("claims", ""))}</p></div>']
     rounds = {id(c): claim_round(c, data.agreement) for c in data.claims}
     out = []
-    for verdict_name, title in (("does-not-hold", "Claims that do not hold"),
-                                ("cherry-picked", "Claims that hold only against a weaker comparator")):
+    for verdict_name, title, header in (
+            ("does-not-hold", "Claims that do not hold", ["claim", "claimed", "computed"]),
+            ("cherry-picked", "Claims that hold only against a weaker comparator",
+             ["claim", "claimed", "computed", "vs strongest"])):
         mine = [c for c in data.claims if c.get("verdict") == verdict_name]
-        items = "".join(_claim_line(c, rounds[id(c)]) for c in mine)
-        body = f"<ul>{items}</ul>" if mine else '<p class="empty">None.</p>'
+        table = Table(f"answers-{verdict_name}", header, searchable=False)
+        for c in mine:
+            table.add(_claim_cells(c, rounds[id(c)], verdict_name == "cherry-picked"))
         cls = "box alarm" if mine else "box"
-        out.append(f'<div class="{cls}" data-answer="{verdict_name}"><h2>{title}: {len(mine)}</h2>{body}</div>')
+        out.append(f'<div class="{cls}" data-answer="{verdict_name}"><h2>{title}: {len(mine)}</h2>'
+                   f"{table.html()}</div>")
     unchecked = [c for c in data.claims if c.get("verdict") not in ("holds", "does-not-hold", "cherry-picked")]
     holds = sum(c.get("verdict") == "holds" for c in data.claims)
     detail = ""
@@ -117,9 +142,9 @@ def _checks_line(data: Data) -> str:
 
 
 def section(data: Data, rounds: list[str]) -> str:
-    table = partner_table(data, rounds)
+    tables = "".join(partner_tables(data, rounds)) or '<p class="empty">No partner result.</p>'
     partners = (f'<div data-answer="partners"><h2>Partner results against the reference, per round</h2>'
-                f"{table.html('No partner result.')}</div>")
+                f'<div class="rounds">{tables}</div></div>')
     side = _claims_boxes(data) + [_unverified_box(data), _checks_line(data)]
     return (f'<section id="answers"><div class="grid">{partners}<div class="side">{"".join(side)}</div>'
             "</div></section>")

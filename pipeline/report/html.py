@@ -152,12 +152,17 @@ header h1 { font-size: 1.15rem; margin: .2rem 0; }
 .lead { color: var(--muted); margin: 0 0 .4rem; }
 h2 { font-size: 1.15rem; border-bottom: 2px solid #1f2328; padding-bottom: .1rem; margin: 1.4rem 0 .5rem; }
 h3 { font-size: 1rem; margin: 1rem 0 .3rem; } h4 { font-size: .92rem; margin: .8rem 0 .3rem; }
-#answers h2 { font-size: 1rem; border: 0; margin: .1rem 0 .25rem; }
-#answers .grid { display: grid; grid-template-columns: auto minmax(20rem, 1fr); gap: .4rem 1.4rem; }
-#answers .box { border: 1px solid var(--line); border-radius: 6px; padding: .35rem .6rem; margin-bottom: .45rem; }
-#answers .box.alarm { border-color: var(--bad); } #answers ul { margin: .1rem 0; padding-left: 1.1rem; }
-#answers li { margin: .1rem 0; } #answers p { margin: .15rem 0; }
-@media (max-width: 1000px) { #answers .grid { grid-template-columns: 1fr; } }
+#answers { font-size: 12px; }
+#answers h2 { font-size: 13px; border: 0; margin: .05rem 0 .2rem; }
+#answers h3 { font-size: 13px; margin: 0 0 .1rem; }
+#answers .grid { display: grid; grid-template-columns: auto minmax(24rem, 1fr); gap: .4rem .6rem; align-items: start; }
+#answers .rounds { display: flex; gap: .5rem; align-items: flex-start; }
+#answers table { font-size: 11.5px; margin: 0; width: auto; } #answers th, #answers td { padding: 0 .25rem; }
+#answers td.claim { min-width: 13rem; }
+#answers .box { border: 1px solid var(--line); border-radius: 6px; padding: .2rem .45rem; margin-bottom: .35rem; }
+#answers .box.alarm { border-color: var(--bad); } #answers .box table { width: 100%; }
+#answers p { margin: .1rem 0; } #answers .fn { font-size: 11.5px; }
+@media (max-width: 1000px) { #answers .grid { grid-template-columns: 1fr; } #answers .rounds { flex-wrap: wrap; } }
 table { border-collapse: collapse; margin: .2rem 0 .6rem; font-size: 12.5px; width: 100%; }
 th, td { border: 1px solid var(--line); padding: .15rem .4rem; text-align: left; vertical-align: top;
          overflow-wrap: break-word; }
@@ -203,6 +208,8 @@ footer { border-top: 1px solid var(--line); margin-top: 1.5rem; font-size: 12px;
   h2 { break-after: avoid; } h3, h4 { break-after: avoid; }
   tr, .crow { break-inside: avoid; }
   table { font-size: 8.5px; line-height: 1.2; } th, td { padding: 1px 3px; }
+  #answers, #answers table { font-size: 8.5px; } #answers h2, #answers h3 { font-size: 10px; }
+  #answers td.claim { min-width: 0; } #answers .fn { font-size: 8.5px; }
   thead { display: table-header-group; }
   .chart { font-size: 9px; } .crow { min-height: 12px; } .track { height: 10px; }
   .track .dot { width: 8px; height: 8px; margin-left: -4px; top: 1px; }
