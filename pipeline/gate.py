@@ -25,9 +25,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from . import clock, params as params_mod, policy as policy_mod, rules, withdrawals
 from .errors import ConfigError, UsageError
 from .findings import Finding, Report, finding
 from .store import MANIFEST, VERSION_DIR
@@ -58,6 +60,8 @@ class GateReport(Report):
 
     versions: list[Gated] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    flips: list[dict] = field(default_factory=list)          # --allow-policy-change: base -> head verdicts
+    withdrawals: list[dict] = field(default_factory=list)    # per gated version that supersedes another
 
 
 def line_of(f: Finding) -> int | None:
@@ -215,32 +219,84 @@ def _numbering(new: list[Gated], at_base: dict, prefix: str) -> list[Finding]:
 
 # ---- the gate ----------------------------------------------------------------------------
 
-def run(paths: list[Path], root: Path, base: str | None, tolerance_pct: float,
-        reference_submitter: str, cwd: Path | None = None) -> GateReport:
-    """Gate PATHS (version folders), or every version changed since the base."""
+def run(paths: list[Path], root: Path, base: str | None, params_path: Path = Path("params.yaml"),
+        cwd: Path | None = None, allow_policy_change: bool = False) -> GateReport:
+    """Gate PATHS (version folders), or every version changed since the base,
+    with the policy of the merge base (see :mod:`pipeline.policy`)."""
     cwd = cwd or Path.cwd()
     root = root if root.is_absolute() else cwd / root
     if not root.is_dir():
         raise UsageError(f"--root {root}: no such folder")
     top = repo_top(cwd)
     report = GateReport()
-    if top is None:
-        if not paths:
-            raise ConfigError("not inside a git repository: give the version folders to gate")
-        prefix, base_info = _relative(root, cwd), {"base": None, "versioning": "not checked (no git repository)"}
-        gated, found = _named(paths, root, cwd), []
-    else:
-        prefix = _relative(root, top)
-        gated, found, base_info = _from_git(paths, root, base, top, prefix, cwd)
-    report.versions = gated
-    report.findings.extend(found)
-    if gated:
-        check(report, root, prefix, tolerance_pct, reference_submitter)
-    report.summary = {**base_info, "root": prefix.rstrip("/") or ".",
-                      "versions": [v.display for v in gated], **_counts(report),
-                      "tolerance_pct": tolerance_pct, "reference_submitter": reference_submitter,
+    now = clock.now()                  # the gate's own clock: nothing moves it back
+    with tempfile.TemporaryDirectory(prefix="mlrepro-gate-") as scratch:
+        if top is None:
+            if not paths:
+                raise ConfigError("not inside a git repository: give the version folders to gate")
+            prefix, info = _relative(root, cwd), {"base": None, "versioning": "not checked (no git repository)"}
+            gated, found, commit = _named(paths, root, cwd), [], None
+        else:
+            prefix = _relative(root, top)
+            gated, found, info, commit = _from_git(paths, root, base, top, prefix, cwd)
+        pol = _policy(top, commit, params_path, cwd, Path(scratch))
+        report.versions = gated
+        report.findings.extend(found)
+        changed_policy = []
+        if commit is not None:
+            changed_policy = _policy_and_generated(report, top, commit, prefix, allow_policy_change)
+        if gated:
+            with policy_mod.active(pol):
+                check(report, root, prefix, pol, now)
+        if changed_policy and allow_policy_change:
+            rows, found = policy_mod.flips(root, pol, policy_mod.head_policy(top, _rel(params_path, cwd, top)),
+                                           prefix)
+            report.flips = rows
+            report.findings.extend(found)
+    report.summary = {**info, "root": prefix.rstrip("/") or ".", "policy": pol.source,
+                      "clock": now.isoformat(), "versions": [v.display for v in gated], **_counts(report),
+                      "tolerance_pct": pol.tolerance_pct, "reference_submitter": pol.reference_submitter,
+                      "policy_changes": [{"file": f.file, "place": f.place, "old": f.expected, "new": f.found}
+                                         for f in report.findings if f.code == "policy-change"],
+                      "allow_policy_change": allow_policy_change,
+                      "flips": report.flips, "withdrawals": report.withdrawals,
                       "verdict": "pass" if report.ok else "fail"}
     return report
+
+
+def _rel(path: Path, cwd: Path, top: Path) -> str:
+    full = path if path.is_absolute() else cwd / path
+    try:
+        return full.resolve().relative_to(top.resolve()).as_posix()
+    except ValueError as exc:
+        raise UsageError(f"--params {path} is outside the repository {top}") from exc
+
+
+def _policy(top: Path | None, commit: str | None, params_path: Path, cwd: Path,
+            scratch: Path) -> policy_mod.Policy:
+    """The base's policy; outside git (or for named folders without --base), the
+    installed tool's schemas and the given params file."""
+    if top is not None and commit is not None:
+        return policy_mod.base_policy(top, commit, _rel(params_path, cwd, top), scratch)
+    full = params_path if params_path.is_absolute() else cwd / params_path
+    compare = params_mod.load(full if full.is_file() else None)["compare"]
+    return policy_mod.Policy(rules.schemas_dir(), compare["tolerance_pct"],
+                             compare["reference_submitter"], "local (no base: the installed tool's or "
+                             "$MLREPRO_SCHEMAS schemas, --params)")
+
+
+def _policy_and_generated(report: GateReport, top: Path, commit: str, prefix: str, allow: bool) -> list[Finding]:
+    """policy-change and generated-file-edited findings from every change since the base."""
+    changes = changes_since(top, commit, ".")
+    submissions = any(p.startswith(prefix) for p in changes) if prefix else bool(changes)
+    found = policy_mod.policy_findings(top, commit, changes, "warning" if allow and not submissions else "error")
+    if found and submissions:
+        found = [replace(f, severity="error", message=f.message + " (together with submissions: a pull "
+                         "request changes policy or submissions, never both)") for f in found]
+    report.findings.extend(found)
+    if submissions:
+        report.findings.extend(policy_mod.generated_findings(changes))
+    return found
 
 
 def _relative(path: Path, start: Path) -> str:
@@ -272,7 +328,7 @@ def _from_git(paths: list[Path], root: Path, base: str | None, top: Path, prefix
     """(versions to gate, versioning findings, summary entries) in a git repository.
     Named PATHS are checked against the base only when --base is given."""
     if paths and not base:
-        return _named(paths, root, cwd), [], {"base": None, "versioning": "not checked (give --base)"}
+        return _named(paths, root, cwd), [], {"base": None, "versioning": "not checked (give --base)"}, None
     ref, commit = resolve_base(top, base)
     under = prefix.rstrip("/") or "."
     changes = changes_since(top, commit, under)
@@ -282,7 +338,7 @@ def _from_git(paths: list[Path], root: Path, base: str | None, top: Path, prefix
         keep = {f"{prefix}{v.display}/" for v in named}
         found = [f for f in found if any(f.file.startswith(k) for k in keep)]
         gated = named
-    return gated, found, {"base": ref, "merge_base": commit[:12], "versioning": "checked"}
+    return gated, found, {"base": ref, "merge_base": commit[:12], "versioning": "checked"}, commit
 
 
 def _counts(report: GateReport) -> dict:
@@ -321,24 +377,28 @@ def _manifest_line(path: Path, key: str) -> int | None:
 
 # ---- files, rows and the comparison ------------------------------------------------------
 
-def check(report: GateReport, root: Path, prefix: str, tolerance_pct: float,
-          reference_submitter: str) -> None:
+def check(report: GateReport, root: Path, prefix: str, pol: policy_mod.Policy, now) -> None:
     """Ingest the context (see :func:`context_paths`), then judge the gated
-    versions' files and rows."""
+    versions' files and rows, under the active policy. A gated version became
+    visible now (the gate's clock); the context, when it was committed."""
     from . import compare as compare_mod, ingest as ingest_mod  # pandas: only when there is work
 
     gated = report.versions
-    full = ingest_mod.ingest(context_paths(root, gated, reference_submitter), root=root)
+    names = {g.display for g in gated}
+    committed = clock.git_clock(root) or (lambda version: None)
+    visible = lambda v: clock.Visible(now, "the gate's clock") if v.display in names else committed(v)  # noqa: E731
+    ref = pol.reference_submitter
+    full = ingest_mod.ingest(context_paths(root, gated, ref), root=root, visible=visible)
     used = {v["path"] for v in full.versions if v["used"]}
     table, found, dispositions = full.table, list(full.findings), list(full.dispositions)
     for g in (g for g in gated if g.display not in used):   # superseded or unsealed: read it as named
-        extra = ingest_mod.ingest([root / g.display], root=root)
+        extra = ingest_mod.ingest([root / g.display], root=root, visible=visible)
         found = [f for f in found if not g.holds(f.file)] + extra.findings
         dispositions = [d for d in dispositions if not g.holds(d.source)] + extra.dispositions
         table = _swap(table, extra.table, g, gated)
     mine = lambda text: any(g.holds(text) for g in gated)  # noqa: E731
-    report.findings.extend(relocate(f, prefix, root) for f in found if mine(f.file))
-    compared = compare_mod.compare(table, tolerance_pct, reference_submitter).rows
+    report.findings.extend(relocate(f, prefix, root) for f in _dedupe(found) if mine(f.file))
+    compared = compare_mod.compare(table, pol.tolerance_pct, ref).rows
     by_source = {r["source"]: r for r in compared}
     rows = [_result_row(r, by_source.get(r["source"]), prefix)
             for r in table.to_dict("records") if mine(r["source"])]
@@ -346,8 +406,41 @@ def check(report: GateReport, root: Path, prefix: str, tolerance_pct: float,
     report.rows = sorted(rows, key=lambda r: (r["file"], r["line"] or 0))
     report.findings.extend(_deviations(compared, mine, prefix))
     report.findings.extend(_empty(gated, report, prefix, root))
+    _withdrawals(report, root, prefix, table, pol, visible)
     report.files = sorted(f"{prefix}{g.display}/{p.relative_to(root / g.display).as_posix()}"
                           for g in gated for p in (root / g.display).rglob("*") if p.is_file())
+
+
+def _dedupe(found: list[Finding]) -> list[Finding]:
+    return list(dict.fromkeys(found))
+
+
+def _withdrawals(report: GateReport, root: Path, prefix: str, table, pol: policy_mod.Policy, visible) -> None:
+    """result-dropped findings and the withdrawal summary of each gated version."""
+    import pandas as pd
+
+    from . import compare as compare_mod, ingest as ingest_mod
+
+    unread = {r["version"] for r in report.rows if r["outcome"] != "accepted"} | {
+        g.display for g in report.versions for f in report.errors
+        if f.file.startswith(f"{prefix}{g.display}/") and f.code != "deviates-from-reference"}
+    for g in report.versions:
+        if g.display in unread:         # what it drops is unknown until its rows read: fix those first
+            continue
+        pair = withdrawals.predecessor(root, g)
+        if pair is None:
+            continue
+        prev, mine = pair
+        old = ingest_mod.ingest([prev.path], root=root, visible=visible).table
+        refs = table[table["submitter"] == pol.reference_submitter]
+        both = old if g.submitter == pol.reference_submitter else pd.concat([refs, old], ignore_index=True)
+        verdicts = {r["source"]: r for r in compare_mod.compare(both, pol.tolerance_pct,
+                                                                 pol.reference_submitter).rows}
+        new = [r for r in table.to_dict("records") if g.holds(r["source"])]
+        found, summary = withdrawals.check(g, new, old.to_dict("records"), verdicts,
+                                           mine.manifest.withdraws, prefix, prev.number)
+        report.findings.extend(found)
+        report.withdrawals.append(summary)
 
 
 def context_paths(root: Path, gated: list[Gated], reference_submitter: str) -> list[Path]:

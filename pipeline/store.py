@@ -26,7 +26,7 @@ from .rules import schemas_dir
 
 MANIFEST = "manifest.yaml"
 MANIFEST_SCHEMA = "manifest.v1.schema.json"
-VERSION_DIR = re.compile(r"^v(\d+)$")
+VERSION_DIR = re.compile(r"^v([1-9][0-9]*)$")   # one rule everywhere: v1, v2, ... (never v01, v0)
 MAX_MANIFEST_BYTES = 1024 * 1024
 
 
@@ -47,6 +47,7 @@ class Manifest:
     files: list[FileEntry]
     supersedes: int | None = None
     notes: str | None = None
+    withdraws: list[dict] = field(default_factory=list)   # {system, model, scenario, division?, reason}
 
 
 @dataclass
@@ -162,7 +163,8 @@ def load_manifest(version: Version) -> None:
                     data["submitted_at"], f"not a valid time: {exc}"))
         return
     m = Manifest(data["submitter"], data["round"], data["version"], submitted_at, data["status"],
-                 [FileEntry(**f) for f in data["files"]], data.get("supersedes"), data.get("notes"))
+                 [FileEntry(**f) for f in data["files"]], data.get("supersedes"), data.get("notes"),
+                 [dict(w) for w in data.get("withdraws") or []])
     mismatches = [finding("manifest-mismatch", where, f"key {key}", f"{folder_value!r} (from the folder name)",
                           repr(value), f"the manifest's {key} disagrees with its folder: its rows are rejected")
                   for key, folder_value, value in (("round", version.round, m.round),
@@ -199,7 +201,7 @@ def _check_files(version: Version, where: str) -> None:
             _taint(version, entry.path, finding("path-escape", where, place, "a file inside the version folder",
                                                 entry.path, f"the file is a link that {why}"))
             continue
-        listed.add(resolved)
+        listed.update((resolved, target))
         if target.is_dir():
             _check_tree(version, i, entry, target)
             continue
@@ -221,12 +223,19 @@ def _check_files(version: Version, where: str) -> None:
                 entry.sha256, digest, "changed after it was sealed: its rows are rejected"))
     for path in sorted(version.path.rglob("*")):
         real = _resolve(path)
-        if path.is_file() and path.name != MANIFEST and real not in listed \
-                and not any(parent in listed for parent in (real or path).parents):
-            rel = path.relative_to(version.path).as_posix()
-            version.findings.append(finding("unlisted-file", f"{version.display}/{rel}", "whole file",
-                                            "only files listed in the manifest", rel,
-                                            "a file not sealed in the manifest (ignored)", severity="warning"))
+        if path.name == MANIFEST and path.parent == version.path:
+            continue
+        if path.is_dir() and not path.is_symlink():
+            continue
+        if real in listed or any(parent in listed for parent in (real or path).parents) \
+                or any(parent in listed for parent in path.parents):
+            continue
+        rel = path.relative_to(version.path).as_posix()
+        kind = "a symbolic link" if path.is_symlink() else "a file"
+        version.findings.append(finding("unlisted-file", f"{version.display}/{rel}", "whole file",
+                                        "only the files listed in the manifest", f"{kind} not listed",
+                                        "a sealed version is exactly its listed files: remove it or "
+                                        "seal a new version with `mlrepro submit`"))
 
 
 def _check_tree(version: Version, i: int, entry: FileEntry, folder: Path) -> None:
