@@ -135,9 +135,16 @@ def cli() -> None:
 @click.option("--root", type=click.Path(path_type=Path), default=Path("submissions"),
               show_default=True, help="Submissions root.")
 @click.option("--notes", help="Free text kept in the manifest (e.g. where figures come from).")
+@click.option("--withdraw", "withdraw_specs", multiple=True, metavar="SYSTEM:MODEL:SCENARIO:REASON",
+              help="A result of the superseded version this version drops or moves (repeatable).")
+@click.option("--dry-run", is_flag=True,
+              help="Run every gate check on the would-be version (reference comparison included); "
+                   "seal nothing.")
+@params_option
 @click.option("--json", "as_json", is_flag=True,
               help="Print the report as JSON (here --format names the input format).")
-def submit(source, submitter, round_, status, submitted_at, fmt, root, notes, as_json):
+def submit(source, submitter, round_, status, submitted_at, fmt, root, notes, withdraw_specs, dry_run,
+           params_path, as_json):
     """Seal SOURCE as the next version v<N> of ROOT/ROUND/SUBMITTER."""
     from . import readers, store
 
@@ -150,7 +157,20 @@ def submit(source, submitter, round_, status, submitted_at, fmt, root, notes, as
         except ValueError:
             raise click.BadParameter("an ISO-8601 time such as 2026-02-20T10:00:00+00:00",
                                      param_hint="--submitted-at")
-    result = store.submit(source, submitter, round_, status, root, when, fmt, notes)
+    withdraws = []
+    for spec in withdraw_specs:
+        parts = spec.split(":", 3)
+        if len(parts) != 4 or not all(p.strip() for p in parts):
+            raise click.BadParameter(f"{spec!r}: SYSTEM:MODEL:SCENARIO:REASON", param_hint="--withdraw")
+        withdraws.append(dict(zip(("system", "model", "scenario", "reason"), (p.strip() for p in parts))))
+    if dry_run:
+        from . import gate_dryrun, gate_formats
+
+        report = gate_dryrun.dry_run(source, submitter, round_, status, root, when, fmt, notes, withdraws,
+                                     params_path, root.as_posix().rstrip("/") + "/")
+        click.echo(gate_formats.render(report, "json" if as_json else "text"))
+        sys.exit(EXIT_OK if report.ok else EXIT_FINDINGS)
+    result = store.submit(source, submitter, round_, status, root, when, fmt, notes, withdraws)
     summary = {"created": result.version.display if result.version else None,
                "path": str(result.version.path) if result.version else None}
     _emit("json" if as_json else "text", summary, [], result.findings,

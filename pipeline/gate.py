@@ -254,7 +254,7 @@ def run(paths: list[Path], root: Path, base: str | None, params_path: Path = Pat
             report.flips = rows
             report.findings.extend(found)
     report.summary = {**info, "root": prefix.rstrip("/") or ".", "policy": pol.source,
-                      "clock": now.isoformat(), "versions": [v.display for v in gated], **_counts(report),
+                      "clock": now.isoformat(), "versions": [v.display for v in gated], **counts(report),
                       "tolerance_pct": pol.tolerance_pct, "reference_submitter": pol.reference_submitter,
                       "policy_changes": [{"file": f.file, "place": f.place, "old": f.expected, "new": f.found}
                                          for f in report.findings if f.code == "policy-change"],
@@ -341,7 +341,7 @@ def _from_git(paths: list[Path], root: Path, base: str | None, top: Path, prefix
     return gated, found, {"base": ref, "merge_base": commit[:12], "versioning": "checked"}, commit
 
 
-def _counts(report: GateReport) -> dict:
+def counts(report: GateReport) -> dict:
     outcomes = [r.get("verdict") or r["outcome"] for r in report.rows]
     return {"results": len(report.rows),
             **{k.replace("-", "_"): outcomes.count(k)

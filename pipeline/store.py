@@ -6,12 +6,14 @@ reading a version checks every file against the sha256 its manifest sealed.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import re
 import shutil
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -222,14 +224,12 @@ def _check_files(version: Version, where: str) -> None:
                 "hash-mismatch", f"{version.display}/{entry.path}", f"{MANIFEST} key files.{i}.sha256",
                 entry.sha256, digest, "changed after it was sealed: its rows are rejected"))
     for path in sorted(version.path.rglob("*")):
-        real = _resolve(path)
         if path.name == MANIFEST and path.parent == version.path:
             continue
         if path.is_dir() and not path.is_symlink():
             continue
-        if real in listed or any(parent in listed for parent in (real or path).parents) \
-                or any(parent in listed for parent in path.parents):
-            continue
+        if path in listed or any(parent in listed for parent in path.parents):
+            continue     # the listed entry itself (even a link), or a file of a listed tree
         rel = path.relative_to(version.path).as_posix()
         kind = "a symbolic link" if path.is_symlink() else "a file"
         version.findings.append(finding("unlisted-file", f"{version.display}/{rel}", "whole file",
@@ -339,7 +339,7 @@ class SubmitResult:
 
 def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
            submitted_at: datetime | None = None, fmt: str | None = None,
-           notes: str | None = None) -> SubmitResult:
+           notes: str | None = None, withdraws: list[dict] | None = None) -> SubmitResult:
     """Seal SOURCE as the next version of ``root/round/submitter``.
 
     Refuses (returns findings, writes nothing) a file that does not parse in
@@ -382,39 +382,72 @@ def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
                                     "no rows", "the file holds no results"))
         return SubmitResult(None, problems)
 
+    warnings = _late_warning(round_, status, submitted_at)
     sub_dir = root / round_ / submitter
     sub_dir.mkdir(parents=True, exist_ok=True)
-    existing = sorted(int(m.group(1)) for p in sub_dir.iterdir() if (m := VERSION_DIR.match(p.name)))
-    number = max(existing, default=0) + 1
-    previous = [n for n in existing if _declared_status(sub_dir / f"v{n}") == status]
-    target = sub_dir / f"v{number}"
-    manifest = {
-        "submitter": submitter,
-        "round": round_,
-        "version": number,
-        "submitted_at": submitted_at.isoformat(),
-        "status": status,
-        "files": [{"path": source.name, "format": fmt, "sha256": digest}],
-    }
-    if previous:
-        manifest["supersedes"] = previous[-1]
-    if notes:
-        manifest["notes"] = notes
-    tmp = Path(tempfile.mkdtemp(prefix=f".v{number}.", dir=sub_dir))
-    try:
-        if source.is_dir():
-            shutil.copytree(source, tmp / source.name)
-        else:
-            shutil.copyfile(source, tmp / source.name)
-        (tmp / MANIFEST).write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8", newline="\n")
-        if target.exists():
-            return SubmitResult(None, [finding("version-exists", target.as_posix(), "folder",
-                                               "a new version folder", "it exists",
-                                               "versions are immutable")])
-        os.rename(tmp, target)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp)
+    with _locked(sub_dir):   # concurrent submits for one submitter each take the next number
+        existing = sorted(int(m.group(1)) for p in sub_dir.iterdir() if (m := VERSION_DIR.match(p.name)))
+        number = max(existing, default=0) + 1
+        previous = [n for n in existing if _declared_status(sub_dir / f"v{n}") == status]
+        target = sub_dir / f"v{number}"
+        manifest = {
+            "submitter": submitter,
+            "round": round_,
+            "version": number,
+            "submitted_at": submitted_at.isoformat(),
+            "status": status,
+            "files": [{"path": source.name, "format": fmt, "sha256": digest}],
+        }
+        if previous:
+            manifest["supersedes"] = previous[-1]
+        if notes:
+            manifest["notes"] = notes
+        if withdraws:
+            manifest["withdraws"] = [dict(w) for w in withdraws]
+        tmp = Path(tempfile.mkdtemp(prefix=f".v{number}.", dir=sub_dir))
+        try:
+            if source.is_dir():
+                shutil.copytree(source, tmp / source.name)
+            else:
+                shutil.copyfile(source, tmp / source.name)
+            (tmp / MANIFEST).write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8",
+                                        newline="\n")
+            if target.exists():
+                return SubmitResult(None, [finding("version-exists", target.as_posix(), "folder",
+                                                   "a new version folder", "it exists",
+                                                   "versions are immutable")])
+            os.rename(tmp, target)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp)
     version = version_at(target, root)
     load_manifest(version)
-    return SubmitResult(version, [])
+    return SubmitResult(version, warnings)
+
+
+@contextmanager
+def _locked(folder: Path):
+    """An exclusive fcntl lock on the submitter folder itself (no lock file to
+    leave behind or to mistake for a version)."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)      # closing the descriptor releases the lock
+
+
+def _late_warning(round_: str, status: str, submitted_at: datetime) -> list[Finding]:
+    """Before sealing: a version declared verified that would already be past the
+    round's deadline when it becomes visible (now, at the earliest)."""
+    from . import clock
+
+    info = rules.rounds().get(round_)
+    when = max(submitted_at, clock.now())
+    if status != "verified" or info is None or when <= info.submission_deadline:
+        return []
+    return [finding("verified-after-deadline", f"{round_}/{MANIFEST}", "key submitted_at",
+                    f"at or before {info.submission_deadline.isoformat()} (the {round_} deadline)",
+                    f"{when.isoformat()} (the earliest it can become visible)",
+                    "declared verified, but it will count as post-deadline: the gate's clock and the "
+                    "commit time decide, not submitted_at", severity="warning")]

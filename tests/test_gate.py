@@ -101,15 +101,16 @@ def gate(repo: Path, *args: object, env: dict | None = None) -> subprocess.Compl
     return mlrepro(repo, "gate", "--base", "main", *args, env=env)
 
 
-def sealed_version(repo: Path, submitter: str, number: int, text: str, name: str = "results.csv") -> Path:
+def sealed_version(repo: Path, submitter: str, number: int, text: str, name: str = "results.csv",
+                   when: str = ON_TIME, round_: str = ROUND, folder_name: str | None = None) -> Path:
     """A version folder written by hand (not via submit), its manifest sealing the file."""
-    folder = repo / "submissions" / "v9.9" / submitter / f"v{number}"
+    folder = repo / "submissions" / round_ / submitter / (folder_name or f"v{number}")
     folder.mkdir(parents=True)
     (folder / name).write_bytes(text.encode("utf-8"))
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     (folder / "manifest.yaml").write_text(
-        f"submitter: {submitter}\nround: v9.9\nversion: {number}\n"
-        f"submitted_at: '{ON_TIME}'\nstatus: verified\n"
+        f"submitter: {submitter}\nround: {round_}\nversion: {number}\n"
+        f"submitted_at: '{when}'\nstatus: verified\n"
         f"files:\n- path: {name}\n  format: results-csv\n  sha256: {digest}\n", encoding="utf-8")
     return folder
 
