@@ -105,13 +105,14 @@ def test_hand_written_manifests_seal_their_files():
 # ---- what every failure must look like --------------------------------------------------
 
 def open_round(monkeypatch, tmp_path: Path) -> None:
-    """In-process gate runs without git read $MLREPRO_SCHEMAS: a copy whose v6.0
-    deadline lies ahead of the gate's own clock (which nothing moves back)."""
+    """In-process gate runs without git read $MLREPRO_SCHEMAS: a copy whose round
+    deadlines lie ahead of the gate's own clock (which nothing moves back)."""
     schemas = tmp_path / "schemas-open-round"
     shutil.copytree(Path(__file__).resolve().parents[1] / "schemas", schemas)
     rounds = schemas / "rounds.yaml"
     data = yaml.safe_load(rounds.read_text(encoding="utf-8"))
-    data["rounds"]["v6.0"]["submission_deadline"] = "2099-01-01T00:00:00+00:00"
+    for info in data["rounds"].values():
+        info["submission_deadline"] = "2099-01-01T00:00:00+00:00"
     rounds.write_text(yaml.safe_dump(data), encoding="utf-8")
     monkeypatch.setenv("MLREPRO_SCHEMAS", str(schemas))
 
