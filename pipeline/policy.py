@@ -96,7 +96,7 @@ def base_policy(top: Path, commit: str, params_path: str, workdir: Path) -> Poli
             tar.extractall(workdir, filter="data")
         schemas = workdir / "schemas"
     text = blob(top, commit, params_path)
-    compare = _params(text, workdir / "params.base.yaml", f"{params_path} at {commit[:12]}")
+    compare = _params(text, workdir, f"{params_path} at {commit[:12]}")
     return Policy(schemas, compare["tolerance_pct"], compare["reference_submitter"], f"base {commit[:12]}")
 
 
@@ -108,12 +108,14 @@ def head_policy(top: Path, params_path: str) -> Policy:
     return Policy(schemas, compare["tolerance_pct"], compare["reference_submitter"], "head (working tree)")
 
 
-def _params(text: bytes | None, scratch: Path, what: str) -> dict:
+def _params(text: bytes | None, tmp: Path, what: str) -> dict:
+    """The compare parameters of a params.yaml blob (written into the gate's
+    temporary folder TMP so that params.load, the one reader, reads it)."""
     if text is None:
         return params_mod.load(None)["compare"]
-    scratch.write_bytes(text)
+    (tmp / "params.base.yaml").write_bytes(text)
     try:
-        return params_mod.load(scratch)["compare"]
+        return params_mod.load(tmp / "params.base.yaml")["compare"]
     except ConfigError as exc:
         raise ConfigError(f"{what}: {exc}") from exc
 

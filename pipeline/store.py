@@ -361,6 +361,7 @@ def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
     submitted_at = submitted_at or datetime.now(timezone.utc).replace(microsecond=0)
     if submitted_at.tzinfo is None:
         raise UsageError("--submitted-at needs a time zone (e.g. 2026-02-20T10:00:00+00:00)")
+    _plausible(round_, submitted_at)
 
     fmt = fmt or readers.detect(source)
     if fmt is None or fmt not in readers.READERS:
@@ -382,7 +383,7 @@ def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
                                     "no rows", "the file holds no results"))
         return SubmitResult(None, problems)
 
-    warnings = _late_warning(round_, status, submitted_at)
+    warnings = _late_warning(round_, submitter, status, submitted_at)
     sub_dir = root / round_ / submitter
     sub_dir.mkdir(parents=True, exist_ok=True)
     with _locked(sub_dir):   # concurrent submits for one submitter each take the next number
@@ -437,7 +438,19 @@ def _locked(folder: Path):
         os.close(fd)      # closing the descriptor releases the lock
 
 
-def _late_warning(round_: str, status: str, submitted_at: datetime) -> list[Finding]:
+def _plausible(round_: str, submitted_at: datetime) -> None:
+    """Refuse a submitted_at that the gate would refuse (see pipeline/clock.py)."""
+    from . import clock
+
+    info = rules.rounds().get(round_)
+    if info is not None and info.opens is not None and submitted_at < info.opens:
+        raise UsageError(f"--submitted-at {submitted_at.isoformat()} is before {round_} opens "
+                         f"({info.opens.isoformat()})")
+    if submitted_at > clock.now() + clock.FUTURE_SLACK:
+        raise UsageError(f"--submitted-at {submitted_at.isoformat()} is more than a day in the future")
+
+
+def _late_warning(round_: str, submitter: str, status: str, submitted_at: datetime) -> list[Finding]:
     """Before sealing: a version declared verified that would already be past the
     round's deadline when it becomes visible (now, at the earliest)."""
     from . import clock
@@ -446,7 +459,7 @@ def _late_warning(round_: str, status: str, submitted_at: datetime) -> list[Find
     when = max(submitted_at, clock.now())
     if status != "verified" or info is None or when <= info.submission_deadline:
         return []
-    return [finding("verified-after-deadline", f"{round_}/{MANIFEST}", "key submitted_at",
+    return [finding("verified-after-deadline", f"{round_}/{submitter}/v<next>/{MANIFEST}", "key submitted_at",
                     f"at or before {info.submission_deadline.isoformat()} (the {round_} deadline)",
                     f"{when.isoformat()} (the earliest it can become visible)",
                     "declared verified, but it will count as post-deadline: the gate's clock and the "

@@ -79,6 +79,11 @@ def test_repro_builds_outputs_then_is_a_noop_then_reruns_only_what_changed(proje
     changed.write_text(source.read_text().replace("30339.4", "31339.4"))
     _run(["mlrepro", "submit", str(changed), "--submitter", "Vultr", "--round", "v5.1",
           "--status", "verified", "--submitted-at", "2025-07-31T10:00:00+00:00"], project)
+    # ingest counts a version from when it entered the branch (pipeline/clock.py): merged in time
+    when = ("GIT_AUTHOR_DATE=2025-07-31T12:00:00Z", "GIT_COMMITTER_DATE=2025-07-31T12:00:00Z")
+    git = ["env", *when, "git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    _run([*git, "add", "-A"], project)
+    _run([*git, "commit", "-qm", "Vultr v2, merged before the deadline"], project)
     third = _run(["dvc", "repro"], project)
     ran = _ran(third.stdout)
     assert {s for s in ran if s.startswith("ingest@")} == {"ingest@v5.1-Vultr"}

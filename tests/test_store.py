@@ -409,3 +409,11 @@ def test_dry_run_fails_a_late_verified_version(root, tmp_path):
     doc = json_mod.loads(done.stdout)
     assert "verified-after-deadline" in {f["code"] for f in doc["findings"] if f["severity"] == "error"}
     assert not (root / "v6.0" / "AMD" / "v2").exists()
+
+
+@pytest.mark.parametrize("when", ["0001-01-01T00:00:00+00:00", "2025-09-08T23:59:59+00:00",
+                                  "9999-12-31T00:00:00+00:00"])
+def test_submit_refuses_a_submitted_at_the_gate_would_refuse(root, when):
+    done = submit(root, DATA / "results-dell.csv", "Dell", "verified", when, expect=2)
+    assert "--submitted-at" in done.output
+    assert not (root / "v6.0" / "Dell").exists()
