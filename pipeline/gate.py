@@ -88,8 +88,12 @@ def run(paths: list[Path], root: Path, base: str | None, params_path: Path = Pat
             with policy_mod.active(pol):
                 check(report, root, prefix, pol, now)
         if changed_policy and allow_policy_change:
-            rows, found = policy_mod.flips(root, pol, policy_mod.head_policy(top, _rel(params_path, cwd, top)),
-                                           prefix)
+            try:
+                rows, found = policy_mod.flips(root, pol, policy_mod.head_policy(
+                    top, _rel(params_path, cwd, top)), prefix)
+            except ConfigError as exc:      # the new policy itself does not load: it cannot pass
+                rows, found = [], [finding("policy-change", "schemas/", "whole file", "a policy that loads",
+                                           str(exc), "the changed policy does not load")]
             report.flips = rows
             report.findings.extend(found)
     report.summary = {**info, "root": prefix.rstrip("/") or ".", "policy": pol.source,

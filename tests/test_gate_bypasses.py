@@ -322,3 +322,12 @@ def test_the_gate_ignores_a_clock_in_the_environment(repo):
     doc = doc_of(gate(repo, "--format", "json", env=env))
     assert "verified-after-deadline" in {f["code"] for f in doc["findings"]}
     assert doc["summary"]["clock"] > "2026-02-27"
+
+
+def test_a_policy_change_that_does_not_load_fails_even_with_the_flag(repo):
+    (repo / "schemas" / "rounds.yaml").write_text("rounds: [unclosed\n", encoding="utf-8")
+    commit(repo, "a broken rounds.yaml")
+    done = gate(repo, "--format", "json", "--allow-policy-change")
+    assert done.returncode == 1
+    doc = doc_of(done)
+    assert ("policy-change", "schemas/", "whole file") in codes(doc)
