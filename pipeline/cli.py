@@ -135,9 +135,16 @@ def cli() -> None:
 @click.option("--root", type=click.Path(path_type=Path), default=Path("submissions"),
               show_default=True, help="Submissions root.")
 @click.option("--notes", help="Free text kept in the manifest (e.g. where figures come from).")
+@click.option("--withdraw", "withdraw_specs", multiple=True, metavar="SYSTEM:MODEL:SCENARIO:REASON",
+              help="A result of the superseded version this version drops or moves (repeatable).")
+@click.option("--dry-run", is_flag=True,
+              help="Run every gate check on the would-be version (reference comparison included); "
+                   "seal nothing.")
+@params_option
 @click.option("--json", "as_json", is_flag=True,
               help="Print the report as JSON (here --format names the input format).")
-def submit(source, submitter, round_, status, submitted_at, fmt, root, notes, as_json):
+def submit(source, submitter, round_, status, submitted_at, fmt, root, notes, withdraw_specs, dry_run,
+           params_path, as_json):
     """Seal SOURCE as the next version v<N> of ROOT/ROUND/SUBMITTER."""
     from . import readers, store
 
@@ -150,7 +157,20 @@ def submit(source, submitter, round_, status, submitted_at, fmt, root, notes, as
         except ValueError:
             raise click.BadParameter("an ISO-8601 time such as 2026-02-20T10:00:00+00:00",
                                      param_hint="--submitted-at")
-    result = store.submit(source, submitter, round_, status, root, when, fmt, notes)
+    withdraws = []
+    for spec in withdraw_specs:
+        parts = spec.split(":", 3)
+        if len(parts) != 4 or not all(p.strip() for p in parts):
+            raise click.BadParameter(f"{spec!r}: SYSTEM:MODEL:SCENARIO:REASON", param_hint="--withdraw")
+        withdraws.append(dict(zip(("system", "model", "scenario", "reason"), (p.strip() for p in parts))))
+    if dry_run:
+        from . import gate_dryrun, gate_formats
+
+        report = gate_dryrun.dry_run(source, submitter, round_, status, root, when, fmt, notes, withdraws,
+                                     params_path, root.as_posix().rstrip("/") + "/")
+        click.echo(gate_formats.render(report, "json" if as_json else "text"))
+        sys.exit(EXIT_OK if report.ok else EXIT_FINDINGS)
+    result = store.submit(source, submitter, round_, status, root, when, fmt, notes, withdraws)
     summary = {"created": result.version.display if result.version else None,
                "path": str(result.version.path) if result.version else None}
     _emit("json" if as_json else "text", summary, [], result.findings,
@@ -196,7 +216,7 @@ def ingest(sources, out, status, rejected_out, findings_out, versions_out, fmt, 
     if versions_out:
         write_table(pd.DataFrame(report.versions, columns=[
             "round", "submitter", "version", "path", "used", "status_declared", "status",
-            "submitted_at", "supersedes"]).astype({"supersedes": "Int64"}), versions_out)
+            "submitted_at", "supersedes", "withdraws"]).astype({"supersedes": "Int64"}), versions_out)
     summary = report.summary()
     _emit(output, summary, lambda: _records(label_frame(report.table)), report.findings,
           lambda: [f"{d.outcome}: {d.source}: {d.reason}" for d in report.dispositions]
@@ -368,28 +388,41 @@ def ingest_all(root, out, rejected_out, findings_out, versions_out, cache, outpu
 @click.option("--base", help="Git ref whose merge base with HEAD is the base (default: "
                              "origin/$GITHUB_BASE_REF when set, else origin/HEAD, else main, else master).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "junit", "github", "markdown"]),
-              default="text", show_default=True, help="How to write the report.")
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the report to FILE instead of stdout.")
+              default="text", show_default=True, help="How to print the report on stdout.")
+@click.option("--output", "outputs", multiple=True, metavar="[FORMAT=]PATH",
+              help="Also write the report as FORMAT to PATH, from the same run (repeatable: "
+                   "--output junit=gate.xml --output markdown=summary.md). A bare PATH takes "
+                   "--format and replaces stdout.")
+@click.option("--allow-policy-change", is_flag=True,
+              help="A pull request that changes only policy passes; list every shipped result "
+                   "whose verdict or status the new policy flips.")
 @click.option("--root", type=click.Path(path_type=Path), default=Path("submissions"),
               show_default=True, help="Submissions root.")
 @params_option
-def gate(paths, base, fmt, output, root, params_path):
+def gate(paths, base, fmt, outputs, allow_policy_change, root, params_path):
     """Gate submission versions: PATHS (version folders), or every version added
-    or changed since the git base. Exit 0 when all hold, 1 when anything fails."""
-    from . import gate as gate_mod, gate_formats, params
+    or changed since the git base, with the base's policy (params.yaml, schemas/).
+    Exit 0 when all hold, 1 when anything fails."""
+    from . import gate as gate_mod, gate_formats
+    from .outputs import atomic_path
 
-    p = params.load(params_path)["compare"]
-    report = gate_mod.run(list(paths), root, base, p["tolerance_pct"], p["reference_submitter"])
-    text = gate_formats.render(report, fmt)
-    if output:
-        from .outputs import atomic_path
-
-        with atomic_path(output) as tmp:
-            tmp.write_text(text + "\n", encoding="utf-8")
+    targets = []
+    for spec in outputs:
+        name, sep, path = spec.partition("=")
+        if sep and name in gate_formats.FORMATS:
+            targets.append((name, Path(path)))
+        elif sep and name.isidentifier() and name.islower():
+            raise click.BadParameter(f"{name!r}: one of {list(gate_formats.FORMATS)}", param_hint="--output")
+        else:
+            targets.append((fmt, Path(spec)))
+    report = gate_mod.run(list(paths), root, base, params_path, allow_policy_change=allow_policy_change)
+    for name, path in targets:
+        with atomic_path(path) as tmp:
+            tmp.write_text(gate_formats.render(report, name) + "\n", encoding="utf-8")
+    if len(outputs) == 1 and "=" not in outputs[0]:      # the old form: --output FILE
         click.echo(gate_formats.text(report).splitlines()[-1], err=True)
     else:
-        click.echo(text)
+        click.echo(gate_formats.render(report, fmt))
     sys.exit(EXIT_OK if report.ok else EXIT_FINDINGS)
 
 

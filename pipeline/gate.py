@@ -2,9 +2,13 @@
 
 What it checks, for each gated version folder ``<root>/<round>/<submitter>/v<N>``:
 
-* versioning, against the base commit: a version that exists at the base is
-  immutable (no file changed, added or deleted: add the next version
-  instead), and a new version is numbered next (no gap, no reused number);
+* policy (:mod:`pipeline.policy`): read from the merge base through git; a
+  change to it is ``policy-change``; generated files edited together with
+  submissions are ``generated-file-edited``;
+* versioning, against the base commit (:mod:`pipeline.versioning`): a version
+  that exists at the base is immutable, and a new version is numbered next;
+* the clock (:mod:`pipeline.clock`): a gated version became visible now;
+* withdrawals (:mod:`pipeline.withdrawals`): nothing dropped silently;
 * the files, through :mod:`pipeline.ingest`: manifest schema, sha256 seals,
   formats and every row;
 * every result of a partner version against the reference submitter's
@@ -22,34 +26,18 @@ dvc or the report module (a test checks the imports). Nothing here prints.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
+import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from . import clock, params as params_mod, policy as policy_mod, rules, withdrawals
 from .errors import ConfigError, UsageError
 from .findings import Finding, Report, finding
-from .store import MANIFEST, VERSION_DIR
+from .store import MANIFEST
+from .versioning import Gated, _parse, changes_since, files_at, repo_top, resolve_base, versioning
 
-DEFAULT_BASES = ("origin/HEAD", "main", "master")
 _LINE = re.compile(r"\bline (\d+)")
-
-
-@dataclass(frozen=True)
-class Gated:
-    """A version folder under the gate; ``display`` is relative to the root."""
-
-    round: str
-    submitter: str
-    number: int
-
-    @property
-    def display(self) -> str:
-        return f"{self.round}/{self.submitter}/v{self.number}"
-
-    def holds(self, root_relative: str) -> bool:
-        return root_relative.startswith(self.display + "/") or root_relative == self.display
 
 
 @dataclass
@@ -58,6 +46,8 @@ class GateReport(Report):
 
     versions: list[Gated] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    flips: list[dict] = field(default_factory=list)          # --allow-policy-change: base -> head verdicts
+    withdrawals: list[dict] = field(default_factory=list)    # per gated version that supersedes another
 
 
 def line_of(f: Finding) -> int | None:
@@ -66,181 +56,90 @@ def line_of(f: Finding) -> int | None:
     return int(m.group(1)) if m else None
 
 
-# ---- git -------------------------------------------------------------------------------
-
-def _git(args: list[str], cwd: Path) -> str:
-    try:
-        done = subprocess.run(["git", "-c", "core.quotePath=false", *args], cwd=cwd,
-                              capture_output=True, text=True, check=False)
-    except FileNotFoundError as exc:
-        raise ConfigError("git is not installed") from exc
-    if done.returncode:
-        raise _GitFailed(done.stderr.strip() or f"git {' '.join(args)} failed")
-    return done.stdout
-
-
-class _GitFailed(Exception):
-    pass
-
-
-def repo_top(cwd: Path) -> Path | None:
-    try:
-        return Path(_git(["rev-parse", "--show-toplevel"], cwd).strip())
-    except _GitFailed:
-        return None
-
-
-def resolve_base(top: Path, base: str | None, env: dict | None = None) -> tuple[str, str]:
-    """(ref, merge-base commit). An unknown --base is a usage error; no
-    default base at all is a configuration problem (e.g. a shallow clone)."""
-    env = os.environ if env is None else env
-    if base:
-        candidates = [base]
-    elif env.get("GITHUB_BASE_REF"):
-        candidates = [f"origin/{env['GITHUB_BASE_REF']}"]
-    else:
-        candidates = list(DEFAULT_BASES)
-    for ref in candidates:
-        try:
-            _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], top)
-            return ref, _git(["merge-base", ref, "HEAD"], top).strip()
-        except _GitFailed:
-            continue
-    if base:
-        raise UsageError(f"--base {base}: no such commit or ref, or no merge base with HEAD")
-    raise ConfigError(f"no base ref found (tried {', '.join(candidates)}); give --base "
-                      "(in CI, fetch with fetch-depth: 0)")
-
-
-def _split_z(text: str) -> list[str]:
-    return [p for p in text.split("\0") if p]
-
-
-def changes_since(top: Path, commit: str, under: str) -> dict[str, str]:
-    """Repo path -> A, M or D for every file under ``under`` that differs
-    between the base commit and the working tree (untracked files count as A)."""
-    parts = _split_z(_git(["diff", "--name-status", "--no-renames", "-z", commit, "--", under], top))
-    out = {path: ("M" if status[0] in "MTU" else status[0])
-           for status, path in zip(parts[0::2], parts[1::2])}
-    for path in _split_z(_git(["ls-files", "--others", "--exclude-standard", "-z", "--", under], top)):
-        out[path] = "A"
-    return out
-
-
-def files_at(top: Path, commit: str, under: str) -> list[str]:
-    return _split_z(_git(["ls-tree", "-r", "--name-only", "-z", commit, "--", under], top))
-
-
-def first_changed_line(top: Path, commit: str, path: str) -> int | None:
-    text = _git(["diff", "-U0", "--no-color", commit, "--", path], top)
-    m = re.search(r"^@@ -\d+(?:,\d+)? \+(\d+)", text, re.MULTILINE)
-    return max(int(m.group(1)), 1) if m else None
-
-
-# ---- versioning rules ------------------------------------------------------------------
-
-def _parse(rel: str) -> tuple[Gated | None, str | None]:
-    """(version, file inside it) for a root-relative path; (None, why) otherwise."""
-    parts = rel.split("/")
-    if len(parts) < 3:
-        return None, None                           # a file beside the rounds: not a version
-    m = VERSION_DIR.match(parts[2])
-    if len(parts) == 3 or not m:
-        return None, "/".join(parts[:3])
-    return Gated(parts[0], parts[1], int(m.group(1))), "/".join(parts[3:])
-
-
-def _numbers(versions) -> dict[tuple[str, str], set[int]]:
-    out: dict[tuple[str, str], set[int]] = {}
-    for v in versions:
-        out.setdefault((v.round, v.submitter), set()).add(v.number)
-    return out
-
-
-def _on_disk(root: Path, key: tuple[str, str]) -> set[int]:
-    folder = root / key[0] / key[1]
-    if not folder.is_dir():
-        return set()
-    return {int(m.group(1)) for p in folder.iterdir() if p.is_dir() and (m := VERSION_DIR.match(p.name))}
-
-
-def versioning(changes: dict[str, str], base_files: list[str], root: Path, prefix: str,
-               top: Path, commit: str) -> tuple[list[Gated], list[Finding]]:
-    """The versions to gate and the versioning findings, from the changed paths."""
-    strip = len(prefix)
-    at_base = _numbers(v for v, _ in (_parse(p[strip:]) for p in base_files) if v)
-    gated: set[Gated] = set()
-    found: list[Finding] = []
-    for path, status in sorted(changes.items()):
-        version, inner = _parse(path[strip:])
-        if version is None:
-            if inner:
-                found.append(finding("bad-version-folder", path, "path", f"{prefix}<round>/<submitter>/v<N>/<file>",
-                                     inner, "only version folders v1, v2, ... belong under a submitter"))
-            continue
-        key = (version.round, version.submitter)
-        if version.number in at_base.get(key, set()):
-            found.append(_immutable(path, status, version, at_base[key] | _on_disk(root, key), top, commit))
-        elif (root / version.display).is_dir():
-            gated.add(version)
-    found.extend(_numbering(sorted(gated, key=lambda v: v.number), at_base, prefix))
-    return sorted(gated, key=lambda v: (v.round, v.submitter, v.number)), found
-
-
-def _immutable(path: str, status: str, version: Gated, numbers: set[int], top: Path, commit: str) -> Finding:
-    nxt = max(numbers) + 1
-    what = {"A": "added", "D": "deleted", "M": "changed"}[status]
-    line = first_changed_line(top, commit, path) if status == "M" else None
-    return finding("version-immutable", path, f"line {line}" if line else "whole file",
-                   f"the file as sealed in v{version.number} at the base ({commit[:12]})",
-                   f"{what} since the base",
-                   f"versions are immutable: add v{nxt} (mlrepro submit) instead of editing "
-                   f"{version.display}")
-
-
-def _numbering(new: list[Gated], at_base: dict, prefix: str) -> list[Finding]:
-    found, expected = [], {}
-    for v in new:
-        key = (v.round, v.submitter)
-        want = expected.setdefault(key, max(at_base.get(key, set()), default=0) + 1)
-        if v.number == want:
-            expected[key] = want + 1
-            continue
-        why = "a reused number" if v.number < want else f"a gap (v{want} is missing)"
-        found.append(finding("version-not-next", f"{prefix}{v.display}/{MANIFEST}", "folder",
-                             f"v{want}", f"v{v.number}",
-                             f"a new version must be numbered next, not {why}: add v{want}"))
-    return found
-
-
 # ---- the gate ----------------------------------------------------------------------------
 
-def run(paths: list[Path], root: Path, base: str | None, tolerance_pct: float,
-        reference_submitter: str, cwd: Path | None = None) -> GateReport:
-    """Gate PATHS (version folders), or every version changed since the base."""
+def run(paths: list[Path], root: Path, base: str | None, params_path: Path = Path("params.yaml"),
+        cwd: Path | None = None, allow_policy_change: bool = False) -> GateReport:
+    """Gate PATHS (version folders), or every version changed since the base,
+    with the policy of the merge base (see :mod:`pipeline.policy`)."""
     cwd = cwd or Path.cwd()
     root = root if root.is_absolute() else cwd / root
     if not root.is_dir():
         raise UsageError(f"--root {root}: no such folder")
     top = repo_top(cwd)
     report = GateReport()
-    if top is None:
-        if not paths:
-            raise ConfigError("not inside a git repository: give the version folders to gate")
-        prefix, base_info = _relative(root, cwd), {"base": None, "versioning": "not checked (no git repository)"}
-        gated, found = _named(paths, root, cwd), []
-    else:
-        prefix = _relative(root, top)
-        gated, found, base_info = _from_git(paths, root, base, top, prefix, cwd)
-    report.versions = gated
-    report.findings.extend(found)
-    if gated:
-        check(report, root, prefix, tolerance_pct, reference_submitter)
-    report.summary = {**base_info, "root": prefix.rstrip("/") or ".",
-                      "versions": [v.display for v in gated], **_counts(report),
-                      "tolerance_pct": tolerance_pct, "reference_submitter": reference_submitter,
+    now = clock.now()                  # the gate's own clock: nothing moves it back
+    with tempfile.TemporaryDirectory(prefix="mlrepro-gate-") as scratch:
+        if top is None:
+            if not paths:
+                raise ConfigError("not inside a git repository: give the version folders to gate")
+            prefix, info = _relative(root, cwd), {"base": None, "versioning": "not checked (no git repository)"}
+            gated, found, commit = _named(paths, root, cwd), [], None
+        else:
+            prefix = _relative(root, top)
+            gated, found, info, commit = _from_git(paths, root, base, top, prefix, cwd)
+        pol = _policy(top, commit, params_path, cwd, Path(scratch))
+        report.versions = gated
+        report.findings.extend(found)
+        changed_policy = []
+        if commit is not None:
+            changed_policy = _policy_and_generated(report, top, commit, prefix, allow_policy_change)
+        if gated:
+            with policy_mod.active(pol):
+                check(report, root, prefix, pol, now)
+        if changed_policy and allow_policy_change:
+            try:
+                rows, found = policy_mod.flips(root, pol, policy_mod.head_policy(
+                    top, _rel(params_path, cwd, top)), prefix)
+            except ConfigError as exc:      # the new policy itself does not load: it cannot pass
+                rows, found = [], [finding("policy-change", "schemas/", "whole file", "a policy that loads",
+                                           str(exc), "the changed policy does not load")]
+            report.flips = rows
+            report.findings.extend(found)
+    report.summary = {**info, "root": prefix.rstrip("/") or ".", "policy": pol.source,
+                      "clock": now.isoformat(), "versions": [v.display for v in gated], **counts(report),
+                      "tolerance_pct": pol.tolerance_pct, "reference_submitter": pol.reference_submitter,
+                      "policy_changes": [{"file": f.file, "place": f.place, "old": f.expected, "new": f.found}
+                                         for f in report.findings if f.code == "policy-change"],
+                      "allow_policy_change": allow_policy_change,
+                      "flips": report.flips, "withdrawals": report.withdrawals,
                       "verdict": "pass" if report.ok else "fail"}
     return report
+
+
+def _rel(path: Path, cwd: Path, top: Path) -> str:
+    full = path if path.is_absolute() else cwd / path
+    try:
+        return full.resolve().relative_to(top.resolve()).as_posix()
+    except ValueError as exc:
+        raise UsageError(f"--params {path} is outside the repository {top}") from exc
+
+
+def _policy(top: Path | None, commit: str | None, params_path: Path, cwd: Path,
+            scratch: Path) -> policy_mod.Policy:
+    """The base's policy; outside git (or for named folders without --base), the
+    installed tool's schemas and the given params file."""
+    if top is not None and commit is not None:
+        return policy_mod.base_policy(top, commit, _rel(params_path, cwd, top), scratch)
+    full = params_path if params_path.is_absolute() else cwd / params_path
+    compare = params_mod.load(full if full.is_file() else None)["compare"]
+    return policy_mod.Policy(rules.schemas_dir(), compare["tolerance_pct"],
+                             compare["reference_submitter"], "local (no base: the installed tool's or "
+                             "$MLREPRO_SCHEMAS schemas, --params)")
+
+
+def _policy_and_generated(report: GateReport, top: Path, commit: str, prefix: str, allow: bool) -> list[Finding]:
+    """policy-change and generated-file-edited findings from every change since the base."""
+    changes = changes_since(top, commit, ".")
+    submissions = any(p.startswith(prefix) for p in changes) if prefix else bool(changes)
+    found = policy_mod.policy_findings(top, commit, changes, "warning" if allow and not submissions else "error")
+    if found and submissions:
+        found = [replace(f, severity="error", message=f.message + " (together with submissions: a pull "
+                         "request changes policy or submissions, never both)") for f in found]
+    report.findings.extend(found)
+    if submissions:
+        report.findings.extend(policy_mod.generated_findings(changes))
+    return found
 
 
 def _relative(path: Path, start: Path) -> str:
@@ -272,7 +171,7 @@ def _from_git(paths: list[Path], root: Path, base: str | None, top: Path, prefix
     """(versions to gate, versioning findings, summary entries) in a git repository.
     Named PATHS are checked against the base only when --base is given."""
     if paths and not base:
-        return _named(paths, root, cwd), [], {"base": None, "versioning": "not checked (give --base)"}
+        return _named(paths, root, cwd), [], {"base": None, "versioning": "not checked (give --base)"}, None
     ref, commit = resolve_base(top, base)
     under = prefix.rstrip("/") or "."
     changes = changes_since(top, commit, under)
@@ -282,10 +181,10 @@ def _from_git(paths: list[Path], root: Path, base: str | None, top: Path, prefix
         keep = {f"{prefix}{v.display}/" for v in named}
         found = [f for f in found if any(f.file.startswith(k) for k in keep)]
         gated = named
-    return gated, found, {"base": ref, "merge_base": commit[:12], "versioning": "checked"}
+    return gated, found, {"base": ref, "merge_base": commit[:12], "versioning": "checked"}, commit
 
 
-def _counts(report: GateReport) -> dict:
+def counts(report: GateReport) -> dict:
     outcomes = [r.get("verdict") or r["outcome"] for r in report.rows]
     return {"results": len(report.rows),
             **{k.replace("-", "_"): outcomes.count(k)
@@ -321,24 +220,28 @@ def _manifest_line(path: Path, key: str) -> int | None:
 
 # ---- files, rows and the comparison ------------------------------------------------------
 
-def check(report: GateReport, root: Path, prefix: str, tolerance_pct: float,
-          reference_submitter: str) -> None:
+def check(report: GateReport, root: Path, prefix: str, pol: policy_mod.Policy, now) -> None:
     """Ingest the context (see :func:`context_paths`), then judge the gated
-    versions' files and rows."""
+    versions' files and rows, under the active policy. A gated version became
+    visible now (the gate's clock); the context, when it was committed."""
     from . import compare as compare_mod, ingest as ingest_mod  # pandas: only when there is work
 
     gated = report.versions
-    full = ingest_mod.ingest(context_paths(root, gated, reference_submitter), root=root)
+    names = {g.display for g in gated}
+    committed = clock.git_clock(root) or (lambda version: None)
+    visible = lambda v: clock.Visible(now, "the gate's clock") if v.display in names else committed(v)  # noqa: E731
+    ref = pol.reference_submitter
+    full = ingest_mod.ingest(context_paths(root, gated, ref), root=root, visible=visible)
     used = {v["path"] for v in full.versions if v["used"]}
     table, found, dispositions = full.table, list(full.findings), list(full.dispositions)
     for g in (g for g in gated if g.display not in used):   # superseded or unsealed: read it as named
-        extra = ingest_mod.ingest([root / g.display], root=root)
+        extra = ingest_mod.ingest([root / g.display], root=root, visible=visible)
         found = [f for f in found if not g.holds(f.file)] + extra.findings
         dispositions = [d for d in dispositions if not g.holds(d.source)] + extra.dispositions
         table = _swap(table, extra.table, g, gated)
     mine = lambda text: any(g.holds(text) for g in gated)  # noqa: E731
-    report.findings.extend(relocate(f, prefix, root) for f in found if mine(f.file))
-    compared = compare_mod.compare(table, tolerance_pct, reference_submitter).rows
+    report.findings.extend(relocate(f, prefix, root) for f in _dedupe(found) if mine(f.file))
+    compared = compare_mod.compare(table, pol.tolerance_pct, ref).rows
     by_source = {r["source"]: r for r in compared}
     rows = [_result_row(r, by_source.get(r["source"]), prefix)
             for r in table.to_dict("records") if mine(r["source"])]
@@ -346,8 +249,41 @@ def check(report: GateReport, root: Path, prefix: str, tolerance_pct: float,
     report.rows = sorted(rows, key=lambda r: (r["file"], r["line"] or 0))
     report.findings.extend(_deviations(compared, mine, prefix))
     report.findings.extend(_empty(gated, report, prefix, root))
+    _withdrawals(report, root, prefix, table, pol, visible)
     report.files = sorted(f"{prefix}{g.display}/{p.relative_to(root / g.display).as_posix()}"
                           for g in gated for p in (root / g.display).rglob("*") if p.is_file())
+
+
+def _dedupe(found: list[Finding]) -> list[Finding]:
+    return list(dict.fromkeys(found))
+
+
+def _withdrawals(report: GateReport, root: Path, prefix: str, table, pol: policy_mod.Policy, visible) -> None:
+    """result-dropped findings and the withdrawal summary of each gated version."""
+    import pandas as pd
+
+    from . import compare as compare_mod, ingest as ingest_mod
+
+    unread = {r["version"] for r in report.rows if r["outcome"] != "accepted"} | {
+        g.display for g in report.versions for f in report.errors
+        if f.file.startswith(f"{prefix}{g.display}/") and f.code != "deviates-from-reference"}
+    for g in report.versions:
+        if g.display in unread:         # what it drops is unknown until its rows read: fix those first
+            continue
+        pair = withdrawals.predecessor(root, g)
+        if pair is None:
+            continue
+        prev, mine = pair
+        old = ingest_mod.ingest([prev.path], root=root, visible=visible).table
+        refs = table[table["submitter"] == pol.reference_submitter]
+        both = old if g.submitter == pol.reference_submitter else pd.concat([refs, old], ignore_index=True)
+        verdicts = {r["source"]: r for r in compare_mod.compare(both, pol.tolerance_pct,
+                                                                 pol.reference_submitter).rows}
+        new = [r for r in table.to_dict("records") if g.holds(r["source"])]
+        found, summary = withdrawals.check(g, new, old.to_dict("records"), verdicts,
+                                           mine.manifest.withdraws, prefix, prev.number)
+        report.findings.extend(found)
+        report.withdrawals.append(summary)
 
 
 def context_paths(root: Path, gated: list[Gated], reference_submitter: str) -> list[Path]:

@@ -36,8 +36,10 @@ def _verdict(report: GateReport) -> str:
 
 def text(report: GateReport) -> str:
     s = report.summary
-    lines = [f"base: {s.get('base') or '-'} ({s.get('versioning')})"]
+    lines = [f"base: {s.get('base') or '-'} ({s.get('versioning')})",
+             f"policy: {s.get('policy')}; clock: {s.get('clock')}"]
     lines += [f"gated: {v.display}" for v in report.versions]
+    lines += _extra_lines(report)
     lines += [f"{f.severity}: {f.render()}" for f in report.findings]
     for r in report.rows:
         dev = "" if r.get("deviation_pct") is None else f" {r['deviation_pct']:+.2f}%"
@@ -51,6 +53,17 @@ def text(report: GateReport) -> str:
 
 def as_json(report: GateReport) -> str:
     return json.dumps(report.to_dict(), indent=2, default=str)
+
+
+def _extra_lines(report: GateReport) -> list[str]:
+    """Withdrawals and, with --allow-policy-change, the verdicts the new policy flips."""
+    lines = [f"withdrawal: {w['version']} {w['text']}" for w in report.withdrawals]
+    lines += [f"  withdrawn: {x['system']} {x['model']} {x['scenario']} ({x['division']}), "
+              f"{x['verdict']}: {x['reason']}" for w in report.withdrawals for x in w["withdrawn"]]
+    if report.summary.get("allow_policy_change") and report.summary.get("policy_changes"):
+        lines.append(f"the head policy flips {len(report.flips)} shipped result(s)")
+        lines += [f"flip: {x['text']}" for x in report.flips]
+    return lines
 
 
 # ---- junit -----------------------------------------------------------------------------
@@ -161,6 +174,9 @@ def markdown(report: GateReport, limit: int = 100) -> str:
     out = [f"## {icon} mlrepro gate: {'passed' if report.ok else 'failed'}", "",
            f"Base `{s.get('base') or '-'}` ({s.get('versioning')}); reference "
            f"{s.get('reference_submitter')}, tolerance ±{s.get('tolerance_pct')}%.", ""]
+    extra = _extra_lines(report)
+    if extra:
+        out += ["```", *extra, "```", ""]
     if report.versions:
         out += _table(["version", "results", "agree", "deviate", "no reference", "rejected", "errors"],
                       [_version_counts(report, v.display) for v in report.versions]) + [""]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import bulk, readers, rules, table
+from . import bulk, clock, readers, rules, table
 from .errors import UsageError
 from .findings import Finding, finding
 from .normalize import Context
@@ -56,24 +56,18 @@ class IngestReport:
                             columns=["source", "outcome", "codes", "reason"])
 
 
-def effective_status(declared: str, manifest_display: str, version: Version) -> tuple[str, list[Finding]]:
-    """Verified only when declared verified and submitted by the round's deadline."""
-    m = version.manifest
-    info = rules.rounds().get(m.round)
-    if declared != "verified" or info is None:
-        return declared, []
-    if m.submitted_at > info.submission_deadline:
-        return "post-deadline", [finding(
-            "verified-after-deadline", manifest_display, "key submitted_at",
-            f"at or before {info.submission_deadline.isoformat()} (the {m.round} deadline)",
-            m.submitted_at.isoformat(),
-            "declared verified after the deadline: its rows go to the post-deadline set")]
-    return declared, []
+def effective_status(declared: str, manifest_display: str, version: Version,
+                     visible: clock.Visible | None = None, implausible: bool = False
+                     ) -> tuple[str, list[Finding]]:
+    """Verified only when declared verified and in by the round's deadline (see :mod:`pipeline.clock`)."""
+    return clock.effective_status(version, visible, implausible)
 
 
 def ingest(paths: list[Path], fmt: str | None = None, round_: str | None = None,
-           status: str | None = None, root: Path | None = None) -> IngestReport:
-    """Read submissions roots, submitter folders, version folders or raw files."""
+           status: str | None = None, root: Path | None = None,
+           visible: clock.Clock | None = None) -> IngestReport:
+    """Read submissions roots, submitter folders, version folders or raw files.
+    VISIBLE tells when a version became visible (default: the git clock)."""
     parts: list[pd.DataFrame] = []
     report = IngestReport(table.to_frame([]))
     for path in paths:
@@ -84,7 +78,9 @@ def ingest(paths: list[Path], fmt: str | None = None, round_: str | None = None,
                 raise UsageError(f"{path}: a raw file needs --status (and --round when the file has none)")
             _read_raw(path, fmt, round_, status, parts, report)
         else:
-            for version, status, used in _choose(_versions_under(path, root, report), report):
+            if visible is None:
+                visible = clock.git_clock(path) or (lambda version: None)
+            for version, status, used in _choose(_versions_under(path, root, report), report, visible):
                 _read_version(version, status, used, parts, report)
     frame = table.coerce(pd.concat(parts, ignore_index=True)) if parts else table.to_frame([])
     frame = _reject_duplicates(frame, report)
@@ -102,6 +98,10 @@ def _versions_under(path: Path, root: Path | None, report: IngestReport) -> list
     """(version, explicitly named) for a root, round, submitter or version folder."""
     if VERSION_DIR.match(path.name):
         return [(version_at(path, root), True)]
+    if (path / MANIFEST).exists():   # a version folder by its content, but not named v<N>
+        report.findings.append(finding("bad-version-folder", path.as_posix(), "path", "a folder named v<N> (v1, v2, ...)",
+                                       path.name, "not a version folder name: never read as a version"))
+        return []
     depth = _depth(path)
     if depth is None:
         raise UsageError(f"{path}: not a submissions root, round, submitter or version folder")
@@ -115,7 +115,8 @@ def _versions_under(path: Path, root: Path | None, report: IngestReport) -> list
             if v.path.resolve() == target or target in v.path.resolve().parents]
 
 
-def _choose(versions: list[tuple[Version, bool]], report: IngestReport) -> list[tuple[Version, str | None, bool]]:
+def _choose(versions: list[tuple[Version, bool]], report: IngestReport,
+            visible: clock.Clock) -> list[tuple[Version, str | None, bool]]:
     """Load every manifest and decide which versions are used.
 
     The newest sealed version of each (round, submitter, effective status) is
@@ -124,13 +125,16 @@ def _choose(versions: list[tuple[Version, bool]], report: IngestReport) -> list[
     A folder named explicitly is always used. Returns (version, status, used).
     """
     loaded = []
-    for version, named in versions:
+    for version, _ in versions:
         load_manifest(version)
         report.findings.extend(version.findings)
+    implausible = clock.plausibility([v for v, _ in versions], clock.now())
+    for version, named in versions:
         status = None
         if version.manifest is not None:
-            status, found = effective_status(version.manifest.status,
-                                             f"{version.display}/{MANIFEST}", version)
+            report.findings.extend(implausible.get(version.display, []))
+            status, found = effective_status(version.manifest.status, f"{version.display}/{MANIFEST}",
+                                             version, visible(version), version.display in implausible)
             report.findings.extend(found)
         loaded.append((version, status, named))
     newest: dict[tuple, int] = {}
@@ -141,6 +145,13 @@ def _choose(versions: list[tuple[Version, bool]], report: IngestReport) -> list[
     return [(v, status, named or status is None
              or newest.get((v.round, v.submitter, status)) == v.number)
             for v, status, named in loaded]
+
+
+def withdraws_text(withdraws: list[dict]) -> str:
+    """The manifest's withdrawals as one cell: ``system model scenario: reason; ...``."""
+    return "; ".join(f"{w['system']} {w['model']} {w['scenario']}"
+                     + (f" ({w['division']})" if w.get("division") else "") + f": {w['reason']}"
+                     for w in withdraws)
 
 
 def _depth(path: Path) -> int | None:
@@ -163,7 +174,8 @@ def _read_version(version: Version, status: str | None, used: bool, parts: list[
         "path": version.display, "used": used and m is not None,
         "status_declared": m.status if m else None, "status": status,
         "submitted_at": m.submitted_at.isoformat() if m else None,
-        "supersedes": m.supersedes if m else None})
+        "supersedes": m.supersedes if m else None,
+        "withdraws": withdraws_text(m.withdraws) if m else ""})
     if not used:
         return
     if m is None:

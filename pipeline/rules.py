@@ -88,6 +88,7 @@ class Round:
     submission_deadline: datetime
     publication_date: str
     estimated: dict
+    opens: datetime | None = None      # submissions open; an earlier submitted_at is refused
 
 
 @cached()
@@ -101,8 +102,16 @@ def rounds() -> dict[str, Round]:
             raise ConfigError(f"rounds.yaml: round {name}: bad submission_deadline") from exc
         if deadline.tzinfo is None:
             raise ConfigError(f"rounds.yaml: round {name}: deadline needs a time zone")
+        opens = None
+        if info.get("opens") is not None:
+            try:
+                opens = datetime.fromisoformat(str(info["opens"]))
+            except ValueError as exc:
+                raise ConfigError(f"rounds.yaml: round {name}: bad opens") from exc
+            if opens.tzinfo is None:
+                raise ConfigError(f"rounds.yaml: round {name}: opens needs a time zone")
         out[name] = Round(name, deadline, str(info.get("publication_date", "")),
-                          dict(info.get("estimated") or {}))
+                          dict(info.get("estimated") or {}), opens)
     return out
 
 

@@ -6,12 +6,14 @@ reading a version checks every file against the sha256 its manifest sealed.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import re
 import shutil
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -26,7 +28,7 @@ from .rules import schemas_dir
 
 MANIFEST = "manifest.yaml"
 MANIFEST_SCHEMA = "manifest.v1.schema.json"
-VERSION_DIR = re.compile(r"^v(\d+)$")
+VERSION_DIR = re.compile(r"^v([1-9][0-9]*)$")   # one rule everywhere: v1, v2, ... (never v01, v0)
 MAX_MANIFEST_BYTES = 1024 * 1024
 
 
@@ -47,6 +49,7 @@ class Manifest:
     files: list[FileEntry]
     supersedes: int | None = None
     notes: str | None = None
+    withdraws: list[dict] = field(default_factory=list)   # {system, model, scenario, division?, reason}
 
 
 @dataclass
@@ -162,7 +165,8 @@ def load_manifest(version: Version) -> None:
                     data["submitted_at"], f"not a valid time: {exc}"))
         return
     m = Manifest(data["submitter"], data["round"], data["version"], submitted_at, data["status"],
-                 [FileEntry(**f) for f in data["files"]], data.get("supersedes"), data.get("notes"))
+                 [FileEntry(**f) for f in data["files"]], data.get("supersedes"), data.get("notes"),
+                 [dict(w) for w in data.get("withdraws") or []])
     mismatches = [finding("manifest-mismatch", where, f"key {key}", f"{folder_value!r} (from the folder name)",
                           repr(value), f"the manifest's {key} disagrees with its folder: its rows are rejected")
                   for key, folder_value, value in (("round", version.round, m.round),
@@ -199,7 +203,7 @@ def _check_files(version: Version, where: str) -> None:
             _taint(version, entry.path, finding("path-escape", where, place, "a file inside the version folder",
                                                 entry.path, f"the file is a link that {why}"))
             continue
-        listed.add(resolved)
+        listed.update((resolved, target))
         if target.is_dir():
             _check_tree(version, i, entry, target)
             continue
@@ -220,13 +224,18 @@ def _check_files(version: Version, where: str) -> None:
                 "hash-mismatch", f"{version.display}/{entry.path}", f"{MANIFEST} key files.{i}.sha256",
                 entry.sha256, digest, "changed after it was sealed: its rows are rejected"))
     for path in sorted(version.path.rglob("*")):
-        real = _resolve(path)
-        if path.is_file() and path.name != MANIFEST and real not in listed \
-                and not any(parent in listed for parent in (real or path).parents):
-            rel = path.relative_to(version.path).as_posix()
-            version.findings.append(finding("unlisted-file", f"{version.display}/{rel}", "whole file",
-                                            "only files listed in the manifest", rel,
-                                            "a file not sealed in the manifest (ignored)", severity="warning"))
+        if path.name == MANIFEST and path.parent == version.path:
+            continue
+        if path.is_dir() and not path.is_symlink():
+            continue
+        if path in listed or any(parent in listed for parent in path.parents):
+            continue     # the listed entry itself (even a link), or a file of a listed tree
+        rel = path.relative_to(version.path).as_posix()
+        kind = "a symbolic link" if path.is_symlink() else "a file"
+        version.findings.append(finding("unlisted-file", f"{version.display}/{rel}", "whole file",
+                                        "only the files listed in the manifest", f"{kind} not listed",
+                                        "a sealed version is exactly its listed files: remove it or "
+                                        "seal a new version with `mlrepro submit`"))
 
 
 def _check_tree(version: Version, i: int, entry: FileEntry, folder: Path) -> None:
@@ -330,7 +339,7 @@ class SubmitResult:
 
 def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
            submitted_at: datetime | None = None, fmt: str | None = None,
-           notes: str | None = None) -> SubmitResult:
+           notes: str | None = None, withdraws: list[dict] | None = None) -> SubmitResult:
     """Seal SOURCE as the next version of ``root/round/submitter``.
 
     Refuses (returns findings, writes nothing) a file that does not parse in
@@ -352,6 +361,7 @@ def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
     submitted_at = submitted_at or datetime.now(timezone.utc).replace(microsecond=0)
     if submitted_at.tzinfo is None:
         raise UsageError("--submitted-at needs a time zone (e.g. 2026-02-20T10:00:00+00:00)")
+    _plausible(round_, submitted_at)
 
     fmt = fmt or readers.detect(source)
     if fmt is None or fmt not in readers.READERS:
@@ -373,39 +383,84 @@ def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
                                     "no rows", "the file holds no results"))
         return SubmitResult(None, problems)
 
+    warnings = _late_warning(round_, submitter, status, submitted_at)
     sub_dir = root / round_ / submitter
     sub_dir.mkdir(parents=True, exist_ok=True)
-    existing = sorted(int(m.group(1)) for p in sub_dir.iterdir() if (m := VERSION_DIR.match(p.name)))
-    number = max(existing, default=0) + 1
-    previous = [n for n in existing if _declared_status(sub_dir / f"v{n}") == status]
-    target = sub_dir / f"v{number}"
-    manifest = {
-        "submitter": submitter,
-        "round": round_,
-        "version": number,
-        "submitted_at": submitted_at.isoformat(),
-        "status": status,
-        "files": [{"path": source.name, "format": fmt, "sha256": digest}],
-    }
-    if previous:
-        manifest["supersedes"] = previous[-1]
-    if notes:
-        manifest["notes"] = notes
-    tmp = Path(tempfile.mkdtemp(prefix=f".v{number}.", dir=sub_dir))
-    try:
-        if source.is_dir():
-            shutil.copytree(source, tmp / source.name)
-        else:
-            shutil.copyfile(source, tmp / source.name)
-        (tmp / MANIFEST).write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8", newline="\n")
-        if target.exists():
-            return SubmitResult(None, [finding("version-exists", target.as_posix(), "folder",
-                                               "a new version folder", "it exists",
-                                               "versions are immutable")])
-        os.rename(tmp, target)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp)
+    with _locked(sub_dir):   # concurrent submits for one submitter each take the next number
+        existing = sorted(int(m.group(1)) for p in sub_dir.iterdir() if (m := VERSION_DIR.match(p.name)))
+        number = max(existing, default=0) + 1
+        previous = [n for n in existing if _declared_status(sub_dir / f"v{n}") == status]
+        target = sub_dir / f"v{number}"
+        manifest = {
+            "submitter": submitter,
+            "round": round_,
+            "version": number,
+            "submitted_at": submitted_at.isoformat(),
+            "status": status,
+            "files": [{"path": source.name, "format": fmt, "sha256": digest}],
+        }
+        if previous:
+            manifest["supersedes"] = previous[-1]
+        if notes:
+            manifest["notes"] = notes
+        if withdraws:
+            manifest["withdraws"] = [dict(w) for w in withdraws]
+        tmp = Path(tempfile.mkdtemp(prefix=f".v{number}.", dir=sub_dir))
+        try:
+            if source.is_dir():
+                shutil.copytree(source, tmp / source.name)
+            else:
+                shutil.copyfile(source, tmp / source.name)
+            (tmp / MANIFEST).write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8",
+                                        newline="\n")
+            if target.exists():
+                return SubmitResult(None, [finding("version-exists", target.as_posix(), "folder",
+                                                   "a new version folder", "it exists",
+                                                   "versions are immutable")])
+            os.rename(tmp, target)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp)
     version = version_at(target, root)
     load_manifest(version)
-    return SubmitResult(version, [])
+    return SubmitResult(version, warnings)
+
+
+@contextmanager
+def _locked(folder: Path):
+    """An exclusive fcntl lock on the submitter folder itself (no lock file to
+    leave behind or to mistake for a version)."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)      # closing the descriptor releases the lock
+
+
+def _plausible(round_: str, submitted_at: datetime) -> None:
+    """Refuse a submitted_at that the gate would refuse (see pipeline/clock.py)."""
+    from . import clock
+
+    info = rules.rounds().get(round_)
+    if info is not None and info.opens is not None and submitted_at < info.opens:
+        raise UsageError(f"--submitted-at {submitted_at.isoformat()} is before {round_} opens "
+                         f"({info.opens.isoformat()})")
+    if submitted_at > clock.now() + clock.FUTURE_SLACK:
+        raise UsageError(f"--submitted-at {submitted_at.isoformat()} is more than a day in the future")
+
+
+def _late_warning(round_: str, submitter: str, status: str, submitted_at: datetime) -> list[Finding]:
+    """Before sealing: a version declared verified that would already be past the
+    round's deadline when it becomes visible (now, at the earliest)."""
+    from . import clock
+
+    info = rules.rounds().get(round_)
+    when = max(submitted_at, clock.now())
+    if status != "verified" or info is None or when <= info.submission_deadline:
+        return []
+    return [finding("verified-after-deadline", f"{round_}/{submitter}/v<next>/{MANIFEST}", "key submitted_at",
+                    f"at or before {info.submission_deadline.isoformat()} (the {round_} deadline)",
+                    f"{when.isoformat()} (the earliest it can become visible)",
+                    "declared verified, but it will count as post-deadline: the gate's clock and the "
+                    "commit time decide, not submitted_at", severity="warning")]

@@ -1,14 +1,20 @@
 """Temporary git repositories for the tests that need real commits and a base
-ref (the gate's versioning rules)."""
+ref (the gate's versioning rules, policy from the base, the commit clock)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
+def git(repo: Path, *args: str, when: str | None = None) -> str:
+    """Run git in REPO; WHEN (ISO-8601) sets the author and committer dates."""
+    env = dict(os.environ)
+    if when:
+        env.update(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True,
+                          env=env).stdout
 
 
 def init(repo: Path, who: str) -> Path:
@@ -20,9 +26,10 @@ def init(repo: Path, who: str) -> Path:
     return repo
 
 
-def commit(repo: Path, message: str) -> None:
+def commit(repo: Path, message: str, when: str | None = None) -> None:
+    """Commit everything; WHEN fixes the commit's dates (the clock ingest reads)."""
     git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message)
+    git(repo, "commit", "-q", "-m", message, when=when)
 
 
 def base_then_branch(repo: Path, who: str, branch: str, message: str = "base") -> None:

@@ -1,6 +1,8 @@
 """`mlrepro gate`: every case runs the console script in a temporary git
-repository with real commits: a base on `main` (AMD's reference v1 and a
-partner's v1, sealed with `mlrepro submit`), then a branch with the change."""
+repository with real commits: a base on `main` (the project's policy --
+schemas/ with a round v9.9 whose deadline is ahead, added as a maintainer
+would, and params.yaml -- then AMD's reference v1 and a partner's v1, sealed
+with `mlrepro submit`), then a branch with the change."""
 
 from __future__ import annotations
 
@@ -17,6 +19,24 @@ import pytest
 
 from conftest import ON_TIME, LATE, REPO
 from gitrepo import commit, git, init
+
+ROUND = "v9.9"
+FUTURE_ROUND = f"""  {ROUND}:
+    opens: "2026-01-01T00:00:00+00:00"
+    submission_deadline: "2099-01-01T00:00:00+00:00"
+    publication_date: "2099-02-01"
+    estimated: {{submission_deadline: true, publication_date: true}}
+    note: A test round whose deadline is still ahead.
+"""
+PARAMS = "compare:\n  tolerance_pct: 4.0\n  reference_submitter: AMD\n"
+
+
+def add_policy(repo: Path) -> None:
+    """The project's schemas/ with the future round appended, and params.yaml."""
+    shutil.copytree(REPO / "schemas", repo / "schemas")
+    rounds = repo / "schemas" / "rounds.yaml"
+    rounds.write_text(rounds.read_text(encoding="utf-8") + FUTURE_ROUND, encoding="utf-8")
+    (repo / "params.yaml").write_text(PARAMS, encoding="utf-8")
 
 MLREPRO = REPO / ".venv" / "bin" / "mlrepro"
 PYTHON = REPO / ".venv" / "bin" / "python"
@@ -46,11 +66,12 @@ def mlrepro(repo: Path, *args: object, env: dict | None = None) -> subprocess.Co
 
 
 def submit(repo: Path, text: str, submitter: str, status: str = "verified",
-           when: str = ON_TIME, name: str = "results.csv") -> None:
+           when: str = ON_TIME, name: str = "results.csv", round_: str = ROUND, *extra: object) -> None:
     source = Path(tempfile.mkdtemp(dir=repo.parent)) / name
     source.write_text(text, encoding="utf-8")
-    done = mlrepro(repo, "submit", source, "--submitter", submitter, "--round", "v6.0",
-                   "--status", status, "--submitted-at", when, "--root", "submissions")
+    done = mlrepro(repo, "submit", source, "--submitter", submitter, "--round", round_,
+                   "--status", status, "--submitted-at", when, "--root", "submissions", *extra,
+                   env={"MLREPRO_SCHEMAS": str(repo / "schemas")})   # the partner's own checkout
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -59,9 +80,11 @@ def base_repo(tmp_path_factory) -> Path:
     """main: AMD v1 (reference) and Dell v1 (agrees), committed."""
     repo = tmp_path_factory.mktemp("base") / "repo"
     init(repo, "Gate Test")
+    add_policy(repo)
+    commit(repo, "policy: the project's schemas with round v9.9, params.yaml", when="2026-01-02T00:00:00Z")
     submit(repo, csv_text("AMD", AMD), "AMD")
     submit(repo, csv_text("Dell", {"Server": "99000"}, DELL_SYSTEM), "Dell")
-    commit(repo, "base: AMD v1 and Dell v1")
+    commit(repo, "base: AMD v1 and Dell v1", when="2026-02-21T00:00:00Z")
     return repo
 
 
@@ -78,15 +101,16 @@ def gate(repo: Path, *args: object, env: dict | None = None) -> subprocess.Compl
     return mlrepro(repo, "gate", "--base", "main", *args, env=env)
 
 
-def sealed_version(repo: Path, submitter: str, number: int, text: str, name: str = "results.csv") -> Path:
+def sealed_version(repo: Path, submitter: str, number: int, text: str, name: str = "results.csv",
+                   when: str = ON_TIME, round_: str = ROUND, folder_name: str | None = None) -> Path:
     """A version folder written by hand (not via submit), its manifest sealing the file."""
-    folder = repo / "submissions" / "v6.0" / submitter / f"v{number}"
+    folder = repo / "submissions" / round_ / submitter / (folder_name or f"v{number}")
     folder.mkdir(parents=True)
     (folder / name).write_bytes(text.encode("utf-8"))
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     (folder / "manifest.yaml").write_text(
-        f"submitter: {submitter}\nround: v6.0\nversion: {number}\n"
-        f"submitted_at: '{ON_TIME}'\nstatus: verified\n"
+        f"submitter: {submitter}\nround: {round_}\nversion: {number}\n"
+        f"submitted_at: '{when}'\nstatus: verified\n"
         f"files:\n- path: {name}\n  format: results-csv\n  sha256: {digest}\n", encoding="utf-8")
     return folder
 
@@ -100,10 +124,10 @@ def test_a_good_new_version_passes(repo):
     assert done.returncode == 0, done.stdout + done.stderr
     doc = json.loads(done.stdout)
     assert doc["summary"]["verdict"] == "pass"
-    assert doc["summary"]["versions"] == ["v6.0/Dell/v2"]
+    assert doc["summary"]["versions"] == ["v9.9/Dell/v2"]
     assert doc["summary"]["base"] == "main" and doc["summary"]["versioning"] == "checked"
     assert [(r["scenario"], r["verdict"]) for r in doc["rows"]] == [("Server", "agree"), ("Offline", "agree")]
-    assert [r["file"] for r in doc["rows"]] == ["submissions/v6.0/Dell/v2/results.csv"] * 2
+    assert [r["file"] for r in doc["rows"]] == ["submissions/v9.9/Dell/v2/results.csv"] * 2
     assert doc["findings"] == []
 
 
@@ -126,7 +150,7 @@ def test_uncommitted_new_version_is_gated_too(repo):
     submit(repo, csv_text("Dell", {"Server": "80000"}, DELL_SYSTEM), "Dell")
     done = gate(repo)
     assert done.returncode == 1
-    assert "gated: v6.0/Dell/v2" in done.stdout
+    assert "gated: v9.9/Dell/v2" in done.stdout
 
 
 # ---- deviations ------------------------------------------------------------------------
@@ -134,7 +158,7 @@ def test_uncommitted_new_version_is_gated_too(repo):
 def test_a_deviating_result_fails_with_junit_and_github_annotations(repo):
     submit(repo, csv_text("Dell", {"Server": "101000", "Offline": "95000"}, DELL_SYSTEM), "Dell")
     commit(repo, "Dell v2 with a low Offline figure")
-    path = "submissions/v6.0/Dell/v2/results.csv"
+    path = "submissions/v9.9/Dell/v2/results.csv"
 
     github = gate(repo, "--format", "github")
     assert github.returncode == 1
@@ -142,7 +166,7 @@ def test_a_deviating_result_fails_with_junit_and_github_annotations(repo):
     assert errors == [
         f"::error file={path},line=3,title=deviates-from-reference::Dell llama2-70b-99 Offline "
         "deviates from the reference by -13.64%25 (expected within ±4.0%25 of 110000.0 "
-        "(8xMI355X_2xEPYC_9575F, submissions/v6.0/AMD/v1/results.csv:3); found 95000.0 (-13.64%25)) "
+        "(8xMI355X_2xEPYC_9575F, submissions/v9.9/AMD/v1/results.csv:3); found 95000.0 (-13.64%25)) "
         "[line 3, column value]"]
 
     junit = gate(repo, "--format", "junit", "--output", "junit.xml")
@@ -153,7 +177,7 @@ def test_a_deviating_result_fails_with_junit_and_github_annotations(repo):
     assert [(c.get("file"), c.get("line")) for c in failed] == [(path, "3")]
     assert failed[0].find("failure").get("type") == "deviates-from-reference"
     names = {c.get("name") for c in suite.iter("testcase")}
-    assert f"file {path}" in names and "file submissions/v6.0/Dell/v2/manifest.yaml" in names
+    assert f"file {path}" in names and "file submissions/v9.9/Dell/v2/manifest.yaml" in names
     assert f"{path}:2 llama2-70b-99 Server {DELL_SYSTEM}" in names
 
 
@@ -165,7 +189,7 @@ def test_markdown_summary_for_the_step_summary(repo):
     assert done.returncode == 1
     text = done.stdout
     assert text.startswith("## ❌ mlrepro gate: failed")
-    assert "| v6.0/Dell/v2 | 1 | 0 | 1 | 0 | 0 | 1 |" in text
+    assert "| v9.9/Dell/v2 | 1 | 0 | 1 | 0 | 0 | 1 |" in text
     assert "| -20.22% | deviates | unverified† |" in text
     assert "† unverified: Result not verified by MLCommons Association." in text
 
@@ -179,7 +203,7 @@ def test_a_new_reference_that_moves_a_partner_out_of_tolerance_is_a_warning(repo
     assert [r["verdict"] for r in doc["rows"]] == ["reference", "reference"]
     [warning] = doc["findings"]
     assert warning["severity"] == "warning" and warning["code"] == "deviates-from-reference"
-    assert warning["file"] == "submissions/v6.0/Dell/v1/results.csv"
+    assert warning["file"] == "submissions/v9.9/Dell/v1/results.csv"
 
 
 # ---- malformed files -------------------------------------------------------------------
@@ -189,7 +213,7 @@ def test_a_malformed_number_fails_with_file_and_line(repo, written):
     text = csv_text("Dell", {"Offline": "108000", "Server": written}, DELL_SYSTEM)
     sealed_version(repo, "Dell", 2, text)
     commit(repo, "Dell v2 written by hand")
-    path = "submissions/v6.0/Dell/v2/results.csv"
+    path = "submissions/v9.9/Dell/v2/results.csv"
     done = gate(repo, "--format", "github")
     assert done.returncode == 1
     [error] = [line for line in done.stdout.splitlines() if line.startswith("::error ")]
@@ -207,7 +231,7 @@ def test_a_file_changed_after_sealing_fails_on_its_hash(repo):
     doc = json.loads(gate(repo, "--format", "json").stdout)
     assert doc["summary"]["verdict"] == "fail"
     assert {(f["code"], f["file"]) for f in doc["findings"]} == {
-        ("hash-mismatch", "submissions/v6.0/Dell/v2/results.csv")}
+        ("hash-mismatch", "submissions/v9.9/Dell/v2/results.csv")}
 
 
 def test_a_manifest_error_points_at_its_line(repo):
@@ -217,31 +241,31 @@ def test_a_manifest_error_points_at_its_line(repo):
     commit(repo, "Dell v2 whose manifest says 7")
     done = gate(repo, "--format", "github")
     assert done.returncode == 1
-    assert ("::error file=submissions/v6.0/Dell/v2/manifest.yaml,line=3,title=manifest-mismatch::"
+    assert ("::error file=submissions/v9.9/Dell/v2/manifest.yaml,line=3,title=manifest-mismatch::"
             in done.stdout)
 
 
 # ---- versioning rules ------------------------------------------------------------------
 
 def test_an_edited_existing_version_fails_as_immutable(repo):
-    path = repo / "submissions" / "v6.0" / "Dell" / "v1" / "results.csv"
+    path = repo / "submissions" / "v9.9" / "Dell" / "v1" / "results.csv"
     path.write_text(path.read_text().replace("99000", "99500"))
     commit(repo, "edit Dell v1 in place")
     done = gate(repo, "--format", "github")
     assert done.returncode == 1
     [error] = [line for line in done.stdout.splitlines() if line.startswith("::error ")]
-    assert error.startswith("::error file=submissions/v6.0/Dell/v1/results.csv,line=2,"
+    assert error.startswith("::error file=submissions/v9.9/Dell/v1/results.csv,line=2,"
                             "title=version-immutable::versions are immutable: add v2")
 
 
 def test_a_deleted_file_of_an_existing_version_fails(repo):
-    git(repo, "rm", "-q", "submissions/v6.0/Dell/v1/manifest.yaml")
+    git(repo, "rm", "-q", "submissions/v9.9/Dell/v1/manifest.yaml")
     commit(repo, "drop a manifest")
     done = gate(repo, "--format", "json")
     assert done.returncode == 1
     [f] = json.loads(done.stdout)["findings"]
     assert (f["code"], f["file"], f["found"]) == (
-        "version-immutable", "submissions/v6.0/Dell/v1/manifest.yaml", "deleted since the base")
+        "version-immutable", "submissions/v9.9/Dell/v1/manifest.yaml", "deleted since the base")
 
 
 def test_a_skipped_version_number_fails(repo):
@@ -251,12 +275,12 @@ def test_a_skipped_version_number_fails(repo):
     assert done.returncode == 1
     [f] = json.loads(done.stdout)["findings"]
     assert (f["code"], f["file"], f["expected"], f["found"]) == (
-        "version-not-next", "submissions/v6.0/Dell/v3/manifest.yaml", "v2", "v3")
+        "version-not-next", "submissions/v9.9/Dell/v3/manifest.yaml", "v2", "v3")
     assert "add v2" in f["message"]
 
 
 def test_a_file_outside_a_version_folder_fails(repo):
-    stray = repo / "submissions" / "v6.0" / "Dell" / "latest" / "results.csv"
+    stray = repo / "submissions" / "v9.9" / "Dell" / "latest" / "results.csv"
     stray.parent.mkdir()
     stray.write_text("x\n")
     commit(repo, "stray folder")
@@ -269,7 +293,8 @@ def test_a_file_outside_a_version_folder_fails(repo):
 def test_named_version_folders_without_git(tmp_path, base_repo):
     plain = tmp_path / "plain"
     shutil.copytree(base_repo / "submissions", plain / "submissions")
-    done = mlrepro(plain, "gate", "submissions/v6.0/Dell/v1", "--format", "json")
+    done = mlrepro(plain, "gate", "submissions/v9.9/Dell/v1", "--format", "json",
+                   env={"MLREPRO_SCHEMAS": str(base_repo / "schemas")})
     assert done.returncode == 0, done.stdout + done.stderr
     doc = json.loads(done.stdout)
     assert doc["summary"]["versioning"] == "not checked (no git repository)"
@@ -290,7 +315,7 @@ def test_no_git_and_no_paths_is_a_configuration_error(tmp_path):
 
 
 def test_a_path_that_is_not_a_version_folder_is_a_usage_error(repo):
-    done = mlrepro(repo, "gate", "submissions/v6.0/Dell")
+    done = mlrepro(repo, "gate", "submissions/v9.9/Dell")
     assert done.returncode == 2
 
 

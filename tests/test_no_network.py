@@ -83,8 +83,8 @@ def test_no_command_opens_a_network_connection(tmp_path):
     lines = (REPO / "tests" / "data" / "results-dell.csv").read_text(encoding="utf-8").splitlines()
     # the rows within ±4% of AMD's official v6.0 references, so that the gate passes
     source.write_text("\n".join(line for line in lines if "Interactive" not in line) + "\n", encoding="utf-8")
-    run("submit", source, "--submitter", "Dell", "--round", "v6.0", "--status", "verified",
-        "--submitted-at", "2026-02-20T10:00:00+00:00", "--root", repo / "submissions", expect=0)
+    run("submit", source, "--submitter", "Dell", "--round", "v6.0", "--status", "post-deadline",
+        "--submitted-at", "2026-03-20T10:00:00+00:00", "--root", repo / "submissions", expect=0)
 
     params = REPO / "params.yaml"
     commands = {   # name: (arguments, working folder, expected exit code)
@@ -93,7 +93,7 @@ def test_no_command_opens_a_network_connection(tmp_path):
         "compare": (["compare", results, "-o", agreement, "--params", params], tmp_path, 1),
         "partition": (["partition", results, "--verified-out", tmp_path / "v2.csv",
                        "--post-deadline-out", tmp_path / "p2.csv"], tmp_path, 0),
-        "gate": (["gate", "--base", "main", "--params", params, "--format", "json"], repo, 0),
+        "gate": (["gate", "--base", "main", "--format", "json"], repo, 0),   # policy: the base's
         "claims": (["claims", REPO / "claims.yaml", results, "--params", params], tmp_path, 1),
         "scaling": (["scaling", results, "--params", params], tmp_path, 0),
         "audit": (["audit", "--verified", verified, "--post-deadline", post, "-o", tmp_path / "audit"],

@@ -49,7 +49,9 @@ def test_second_submit_creates_v2_and_never_touches_v1(root, tmp_path):
     doc = run_json("submit", corrected, "--submitter", "Dell", "--round", "v6.0",
                    "--status", "verified", "--submitted-at", ON_TIME, "--root", root, expect=0)
     assert doc["summary"]["created"] == "v6.0/Dell/v2"
-    assert doc["rows"] == [] and doc["findings"] == []
+    assert doc["rows"] == []
+    # v6.0's deadline is past: submit warns before sealing (a warning, not a refusal)
+    assert [(f["code"], f["severity"]) for f in doc["findings"]] == [("verified-after-deadline", "warning")]
 
     m2 = manifest_of(root, version=2)
     assert m2["version"] == 2
@@ -239,12 +241,13 @@ def test_a_manifest_that_breaks_its_schema_is_invalid(root):
     assert [f["place"] for f in doc["findings"] if f["code"] == "manifest-invalid"] == ["key status"]
 
 
-def test_an_unlisted_file_is_a_warning_not_a_failure(root):
+def test_an_unlisted_file_is_an_error(root):
+    """A sealed version is exactly its listed files."""
     submit(root, DATA / "results-dell.csv")
     (root / "v6.0" / "Dell" / "v1" / "notes.txt").write_text("added later\n")
-    doc = run_json("validate", root, expect=0)
+    doc = run_json("validate", root, expect=1)
     [f] = doc["findings"]
-    assert (f["code"], f["severity"]) == ("unlisted-file", "warning")
+    assert (f["code"], f["file"], f["severity"]) == ("unlisted-file", "v6.0/Dell/v1/notes.txt", "error")
 
 
 def test_a_late_verified_submission_is_sealed_as_declared(root):
@@ -252,3 +255,165 @@ def test_a_late_verified_submission_is_sealed_as_declared(root):
     submit(root, DATA / "results-dell.csv", submitted_at=LATE)
     m = manifest_of(root)
     assert m["status"] == "verified" and m["submitted_at"] == LATE
+
+
+# ---- submit for real teams (issue 9) ------------------------------------------------------
+
+def test_twenty_concurrent_submits_each_take_the_next_number(root, tmp_path):
+    """Twenty processes at once: twenty versions v1..v20, no error, nothing half-written."""
+    import os
+    import subprocess
+
+    from conftest import REPO
+
+    sources = []
+    for i in range(20):
+        path = tmp_path / f"in{i}" / "results.csv"
+        path.parent.mkdir()
+        path.write_text((DATA / "results-dell.csv").read_text().replace("100282", str(100000 + i)))
+        sources.append(path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "MLREPRO_"))}
+    procs = [subprocess.Popen([str(REPO / ".venv" / "bin" / "mlrepro"), "submit", str(src),
+                               "--submitter", "Dell", "--round", "v6.0", "--status", "post-deadline",
+                               "--submitted-at", LATE, "--root", str(root), "--json"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+             for src in sources]
+    results = [(p.wait(timeout=300), p.stdout.read(), p.stderr.read()) for p in procs]
+    assert [code for code, _, _ in results] == [0] * 20, [err for _, _, err in results if err]
+    import json as json_mod
+    created = sorted(json_mod.loads(out)["summary"]["created"] for _, out, _ in results)
+    assert created == sorted(f"v6.0/Dell/v{n}" for n in range(1, 21))
+    folder = root / "v6.0" / "Dell"
+    assert sorted(p.name for p in folder.iterdir()) == sorted(f"v{n}" for n in range(1, 21))
+    values = set()
+    for n in range(1, 21):
+        m = manifest_of(root, version=n)
+        assert m["version"] == n and m.get("supersedes") == (n - 1 if n > 1 else None)
+        values.add(hashlib.sha256((folder / f"v{n}" / "results.csv").read_bytes()).hexdigest())
+        assert m["files"][0]["sha256"] in values
+    assert len(values) == 20
+    run_json("validate", root, expect=0)
+
+
+def test_a_zero_padded_version_folder_is_never_read_as_a_version(root):
+    submit(root, DATA / "results-dell.csv")
+    shutil.copytree(root / "v6.0" / "Dell" / "v1", root / "v6.0" / "Dell" / "v01")
+    for command in ("validate",):
+        doc = run_json(command, root, expect=1)
+        assert [(f["code"], f["file"]) for f in doc["findings"]] == [("bad-version-folder", "v6.0/Dell/v01")]
+    doc = run_json("validate", root / "v6.0" / "Dell" / "v01", "--root", root, expect=1)
+    assert [f["code"] for f in doc["findings"]] == ["bad-version-folder"]
+    assert doc["summary"]["accepted"] == 0
+
+
+def test_a_manifest_may_list_withdrawals(root, tmp_path):
+    submit(root, DATA / "results-dell.csv")
+    submit(root, DATA / "results-dell.csv", "Dell", "verified", ON_TIME, "v6.0",
+           "--withdraw", "8xMI355X:llama2-70b-99:Offline:a rerun is pending")
+    m = manifest_of(root, version=2)
+    assert m["withdraws"] == [{"system": "8xMI355X", "model": "llama2-70b-99", "scenario": "Offline",
+                               "reason": "a rerun is pending"}]
+    out = tmp_path / "versions.csv"
+    run("ingest", root, "-o", tmp_path / "t.csv", "--versions-out", out, expect=0)
+    rows = read_csv(out)
+    assert [r["withdraws"] for r in rows] == ["", "8xMI355X llama2-70b-99 Offline: a rerun is pending"]
+    run("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0", "--status",
+        "verified", "--root", root, "--withdraw", "no-reason-given", expect=2)
+
+
+# ---- the clock: when a version became visible (git first-parent history) --------------------
+
+def _git_root(tmp_path):
+    from gitrepo import init
+
+    repo = init(tmp_path / "repo", "Clock Test")
+    root = repo / "submissions"
+    root.mkdir()
+    return repo, root
+
+
+def test_ingest_reads_the_commit_time_of_a_version(tmp_path):
+    from gitrepo import commit
+
+    repo, root = _git_root(tmp_path)
+    submit(root, DATA / "results-dell.csv")                   # declared 2026-02-20, deadline 2026-02-27
+    commit(repo, "Dell v1, committed in time", when="2026-02-21T00:00:00Z")
+    doc = run_json("validate", root, expect=0)
+    assert doc["summary"]["verified"] == doc["summary"]["accepted"] > 0
+
+    submit(root, DATA / "results-dell.csv")                   # v2: same declared date ...
+    commit(repo, "Dell v2, committed after the deadline", when="2026-03-05T00:00:00Z")
+    doc = run_json("validate", root, expect=1)
+    [late] = [f for f in doc["findings"] if f["code"] == "verified-after-deadline"]
+    assert late["file"] == "v6.0/Dell/v2/manifest.yaml"
+    assert late["found"].startswith("2026-03-05T00:00:00+00:00 (visible: committed in ")
+    assert doc["summary"]["verified"] > 0 and doc["summary"]["post_deadline"] > 0   # v1 stays verified
+
+
+def test_a_merge_counts_from_when_it_entered_first_parent_history(tmp_path):
+    from gitrepo import commit, git
+
+    repo, root = _git_root(tmp_path)
+    (repo / "README").write_text("x\n")
+    commit(repo, "start", when="2026-01-10T00:00:00Z")
+    git(repo, "checkout", "-q", "-b", "partner")
+    submit(root, DATA / "results-dell.csv")
+    commit(repo, "Dell v1 on a branch, in time", when="2026-02-21T00:00:00Z")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "partner", "-m", "merge Dell v1 late", when="2026-03-02T00:00:00Z")
+    doc = run_json("validate", root, expect=1)
+    assert [f["code"] for f in doc["findings"]] == ["verified-after-deadline"]
+    assert "2026-03-02T00:00:00+00:00" in doc["findings"][0]["found"]
+
+
+def test_an_uncommitted_version_in_a_repository_becomes_visible_now(tmp_path):
+    repo, root = _git_root(tmp_path)
+    submit(root, DATA / "results-dell.csv")
+    doc = run_json("validate", root, expect=1)
+    [late] = [f for f in doc["findings"] if f["code"] == "verified-after-deadline"]
+    assert "not committed yet" in late["found"]
+
+
+# ---- submit --dry-run ---------------------------------------------------------------------
+
+def as_amd(tmp_path):
+    """The Dell test file as AMD's reference."""
+    path = tmp_path / "amd" / "results.csv"
+    path.parent.mkdir(parents=True)
+    text = (DATA / "results-dell.csv").read_text()
+    path.write_text("\n".join(line.replace("Dell,", "AMD,", 1) if line.startswith("Dell,") else line
+                              for line in text.split("\n")))
+    return path
+
+
+def test_dry_run_runs_the_gate_checks_and_seals_nothing(root, tmp_path):
+    submit(root, as_amd(tmp_path), "AMD", "post-deadline", LATE)
+    before = sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+    low = DATA / "results-dell.csv"
+    done = run("submit", low, "--submitter", "Dell", "--round", "v6.0", "--status", "post-deadline",
+               "--submitted-at", LATE, "--root", root, "--dry-run", "--json", expect=None)
+    import json as json_mod
+    doc = json_mod.loads(done.stdout)
+    assert doc["summary"]["dry_run"] is True and doc["summary"]["sealed"] is False
+    assert doc["summary"]["versions"] == ["v6.0/Dell/v1"]
+    assert doc["rows"] and {r["verdict"] for r in doc["rows"]} == {"agree"}
+    assert {r["reference_source"] for r in doc["rows"]} >= {f"{root.as_posix()}/v6.0/AMD/v1/results.csv:2"}
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == before
+
+
+def test_dry_run_fails_a_late_verified_version(root, tmp_path):
+    submit(root, as_amd(tmp_path), "AMD", "post-deadline", LATE)
+    done = run("submit", as_amd(tmp_path / "again"), "--submitter", "AMD", "--round", "v6.0",
+               "--status", "verified", "--root", root, "--dry-run", "--json", expect=1)
+    import json as json_mod
+    doc = json_mod.loads(done.stdout)
+    assert "verified-after-deadline" in {f["code"] for f in doc["findings"] if f["severity"] == "error"}
+    assert not (root / "v6.0" / "AMD" / "v2").exists()
+
+
+@pytest.mark.parametrize("when", ["0001-01-01T00:00:00+00:00", "2025-09-08T23:59:59+00:00",
+                                  "9999-12-31T00:00:00+00:00"])
+def test_submit_refuses_a_submitted_at_the_gate_would_refuse(root, when):
+    done = submit(root, DATA / "results-dell.csv", "Dell", "verified", when, expect=2)
+    assert "--submitted-at" in done.output
+    assert not (root / "v6.0" / "Dell").exists()
