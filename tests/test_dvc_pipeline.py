@@ -209,7 +209,7 @@ def test_one_new_version_rereads_one_partner_and_a_new_submitter_needs_no_edit(b
     third = _run([DVC, "repro"], project)
     ran = _ran(third.stdout)
     assert {"ingest", "compare", "partition@results", "partition@agreement", "metrics"} <= ran
-    assert "submitters_read=2, submitters_cached=29" in third.stdout
+    assert "submitters_read=2, submitters_cached=30" in third.stdout
     agreement = pd.read_csv(project / "data/agreement.csv")
     vultr_server = agreement[(agreement["submitter"] == "Vultr") & (agreement["scenario"] == "Server")]
     assert set(vultr_server["verdict"]) == {"agree"}
