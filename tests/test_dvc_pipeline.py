@@ -83,7 +83,13 @@ def outputs(project: Path) -> list[str]:
 
 
 def output_bytes(project: Path) -> dict[str, bytes]:
-    return {rel: (project / rel).read_bytes() for rel in outputs(project)}
+    """Every output file's bytes; an output folder (metrics/) by each file in it."""
+    out = {}
+    for rel in outputs(project):
+        path = project / rel
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        out.update({p.relative_to(project).as_posix(): p.read_bytes() for p in files})
+    return out
 
 
 def git_status(project: Path) -> str:
@@ -208,7 +214,7 @@ def test_one_new_version_rereads_one_partner_and_a_new_submitter_needs_no_edit(b
     third = _run([DVC, "repro"], project)
     ran = _ran(third.stdout)
     assert {"ingest", "compare", "partition@results", "partition@agreement", "metrics"} <= ran
-    assert "submitters_read=2, submitters_cached=29" in third.stdout
+    assert "submitters_read=2, submitters_cached=30" in third.stdout
     agreement = pd.read_csv(project / "data/agreement.csv")
     vultr_server = agreement[(agreement["submitter"] == "Vultr") & (agreement["scenario"] == "Server")]
     assert set(vultr_server["verdict"]) == {"agree"}
@@ -241,7 +247,8 @@ def test_a_killed_run_is_completed_by_the_next_make_run(built, second):
     _, first = built
     project = second
     for rel in outputs(project):
-        (project / rel).unlink()
+        path = project / rel
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
     shutil.rmtree(project / ".cache")
     shutil.rmtree(project / ".dvc" / "cache")   # no run cache: every stage really runs
     proc = subprocess.Popen([DVC, "repro"], cwd=project, env=_env(), stdout=subprocess.PIPE,
