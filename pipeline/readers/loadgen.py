@@ -11,8 +11,8 @@ by bytes (another layout, an escape, a second ``"key"``) is decoded whole.
 Duplicate and malformed lines are then findings among the wanted keys (and
 the lines that cannot be told apart from them); a line of another key is
 still malformed when it is cut short (it does not end with the ``}}`` of
-LoadGen's metadata, or its braces do not balance), but a fault inside it is
-not looked for, as nothing reads it. Asking the log for a
+LoadGen's metadata), but a fault inside it is not looked for, as nothing
+reads it. Asking the log for a
 key it was not told to keep is a bug, never a silent None.
 
 A detail log alone names no submitter, system or accelerator, so it is not a
@@ -115,41 +115,33 @@ def parse(text: str, display: str, keys: frozenset[str] | None = None) -> Loadge
 def _scan(text: str, keys: frozenset[str] | None) -> tuple[int, list[tuple[int, str]]]:
     """The number of ``:::MLLOG`` lines, and (line number, line) of those to
     decode: all of them, or those that may hold one of ``keys``. Lines are
-    found in place: a line that is skipped is never copied."""
+    found in place, and a line that is skipped is never copied. A line is
+    skipped when it is sure not to hold one of ``keys`` and is whole: its
+    key, read by its bytes, is another and plain (no escape, no second
+    ``"key"`` in the line); it ends as LoadGen ends a line, with the metadata
+    object's ``}}`` (a line cut short does not). Anything else is decoded."""
     todo: list[tuple[int, str]] = []
     marked = number = pos = 0
     size = len(text)
+    find, startswith = text.find, text.startswith
+    keyed = len(_KEYED)
     while pos <= size:
-        end = text.find("\n", pos)
+        end = find("\n", pos)
         if end < 0:
             end = size
         number += 1
-        if text.startswith(MARKER, pos):
+        if startswith(MARKER, pos):
             marked += 1
-            if keys is None or not _unwanted(text, pos, end, keys):
-                todo.append((number, text[pos:end]))
+            if keys is not None and startswith(_KEYED, pos) and startswith("}}", end - 2):
+                close = find('"', pos + keyed, end)
+                if close > 0:
+                    key = text[pos + keyed:close]
+                    if key not in keys and "\\" not in key and find('"key"', close, end) < 0:
+                        pos = end + 1
+                        continue
+            todo.append((number, text[pos:end]))
         pos = end + 1
     return marked, todo
-
-
-def _unwanted(text: str, pos: int, end: int, keys: frozenset[str]) -> bool:
-    """The line ``text[pos:end]`` is sure not to hold one of ``keys``, and
-    whole: its key, read by its bytes, is another and plain (no escape); it
-    ends as LoadGen ends a line, with the metadata object's ``}}`` (a line cut
-    short does not); a line of ordinary length also has no second ``"key"``
-    and balanced braces. A long line (``loaded_qsl_set``) is not scanned
-    further. Anything else is decoded."""
-    start = pos + len(_KEYED)
-    if not text.startswith(_KEYED, pos) or not text.startswith("}}", end - 2):
-        return False
-    close = text.find('"', start, end)
-    if close < 0:
-        return False
-    key = text[start:close]
-    if key in keys or "\\" in key:
-        return False
-    return end - pos > _LONG_LINE or (text.find('"key"', close, end) < 0
-                                      and text.count("{", pos, end) == text.count("}", pos, end))
 
 
 def _same(a: object, b: object) -> bool:
