@@ -58,12 +58,15 @@ def machine() -> dict:
 
 
 def commit() -> str:
-    """HEAD of the repository, with ``+dirty`` when tracked files differ."""
+    """HEAD of the repository, with ``+dirty`` when tracked files differ
+    (other than the results and the README that the run rewrites)."""
     def git(*args: str) -> str:
         done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True)
         return done.stdout.strip() if done.returncode == 0 else ""
     head = git("rev-parse", "HEAD") or "unknown"
-    dirty = git("status", "--porcelain", "--untracked-files=no")
+    # the files a run writes itself do not count
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                ":!benchmarks/results.json", ":!README.md")
     return head + ("+dirty" if dirty else "")
 
 

@@ -44,7 +44,8 @@ def _pipeline(root: Path, out: Path) -> tuple[float, float, str]:
         walls.append(wall)
         peaks.append(rss)
         outputs.append(stdout)
-    return sum(walls), max(peaks), json.dumps([json.loads(o)["summary"] for o in outputs])
+    return sum(walls), max(peaks), json.dumps({"summaries": [json.loads(o)["summary"] for o in outputs],
+                                               "stage_s": walls, "stage_peak_mib": peaks})
 
 
 def one_size(tmp: Path, rows: int) -> dict:
@@ -53,14 +54,19 @@ def one_size(tmp: Path, rows: int) -> dict:
     out.mkdir()
     runs = interleaved({"pipeline": lambda: _pipeline(root, out),
                         "floor": lambda: run([PYTHON, FLOOR, root, floor_out])}, RUNS)
-    ingest, compare, partition = json.loads(runs["pipeline"][-1][2])
+    stages = [json.loads(r[2]) for r in runs["pipeline"]]
+    ingest, compare, partition = stages[-1]["summaries"]
     floor = json.loads(runs["floor"][-1][2])
+    names = ("ingest", "compare", "partition")
+    per_stage = {name: {"median_s": round(median([s["stage_s"][i] for s in stages]), 3),
+                        "peak_rss_mib": round(max(s["stage_peak_mib"][i] for s in stages), 1)}
+                 for i, name in enumerate(names)}
     return {"rows": rows, "accepted": ingest["accepted"], "verified": partition["verified"],
             "post_deadline": partition["post_deadline"], "agree": compare["agree"],
             "deviates": compare["deviates"], "no_reference": compare["no-reference"],
             "floor_counts": floor,
             "pipeline": {**spread([r[0] for r in runs["pipeline"]]),
-                         "peak_rss_mib": round(max(r[1] for r in runs["pipeline"]), 1)},
+                         "peak_rss_mib": round(max(r[1] for r in runs["pipeline"]), 1), "stages": per_stage},
             "floor": {**spread([r[0] for r in runs["floor"]]),
                       "peak_rss_mib": round(max(r[1] for r in runs["floor"]), 1)}}
 
