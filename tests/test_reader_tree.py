@@ -469,3 +469,21 @@ def test_parallel_reading_from_a_threaded_process(big_tree):
         stop.set()
         helper.join()
     assert len(result.records) == 1200 and not result.dispositions
+
+
+def test_reading_a_tree_imports_no_table_library():
+    """The tree reader runs without pandas, pandera or pyarrow (imports off
+    the paths that do not need them: issue 12)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from pathlib import Path; from pipeline import readers\n"
+            f"tree = Path({str(TREE)!r})\n"
+            "assert readers.detect(tree) == 'submission-tree'\n"
+            "result = readers.read(tree, 'tree')\n"
+            "assert len(result.records) == 30, len(result.records)\n"
+            "print(sorted(m for m in ('pandas', 'pandera', 'pyarrow', 'polars') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

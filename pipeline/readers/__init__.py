@@ -42,6 +42,9 @@ class _Readers(Mapping):
             raise RuntimeError(f"{module.__name__}.NAME is {module.NAME!r}, registered as {name!r}")
         return module
 
+    def __contains__(self, name: object) -> bool:     # without importing the module
+        return name in _MODULES
+
     def __iter__(self):
         return iter(_MODULES)
 
