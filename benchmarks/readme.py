@@ -34,7 +34,7 @@ def _when(entry: dict) -> str:
     m = entry["machine"]
     return (f"{entry['measured_at'][:16].replace('T', ' ')} UTC, commit {entry['commit'][:10]}"
             f"{' (+ uncommitted changes)' if entry['commit'].endswith('+dirty') else ''}, "
-            f"{m['cpus']} cores ({m['cpu']}), load {m['load_average_1m_when_saved']}, {entry['mode']} mode")
+            f"{m['cpus']} cores ({m['cpu']}), 1-min load average {m['load_average_1m_when_saved']}, {entry['mode']} mode")
 
 
 def table(results: dict) -> str:
