@@ -44,7 +44,9 @@ test: install
 fuzz: install
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest -q tests/test_fuzz.py
 
-## bench: benchmarks (figures go to benchmarks/results.json)
+## bench: each goal of issue 12 measured against its floor, in the same run; figures to
+## benchmarks/results.json and README's Benchmarks table (MLREPRO_BENCH_QUICK=1: small inputs,
+## few runs, written to a temporary file)
 bench: install
 	$(BIN)/python benchmarks/run.py
 

@@ -1,35 +1,32 @@
-"""Cold wall time of `mlrepro gate` on one partner version of a few dozen results.
+"""Cold `mlrepro gate` on one partner version of a few dozen results, next
+to `mlrepro --help` (the floor: the interpreter and the CLI, nothing read),
+both as new processes, interleaved.
 
 Builds a temporary git repository whose base commit holds a copy of the
 project's submissions/ (the context: every round and submitter), adds on a
 branch one new partner version of N results (llama2-70b, gpt-oss-120b and
 friends on one 8xMI355X node, within the tolerance of AMD's figures where
-AMD has one), then runs `.venv/bin/mlrepro gate --base main` as a fresh
-process R times. Prints the median and the machine, and merges the figures
-into benchmarks/results.json under "gate_latency".
-
-    .venv/bin/python benchmarks/gate_latency.py [--runs 15] [--results 36]
-
+AMD has one), then runs `mlrepro gate --base main` as a fresh process.
 "Cold" means a new interpreter per run (imports, schemas, git, ingest and
 compare all paid again); the operating system's file cache stays warm.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import shutil
-import statistics
 import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import MLREPRO, REPO, RESULTS, save  # noqa: E402  (run as a script)
-GOAL_S = 1.5
+from common import MLREPRO, QUICK, REPO, RUNS, goal, interleaved, median, run, save, spread
+
+GOAL_S = 0.5
+RESULTS = 36
+GATE_RUNS = RUNS if QUICK else 3 * RUNS
+METHOD = (f"`mlrepro gate --base main --format json` in a temporary git repository (base: a copy of "
+          f"submissions/; branch: one new partner version) and `mlrepro --help`, each a new process, "
+          f"run in turns (order reversed every other turn); medians of {GATE_RUNS} runs each.")
 MODELS = ("llama2-70b-99", "llama2-70b-99.9", "gpt-oss-120b", "llama3.1-8b", "mixtral-8x7b",
           "deepseek-r1", "llama3.1-405b", "gptj-99", "gptj-99.9", "llama3.1-8b-edge",
           "llama2-70b-99", "gpt-oss-120b")
@@ -77,43 +74,20 @@ def build_repo(tmp: Path, n: int) -> Path:
     return repo
 
 
-def time_runs(repo: Path, runs: int) -> tuple[list[float], dict]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "MLREPRO_"))}
-    times, doc = [], {}
-    for _ in range(runs):
-        start = time.perf_counter()
-        done = subprocess.run([str(MLREPRO), "gate", "--base", "main", "--format", "json"], cwd=repo,
-                              capture_output=True, text=True, env=env)
-        times.append(time.perf_counter() - start)
-        if done.returncode not in (0, 1):
-            raise SystemExit(f"gate failed ({done.returncode}): {done.stderr}")
-        doc = json.loads(done.stdout)
-    return times, doc["summary"]
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=15)
-    parser.add_argument("--results", type=int, default=36)
-    args = parser.parse_args(argv)
+def measure() -> None:
     with tempfile.TemporaryDirectory(prefix="gate-bench-") as tmp:
-        repo = build_repo(Path(tmp), args.results)
-        times, summary = time_runs(repo, args.runs)
-    figures = {
-        "command": "mlrepro gate --base main --format json",
-        "what": f"one new partner version of {summary['results']} results; context: a copy of submissions/",
-        "runs": args.runs, "median_s": round(statistics.median(times), 3),
-        "min_s": round(min(times), 3), "max_s": round(max(times), 3),
-        "first_run_s": round(times[0], 3), "times_s": [round(t, 3) for t in times],
-        "goal_s": GOAL_S, "meets_goal": statistics.median(times) <= GOAL_S,
-        "verdict": summary["verdict"], "compared": summary["agree"] + summary["deviates"],
-    }
-    save("gate_latency", figures)
-    print(f"gate latency: median {figures['median_s']} s over {args.runs} cold runs "
-          f"(min {figures['min_s']}, max {figures['max_s']}, first {figures['first_run_s']}); "
-          f"goal <= {GOAL_S} s: {'met' if figures['meets_goal'] else 'NOT met'}")
-    print(f"wrote {RESULTS.relative_to(REPO)} (gate_latency)")
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+        repo = build_repo(Path(tmp), RESULTS)
+        gate = [MLREPRO, "gate", "--base", "main", "--format", "json"]
+        runs = interleaved({"gate": lambda: run(gate, cwd=repo, ok=(0, 1)),
+                            "help": lambda: run([MLREPRO, "--help"], cwd=repo)}, GATE_RUNS)
+    summary = json.loads(runs["gate"][-1][2])["summary"]
+    gate_s, help_s = median([r[0] for r in runs["gate"]]), median([r[0] for r in runs["help"]])
+    figures = {"results": summary["results"], "verdict": summary["verdict"],
+               "compared": summary["agree"] + summary["deviates"],
+               "gate": {**spread([r[0] for r in runs["gate"]]),
+                        "peak_rss_mib": round(max(r[1] for r in runs["gate"]), 1)},
+               "help": spread([r[0] for r in runs["help"]]), "ratio_to_help": round(gate_s / help_s, 2)}
+    goals = [goal(f"cold `mlrepro gate`, one partner version of {summary['results']} results", gate_s,
+                  GOAL_S, "s", floor=help_s, floor_what="`mlrepro --help` (s)")]
+    save("gate_latency", figures, goals, METHOD)
+    print(f"gate: median {gate_s:.3f} s, mlrepro --help {help_s:.3f} s")

@@ -1,8 +1,13 @@
 """`make bench`: every benchmark, its figures printed and merged into
-benchmarks/results.json. None of these is a test: figures depend on the
-machine and its load, so they are recorded, not asserted.
+benchmarks/results.json, then README.md's Benchmarks table regenerated from
+it. None of these is a test: figures depend on the machine and its load, so
+they are recorded with the machine, date, commit and method, not asserted.
 
-    .venv/bin/python benchmarks/run.py [tree|gate|scale|incremental ...]
+    .venv/bin/python benchmarks/run.py [make_run|gate|scale|tree ...]
+
+MLREPRO_BENCH_QUICK=1: small inputs, few runs (`make run` measured once);
+MLREPRO_BENCH_OUT=FILE: write the figures there; README.md is then left as it
+is (only the real figures of benchmarks/results.json go into the README).
 """
 
 from __future__ import annotations
@@ -10,26 +15,31 @@ from __future__ import annotations
 import json
 import sys
 
+import gate_latency
 import incremental
+import readme
 import scale
 import tree_ingest
-from common import machine, save
+from common import QUICK, REPO, RESULTS, machine, out_path
 
-import gate_latency
+BENCHMARKS = {"make_run": incremental.measure, "gate": gate_latency.measure,
+              "scale": scale.measure, "tree": tree_ingest.measure}
 
 
 def main(argv: list[str]) -> int:
-    chosen = argv or ["tree", "gate", "scale", "incremental"]
-    print(f"machine: {json.dumps(machine())}")
+    chosen = argv or list(BENCHMARKS)
+    unknown = [name for name in chosen if name not in BENCHMARKS]
+    if unknown:
+        print(f"unknown benchmark(s) {unknown}; choose from {list(BENCHMARKS)}", file=sys.stderr)
+        return 2
+    print(f"machine: {json.dumps(machine())}; {'quick' if QUICK else 'full'} mode")
     for name in chosen:
-        if name == "gate":
-            gate_latency.main([])
-            continue
-        key, fn = {"tree": ("tree_ingest", tree_ingest.measure), "scale": ("scale", scale.measure),
-                   "incremental": ("incremental_pipeline", incremental.measure)}[name]
-        figures = fn()
-        save(key, figures)
-        print(f"{key}: {json.dumps(figures, indent=2)}")
+        BENCHMARKS[name]()
+    if out_path() == RESULTS:
+        readme.rewrite(RESULTS, REPO / "README.md")
+        print("wrote benchmarks/results.json and README.md's Benchmarks table")
+    else:
+        print(f"wrote {out_path()}")
     return 0
 
 

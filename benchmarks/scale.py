@@ -1,46 +1,89 @@
-"""Scale: synthetic result tables of 10,000, 100,000 and 1,000,000 rows through
-ingest (with validation), compare and partition, each stage a fresh `mlrepro`
-process as in the DVC pipeline: time, peak memory, growth exponent."""
+"""Scale: `mlrepro ingest`, `compare` and `partition` (each a new process,
+as in the DVC pipeline) on a submissions root of N synthetic rows
+(benchmarks/synthetic.py: 30 submitters, a few hundred systems, about 15 %
+post-deadline), next to benchmarks/polars_floor.py doing the same join,
+deviation and split, interleaved; at two sizes, for the growth exponent."""
 
 from __future__ import annotations
 
+import json
 import math
 import tempfile
 from pathlib import Path
 
 import synthetic
-from common import MLREPRO, run
+from common import MLREPRO, PYTHON, QUICK, REPO, RUNS, goal, interleaved, median, run, save, spread
 
-SIZES = (10_000, 100_000, 1_000_000)
-GOAL = {"rows": 1_000_000, "seconds": 15.0, "peak_mib": 2048}
-
-
-def stages(tmp: Path, rows: int) -> dict:
-    source = synthetic.write(tmp / f"rows{rows}.csv", rows)
-    env = {"MLREPRO_MAX_FILE_BYTES": str(2 * source.stat().st_size)}
-    table, agreement = tmp / "results.parquet", tmp / "agreement.parquet"
-    steps = {
-        "ingest": [MLREPRO, "ingest", source, "--status", "verified", "-o", table],
-        "compare": [MLREPRO, "compare", table, "-o", agreement, "--exit-zero"],
-        "partition": [MLREPRO, "partition", table, "--verified-out", tmp / "verified.parquet",
-                      "--post-deadline-out", tmp / "post.parquet"],
-    }
-    out = {"rows": rows, "csv_megabytes": round(source.stat().st_size / 1e6, 1)}
-    for name, args in steps.items():
-        wall, rss, _ = run(args, env=env)
-        out[f"{name}_s"], out[f"{name}_peak_mib"] = round(wall, 3), round(rss, 1)
-    out["total_s"] = round(sum(out[f"{n}_s"] for n in steps), 3)
-    out["peak_mib"] = max(out[f"{n}_peak_mib"] for n in steps)
-    return out
+SIZES = (2_000, 8_000) if QUICK else (100_000, 1_000_000)
+GOAL_RATIO = 2.0
+GOAL_PEAK_MIB = 1024.0
+GOAL_GROWTH = 1.1            # time ~ rows^k; linear is 1
+FLOOR = REPO / "benchmarks" / "polars_floor.py"
+METHOD = ("`mlrepro ingest <root> -o table.parquet`, `mlrepro compare table.parquet -o agreement.parquet "
+          "--exit-zero`, `mlrepro partition table.parquet ...` (three new processes, times summed, peak = "
+          "the largest of the three) and `python benchmarks/polars_floor.py <root> <out>` (one process), "
+          f"run in turns {RUNS} times (order reversed every other turn); medians. Rows: "
+          "benchmarks/synthetic.py sealed with `mlrepro submit` (30 submitters, a few hundred systems, "
+          "15 % post-deadline). Growth: log(t2/t1)/log(n2/n1) of the pipeline's medians.")
 
 
-def measure(sizes=SIZES) -> dict:
+def pipeline_commands(root: Path, out: Path) -> list[list]:
+    """The three stages, as `dvc repro` runs them (arguments after `mlrepro`)."""
+    table = out / "table.parquet"
+    return [["ingest", root, "-o", table, "--exit-zero", "--format", "json"],
+            ["compare", table, "-o", out / "agreement.parquet", "--exit-zero", "--format", "json",
+             "--params", out / "no-params.yaml"],
+            ["partition", table, "--verified-out", out / "verified.parquet",
+             "--post-deadline-out", out / "post_deadline.parquet", "--format", "json"]]
+
+
+def _pipeline(root: Path, out: Path) -> tuple[float, float, str]:
+    walls, peaks, outputs = [], [], []
+    for args in pipeline_commands(root, out):
+        wall, rss, stdout = run([MLREPRO, *args])
+        walls.append(wall)
+        peaks.append(rss)
+        outputs.append(stdout)
+    return sum(walls), max(peaks), json.dumps({"summaries": [json.loads(o)["summary"] for o in outputs],
+                                               "stage_s": walls, "stage_peak_mib": peaks})
+
+
+def one_size(tmp: Path, rows: int) -> dict:
+    root = synthetic.write(tmp / f"n{rows}", rows, lambda args: run([MLREPRO, *args]))
+    out, floor_out = tmp / f"n{rows}" / "pipeline", tmp / f"n{rows}" / "floor"
+    out.mkdir()
+    runs = interleaved({"pipeline": lambda: _pipeline(root, out),
+                        "floor": lambda: run([PYTHON, FLOOR, root, floor_out])}, RUNS)
+    stages = [json.loads(r[2]) for r in runs["pipeline"]]
+    ingest, compare, partition = stages[-1]["summaries"]
+    floor = json.loads(runs["floor"][-1][2])
+    names = ("ingest", "compare", "partition")
+    per_stage = {name: {"median_s": round(median([s["stage_s"][i] for s in stages]), 3),
+                        "peak_rss_mib": round(max(s["stage_peak_mib"][i] for s in stages), 1)}
+                 for i, name in enumerate(names)}
+    return {"rows": rows, "accepted": ingest["accepted"], "verified": partition["verified"],
+            "post_deadline": partition["post_deadline"], "agree": compare["agree"],
+            "deviates": compare["deviates"], "no_reference": compare["no-reference"],
+            "floor_counts": floor,
+            "pipeline": {**spread([r[0] for r in runs["pipeline"]]),
+                         "peak_rss_mib": round(max(r[1] for r in runs["pipeline"]), 1), "stages": per_stage},
+            "floor": {**spread([r[0] for r in runs["floor"]]),
+                      "peak_rss_mib": round(max(r[1] for r in runs["floor"]), 1)}}
+
+
+def measure() -> None:
     with tempfile.TemporaryDirectory(prefix="scale-bench-") as tmp:
-        runs = [stages(Path(tmp), n) for n in sizes]
-    growth = [round(math.log(b["total_s"] / a["total_s"]) / math.log(b["rows"] / a["rows"]), 3)
-              for a, b in zip(runs, runs[1:])]
-    last = runs[-1]
-    return {"what": "each stage a cold mlrepro process (text output), rows of benchmarks/synthetic.py",
-            "runs": runs, "growth_exponents": growth, "goal": GOAL,
-            "meets_goal": last["rows"] == GOAL["rows"] and last["total_s"] <= GOAL["seconds"]
-            and last["peak_mib"] <= GOAL["peak_mib"]}
+        sizes = [one_size(Path(tmp), n) for n in SIZES]
+    small, large = sizes
+    t1, t2 = small["pipeline"]["median_s"], large["pipeline"]["median_s"]
+    growth = math.log(t2 / t1) / math.log(large["rows"] / small["rows"])
+    rows = f"{large['rows']:,} rows"
+    goals = [goal(f"ingest + compare + partition, {rows}: time / polars script", t2 / large["floor"]["median_s"],
+                  GOAL_RATIO, "x", floor=large["floor"]["median_s"], floor_what="polars script (s)"),
+             goal(f"ingest + compare + partition, {rows}: peak memory", large["pipeline"]["peak_rss_mib"],
+                  GOAL_PEAK_MIB, "MiB"),
+             goal(f"ingest + compare + partition, {small['rows']:,} -> {rows}: growth exponent", growth,
+                  GOAL_GROWTH, "")]
+    save("scale", {"sizes": sizes, "growth_exponent": round(growth, 3)}, goals, METHOD)
+    print(f"scale: {large['rows']} rows pipeline {t2:.2f} s, polars {large['floor']['median_s']:.2f} s, "
+          f"peak {large['pipeline']['peak_rss_mib']} MiB, growth {growth:.2f}")

@@ -1,6 +1,16 @@
-"""Synthetic result tables for the scale benchmark: realistic shape (each
-system reports several models and scenarios; the reference submitter AMD has
-a result for most keys), unique keys, values around a reference."""
+"""Synthetic submissions for the scale benchmark, with a realistic mix:
+30 submitters (AMD, the reference, and 29 partners), a few hundred systems
+(ids as MLPerf writes them: ``16xMI325X_4xEPYC_9123``), 54 model and
+scenario pairs of round v6.0 in the closed and open divisions, values
+around the reference (some within the 4 % tolerance, some not), and about
+15 % of the rows post-deadline: a partner's late systems, sealed as a second
+version declared post-deadline.
+
+Rows are laid out system by system with every submitter in turn, so any
+size holds the whole mix; at 1,000,000 rows: 310 systems, both divisions.
+Each submitter's rows are sealed with `mlrepro submit` into a submissions
+root, as a partner's would be; :func:`write` returns the root.
+"""
 
 from __future__ import annotations
 
@@ -10,37 +20,73 @@ from pathlib import Path
 
 HEADER = ["submitter", "system", "system_name", "accelerator", "accelerators_per_node", "nodes",
           "model", "scenario", "value", "units", "division", "availability", "result_id", "round"]
-SUBMITTERS = ["AMD", "Dell", "HPE", "Supermicro", "GigaComputing", "MiTAC", "Oracle", "Cisco",
-              "MangoBoost", "RedHat"]
+REFERENCE = "AMD"
+PARTNERS = ["Dell", "HPE", "Supermicro", "GigaComputing", "MiTAC", "Oracle", "Cisco", "MangoBoost",
+            "RedHat", "Lenovo", "ASUSTeK", "Quanta", "Wiwynn", "Inventec", "Fujitsu", "Vultr",
+            "Crusoe", "TensorWave", "Nebius", "Azure", "CoreWeave", "Lambda", "Hewlett", "Eviden",
+            "Nutanix", "Krai", "Juniper", "Broadcom", "Sustainable"]
+SUBMITTERS = [REFERENCE, *PARTNERS]
 ACCELERATORS = {"MI300X": "AMD Instinct MI300X 192GB HBM3", "MI325X": "AMD Instinct MI325X 256GB HBM3e",
                 "MI355X": "AMD Instinct MI355X 288GB HBM3e"}
-MODELS = [("llama2-70b-99", "Tokens/s"), ("llama2-70b-99.9", "Tokens/s")]
-SCENARIOS = ["Offline", "Server", "Interactive"]
 BASE = {"MI300X": 27800.0, "MI325X": 34500.0, "MI355X": 93000.0}
+LLM = ["llama2-70b-99", "llama2-70b-99.9", "gptj-99", "gptj-99.9", "mixtral-8x7b", "llama3.1-405b",
+       "llama3.1-8b", "deepseek-r1", "gpt-oss-120b", "llama3.1-8b-edge"]
+SAMPLES = ["resnet", "retinanet", "bert-99", "bert-99.9", "dlrm-v2-99", "dlrm-v2-99.9", "3d-unet-99",
+           "3d-unet-99.9", "rgat", "whisper", "stable-diffusion-xl", "pointpainting"]
+PAIRS = ([(m, s, "Tokens/s") for m in LLM for s in ("Offline", "Server", "Interactive")]
+         + [(m, "Offline", "Samples/s") for m in SAMPLES]
+         + [(m, "Server", "Queries/s") for m in SAMPLES])
+DIVISIONS = ("closed", "open")
+SYSTEMS = 310
+POST_SHARE = 0.15            # of all rows; only partners' rows are late
+ROUND, VERIFIED_AT, LATE_AT = "v6.0", "2026-02-20T10:00:00+00:00", "2026-03-20T10:00:00+00:00"
 
 
-def write(path: Path, rows: int, seed: int = 6) -> Path:
-    """``rows`` results: per system id, every submitter reports every model and scenario."""
+def system_id(i: int) -> tuple[str, str, int]:
+    acc = list(ACCELERATORS)[i % 3]
+    nodes = 1 + (i // 3) % 4
+    return f"{8 * nodes}x{acc}_{2 * nodes}xEPYC_{9000 + i}", acc, nodes
+
+
+def rows(count: int, seed: int = 6):
+    """(submitter, late, csv row) for ``count`` rows."""
     rng = random.Random(seed)
-    per_system = len(SUBMITTERS) * len(MODELS) * len(SCENARIOS)
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        out = csv.writer(fh, lineterminator="\n")
-        out.writerow(HEADER)
-        written = 0
-        system = 0
-        while written < rows:
-            acc = list(ACCELERATORS)[system % 3]
-            nodes = 1 + (system // 3) % 4
-            sys_id = f"{8 * nodes}x{acc}_{2 * nodes}xEPYC_{9000 + system}"
-            for sub in SUBMITTERS:
-                for model, units in MODELS:
-                    for scen in SCENARIOS:
-                        if written == rows:
-                            break
-                        value = BASE[acc] * nodes * rng.uniform(0.93, 1.07)
-                        out.writerow([sub, sys_id, "", ACCELERATORS[acc], 8, nodes, model, scen,
-                                      f"{value:.1f}", units, "closed", "available", "", "v6.0"])
-                        written += 1
-            system += 1
-    assert per_system
-    return path
+    late_share = POST_SHARE * len(SUBMITTERS) / len(PARTNERS)
+    late = {(s, i): rng.random() < late_share for s in PARTNERS for i in range(SYSTEMS)}
+    written = 0
+    for division in DIVISIONS:
+        for i in range(SYSTEMS):
+            sys_id, acc, nodes = system_id(i)
+            for model, scenario, units in PAIRS:
+                for sub in SUBMITTERS:
+                    if written == count:
+                        return
+                    value = BASE[acc] * nodes * rng.uniform(0.93, 1.07)
+                    yield sub, late.get((sub, i), False), [
+                        sub, sys_id, "", ACCELERATORS[acc], 8, nodes, model, scenario, f"{value:.1f}",
+                        units, division, "available", "", ROUND]
+                    written += 1
+
+
+def write(folder: Path, count: int, submit) -> Path:
+    """Seal ``count`` rows as submissions under ``folder/submissions``;
+    ``submit(args)`` runs `mlrepro submit` with those arguments."""
+    sources = folder / "sources"
+    sources.mkdir(parents=True)
+    files: dict[tuple[str, bool], tuple] = {}
+    for sub, is_late, row in rows(count):
+        key = (sub, is_late)
+        if key not in files:
+            fh = open(sources / f"{sub}-{'late' if is_late else 'on-time'}.csv", "w", newline="",
+                      encoding="utf-8")
+            files[key] = (fh, csv.writer(fh, lineterminator="\n"))
+            files[key][1].writerow(HEADER)
+        files[key][1].writerow(row)
+    for fh, _ in files.values():
+        fh.close()
+    root = folder / "submissions"
+    for (sub, is_late) in sorted(files, key=lambda k: (k[1], k[0])):      # on-time versions first
+        status, at = ("post-deadline", LATE_AT) if is_late else ("verified", VERIFIED_AT)
+        submit(["submit", str(files[(sub, is_late)][0].name), "--submitter", sub, "--round", ROUND,
+                "--status", status, "--submitted-at", at, "--root", str(root)])
+    return root

@@ -286,3 +286,80 @@ def test_the_round_is_known_from_the_seeds(runs):
 
 def test_runs_cover_every_scenario_the_tests_need():
     assert {r.scenario for r in RUNS.values()} == {"Offline", "Server", "SingleStream"}
+
+
+# ---- parsing only the keys that count ---------------------------------------------------
+
+def counted_keys() -> frozenset[str]:
+    from pipeline.readers.tree_result import log_keys
+
+    return log_keys(round_rules.all_rounds(), round_rules.formats())
+
+
+def test_the_keys_that_count_include_every_key_the_checks_read():
+    keys = counted_keys()
+    assert set(run_checks.LOG_KEYS) <= keys
+    assert {"effective_sample_index_rng_seed", "result_tokens_per_second",
+            "early_stopping_latency_ms"} <= keys
+    assert "loaded_qsl_set" not in keys and "result_token_throughput" not in keys
+
+
+def test_real_logs_parsed_for_the_keys_that_count_equal_the_whole_parse():
+    keys = counted_keys()
+    for path in sorted(TREE.glob(f"*/results/*/*/*/{DETAIL}")):
+        text = path.read_text(encoding="utf-8")
+        whole, few = loadgen.parse(text, "x"), loadgen.parse(text, "x", keys)
+        assert few.values == {k: v for k, v in whole.values.items() if k in keys}
+        assert few.lines == {k: v for k, v in whole.lines.items() if k in keys}
+        assert not few.findings
+
+
+def test_asking_for_a_key_not_parsed_is_a_bug_not_a_none():
+    log = loadgen.parse(mllog("result_validity", "VALID"), "x", frozenset({"result_validity"}))
+    assert log.get("result_validity") == "VALID"
+    with pytest.raises(LookupError):
+        log.get("loaded_qsl_set")
+
+
+def test_a_duplicate_among_the_keys_that_count_is_found_and_others_are_not_read():
+    text = "\n".join([mllog("result_validity", "VALID"), mllog("sut_name", "a"),
+                      mllog("sut_name", "b"), mllog("result_validity", "INVALID")])
+    log = loadgen.parse(text, "x", frozenset({"result_validity"}))
+    assert [(f.code, f.place) for f in log.findings] == [("duplicate-key", "line 4, key result_validity")]
+    assert log.values == {"result_validity": "VALID"}
+
+
+def test_a_line_of_another_key_cut_short_is_still_malformed():
+    keys = frozenset({"result_validity"})
+    for cut in (1, 2, 10, 100):
+        line = mllog("sut_name", "x" * 200)
+        text = "\n".join([mllog("result_validity", "VALID"), line[:-cut]])
+        log = loadgen.parse(text, "x", keys)
+        assert [(f.code, f.place) for f in log.findings] == [("malformed-log-line", "line 2")], cut
+
+
+def test_a_line_that_may_hide_a_key_that_counts_is_decoded():
+    keys = frozenset({"result_validity"})
+    escaped = ':::MLLOG {"key": "result_\\u0076alidity", "value": "VALID", "metadata": {}}'
+    assert loadgen.parse(escaped, "x", keys).get("result_validity") == "VALID"
+    twice = ':::MLLOG {"key": "sut_name", "value": 1, "key": "result_validity", "metadata": {}}'
+    assert loadgen.parse(twice, "x", keys).lines == {"result_validity": 1}
+    spaced = ':::MLLOG  {"key":"result_validity","value":"INVALID"}'
+    assert loadgen.parse(spaced, "x", keys).get("result_validity") == "INVALID"
+
+
+def test_a_log_with_no_marked_line_is_still_no_log_when_parsed_for_few_keys():
+    log = loadgen.parse("hello\nworld\n", "x", frozenset({"result_validity"}))
+    assert codes(log.findings) == {"format-mismatch"}
+
+
+@given(st.lists(st.sampled_from(["result_validity", "sut_name", "effective_scenario", "loaded_qsl_set"]),
+                max_size=8),
+       st.lists(st.integers(min_value=0, max_value=3), max_size=8))
+def test_parsing_few_keys_agrees_with_the_whole_parse_on_those_keys(names, values):
+    keys = frozenset({"result_validity", "effective_scenario"})
+    text = "\n".join(mllog(n, v) for n, v in zip(names, values))
+    whole, few = loadgen.parse(text, "x"), loadgen.parse(text, "x", keys)
+    assert few.values == {k: v for k, v in whole.values.items() if k in keys}
+    assert [f for f in few.findings if f.code != "duplicate-key" or any(k in f.place for k in keys)] == \
+        [f for f in whole.findings if f.code != "duplicate-key" or any(k in f.place for k in keys)]

@@ -300,9 +300,44 @@ def test_the_v6_layout_is_read_and_its_round_known_from_the_seeds(tmp_path):
     assert result.records[0].fields["value"] == "31755.7"
 
 
-def test_v6_compliance_must_sit_inside_the_scenario_folder(tmp_path):
+def test_the_compliance_layout_is_read_from_the_tree_not_the_round(tmp_path):
+    """A v6.0 result whose tests sit beside results/ (the v5.x layout) is read."""
     result = tree.read(v6_tree(tmp_path, compliance_inside=False), "v6")
+    assert len(result.records) == 1 and not result.dispositions and result.round == "v6.0"
+
+
+def v51_tree(root: Path, where: str) -> Path:
+    """One real v5.1 result with its TEST06 inside the scenario folder (the
+    v6.x layout), beside results/ (v5.x) or nowhere."""
+    src = TREE / "closed" / "MiTAC"
+    sub = root / "closed" / "MiTAC"
+    writable_copy(src / "systems", sub / "systems")
+    rel = Path("8xMI325X_2xEPYC_9755") / "llama2-70b-99" / "Offline"
+    scenario = writable_copy(src / "results" / rel, sub / "results" / rel)
+    if where == "inside":
+        writable_copy(src / "compliance" / rel / "TEST06", scenario / "TEST06")
+    elif where == "beside":
+        writable_copy(src / "compliance" / rel / "TEST06", sub / "compliance" / rel / "TEST06")
+    return sub
+
+
+@pytest.mark.parametrize("where", ["inside", "beside"])
+def test_a_v51_tree_is_read_in_either_layout(tmp_path, where):
+    result = tree.read(v51_tree(tmp_path, where), "v51")
+    assert [r.fields["value"] for r in result.records] == ["33703"] and result.round == "v5.1"
+    assert not result.dispositions
+
+
+@pytest.mark.parametrize("beside", [False, True])
+def test_a_missing_test_is_named_where_the_trees_layout_keeps_it(tmp_path, beside):
+    sub = v51_tree(tmp_path, "none")
+    if beside:   # the submitter keeps its tests beside results/, but not this one
+        (sub / "compliance").mkdir()
+    result = tree.read(sub, "v51")
     assert [d.codes for d in result.dispositions] == ["compliance-missing"]
+    missing = next(f for f in result.findings if f.code == "compliance-missing")
+    part = "compliance" if beside else "results"
+    assert missing.file == f"v51/{part}/8xMI325X_2xEPYC_9755/llama2-70b-99/Offline/TEST06"
 
 
 # ---- trees around genuine LoadGen runs ------------------------------------------------
@@ -423,3 +458,21 @@ def test_parallel_reading_from_a_threaded_process(big_tree):
         stop.set()
         helper.join()
     assert len(result.records) == 1200 and not result.dispositions
+
+
+def test_reading_a_tree_imports_no_table_library():
+    """The tree reader runs without pandas, pandera or pyarrow (imports off
+    the paths that do not need them: issue 12)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from pathlib import Path; from pipeline import readers\n"
+            f"tree = Path({str(TREE)!r})\n"
+            "assert readers.detect(tree) == 'submission-tree'\n"
+            "result = readers.read(tree, 'tree')\n"
+            "assert len(result.records) == 30, len(result.records)\n"
+            "print(sorted(m for m in ('pandas', 'pandera', 'pyarrow', 'polars') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -5,20 +5,55 @@ to be recognised: ``sniff(first_line)``, or ``sniff_head(first_64_KiB)`` for
 formats one line does not reveal, or ``sniff_dir(folder)`` for a reader of
 folders. A reader that takes the round (``read(..., round_=...)``) is given
 the one the caller knows. Add a format by adding a module and listing it in
-:data:`READERS`; detection tries them in order.
+:data:`READERS` (format name -> module, and whether it reads folders);
+detection tries them in order.
+
+A reader module is imported when it is first used, not with this package:
+recognising or reading a folder imports only the folder readers, so a path
+that needs no table library does not load one.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..findings import finding
-from . import checker_csv, results_csv, summary_json, tree
 from .base import ReadResult
 
-READERS = {m.NAME: m for m in (checker_csv, results_csv, summary_json, tree)}
-FORMATS = tuple(READERS)
+# format name -> (module under pipeline.readers, reads folders)
+_MODULES = {
+    "parquet": ("parquet", False),
+    "mlcommons-summary-csv": ("checker_csv", False),
+    "results-csv": ("results_csv", False),
+    "mlcommons-summary-json": ("summary_json", False),
+    "submission-tree": ("tree", True),
+}
+
+
+class _Readers(Mapping):
+    """Format name -> reader module, each imported on first access."""
+
+    def __getitem__(self, name: str):
+        module = importlib.import_module(f"{__name__}.{_MODULES[name][0]}")
+        if module.NAME != name:
+            raise RuntimeError(f"{module.__name__}.NAME is {module.NAME!r}, registered as {name!r}")
+        return module
+
+    def __contains__(self, name: object) -> bool:     # without importing the module
+        return name in _MODULES
+
+    def __iter__(self):
+        return iter(_MODULES)
+
+    def __len__(self) -> int:
+        return len(_MODULES)
+
+
+READERS = _Readers()
+FORMATS = tuple(_MODULES)
 HEAD_BYTES = 65536
 
 
@@ -26,8 +61,8 @@ def detect(path: Path) -> str | None:
     """The format of a file (from its first line, or its first 64 KiB) or of a
     folder; None when no reader claims it."""
     if path.is_dir():
-        return next((name for name, m in READERS.items()
-                     if hasattr(m, "sniff_dir") and m.sniff_dir(path)), None)
+        return next((name for name, (_, folders) in _MODULES.items()
+                     if folders and READERS[name].sniff_dir(path)), None)
     if not path.is_file():
         return None
     try:
@@ -36,7 +71,7 @@ def detect(path: Path) -> str | None:
     except OSError:
         return None
     first = head.split("\n", 1)[0]
-    for name, module in READERS.items():
+    for name, module in ((n, READERS[n]) for n, (_, folders) in _MODULES.items() if not folders):
         sniff_head = getattr(module, "sniff_head", None)
         if sniff_head(head) if sniff_head else module.sniff(first):
             return name

@@ -63,7 +63,7 @@ def check_compliance(folder_of, tests: tuple[str, ...], rules: RoundRules) -> li
         folder, display = folder_of(test)
         if not folder.is_dir():
             out.append(finding("compliance-missing", display, "whole folder",
-                               f"a {test} folder ({rules.round} layout)", "no such folder",
+                               f"a {test} folder (where the tree keeps its tests)", "no such folder",
                                f"required compliance test {test} is missing"))
             continue
         for name, needed in rules.compliance_pass.get(test, {}).items():

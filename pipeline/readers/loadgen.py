@@ -2,6 +2,19 @@
 per line. The first occurrence of a key counts; a line that is not valid JSON
 is a finding with its line number, never an exception.
 
+A reader that needs a few keys passes them (``keys``): a line whose key,
+found by its bytes (``:::MLLOG {"key": "<name>"``), is not one of them is
+counted but never decoded, so the 137 KB ``loaded_qsl_set`` line and the
+hundred other lines cost a prefix test each. Every line that could hold a
+wanted key is decoded and checked as before: a line whose key cannot be read
+by bytes (another layout, an escape, a second ``"key"``) is decoded whole.
+Duplicate and malformed lines are then findings among the wanted keys (and
+the lines that cannot be told apart from them); a line of another key is
+still malformed when it is cut short (it does not end with the ``}}`` of
+LoadGen's metadata), but a fault inside it is not looked for, as nothing
+reads it. Asking the log for a
+key it was not told to keep is a bug, never a silent None.
+
 A detail log alone names no submitter, system or accelerator, so it is not a
 reader of its own: the submission-tree reader uses it for each result.
 """
@@ -27,6 +40,7 @@ REPEATABLE = ("_message",)
 _LONG_LINE = 4096
 _ARRAY_HEAD = '"value": ['
 _DECODER = json.JSONDecoder()
+_KEYED = MARKER + ' {"key": "'
 
 
 @dataclass
@@ -37,8 +51,11 @@ class LoadgenLog:
     values: dict[str, object] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
+    keys: frozenset[str] | None = None     # the keys parsed; None: every key
 
     def get(self, key: str) -> object | None:
+        if self.keys is not None and key not in self.keys:
+            raise LookupError(f"LoadGen key {key} was not among the keys parsed (a bug: add it)")
         return self.values.get(key)
 
     def place(self, key: str) -> str:
@@ -46,27 +63,28 @@ class LoadgenLog:
         return f"line {line}, key {key}" if line else f"key {key}"
 
 
-def read_log(path: Path, display: str) -> tuple[LoadgenLog | None, list[Finding]]:
+def read_log(path: Path, display: str, keys: frozenset[str] | None = None
+             ) -> tuple[LoadgenLog | None, list[Finding]]:
     """Parse a detail log from disk; None with findings when it cannot be read."""
     text, found = read_text(path, display, checks=textcheck.NONE)   # machine-written
     if text is None:
         return None, found
-    return parse(text, display), []
+    return parse(text, display, keys), []
 
 
-def parse(text: str, display: str) -> LoadgenLog:
-    log = LoadgenLog(display)
+def parse(text: str, display: str, keys: frozenset[str] | None = None) -> LoadgenLog:
+    """Every key of the log, or only ``keys`` (see the module's docstring)."""
+    log = LoadgenLog(display, keys=None if keys is None else frozenset(keys))
     bad: list[tuple[int, str]] = []
-    marked = 0
-    for number, line in enumerate(text.split("\n"), 1):
-        if not line.startswith(MARKER):
-            continue
-        marked += 1
+    marked, todo = _scan(text, keys)
+    for number, line in todo:
         entry = _decode(line[len(MARKER):])
         if entry is None:
             bad.append((number, line[:SHOWN_CHARS]))
             continue
         key = entry["key"]
+        if keys is not None and key not in keys:
+            continue
         if key not in log.values:
             log.values[key] = entry.get("value")
             log.lines[key] = number
@@ -92,6 +110,38 @@ def parse(text: str, display: str) -> LoadgenLog:
             "valid ':::MLLOG' lines", f"{len(bad) - MAX_MALFORMED_REPORTED} more malformed lines",
             "more malformed LoadGen log lines (not listed one by one)"))
     return log
+
+
+def _scan(text: str, keys: frozenset[str] | None) -> tuple[int, list[tuple[int, str]]]:
+    """The number of ``:::MLLOG`` lines, and (line number, line) of those to
+    decode: all of them, or those that may hold one of ``keys``. Lines are
+    found in place, and a line that is skipped is never copied. A line is
+    skipped when it is sure not to hold one of ``keys`` and is whole: its
+    key, read by its bytes, is another and plain (no escape, no second
+    ``"key"`` in the line); it ends as LoadGen ends a line, with the metadata
+    object's ``}}`` (a line cut short does not). Anything else is decoded."""
+    todo: list[tuple[int, str]] = []
+    marked = number = pos = 0
+    size = len(text)
+    find, startswith = text.find, text.startswith
+    keyed = len(_KEYED)
+    while pos <= size:
+        end = find("\n", pos)
+        if end < 0:
+            end = size
+        number += 1
+        if startswith(MARKER, pos):
+            marked += 1
+            if keys is not None and startswith(_KEYED, pos) and startswith("}}", end - 2):
+                close = find('"', pos + keyed, end)
+                if close > 0:
+                    key = text[pos + keyed:close]
+                    if key not in keys and "\\" not in key and find('"key"', close, end) < 0:
+                        pos = end + 1
+                        continue
+            todo.append((number, text[pos:end]))
+        pos = end + 1
+    return marked, todo
 
 
 def _same(a: object, b: object) -> bool:

@@ -25,6 +25,12 @@ TOKEN_LATENCIES = (
     ("ttft", "requested_server_ttft_latency", "result_first_token_99.00_percentile_latency_ns"),
     ("tpot", "requested_server_tpot_latency", "result_time_per_output_token_99.00_percentile_ns"),
 )
+# every key the checks below read, besides each round's seed keys: a log
+# parsed for these alone (loadgen.parse(keys=...)) answers every check
+LOG_KEYS = (QSL_SEED, "result_validity", "result_invalid_reason", *VALIDITY_FLAGS,
+            "effective_test_mode", "effective_scenario", "effective_min_duration_ms",
+            "effective_performance_sample_count", "requested_use_token_latencies",
+            *(key for _, setting, p99 in TOKEN_LATENCIES for key in (setting, p99)))
 
 
 def round_of(log: LoadgenLog, rounds: dict[str, RoundRules], explicit: str | None

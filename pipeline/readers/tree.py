@@ -4,13 +4,16 @@
 ``results/<system>/<model>/<scenario>/performance/run_1/mlperf_log_detail.txt``
 (+ summary), ``accuracy/accuracy.txt`` and compliance tests: beside
 ``results/`` in v5.x (``compliance/<system>/<model>/<scenario>/TEST0x``),
-inside each scenario folder from v6.0. The path given may be the tree root
-(holding closed/open/network), a division folder or a submitter folder.
+inside each scenario folder from v6.0; the layout is read from the tree
+(see :mod:`.tree_result`), not from the round. The path given may be the
+tree root (holding closed/open/network), a division folder or a submitter
+folder.
 
-Walking the tree is cheap and done here; judging each result (parsing its
-LoadGen log, applying its round's rules) runs in worker processes, in
-chunks, and is streamed back in order. A missing system description or log
-rejects only the results it concerns.
+The parent lists only the system folders (``results/<system>``); everything
+below, the system description, the walk of the model and scenario folders
+and the judging of each result (its LoadGen log, its round's rules), runs
+in worker processes, a few systems at a time, streamed back in order. A
+missing system description or log rejects only the results it concerns.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
@@ -30,12 +34,12 @@ from ..normalize import DIVISIONS
 from . import jsonsafe, round_rules
 from .base import ReadResult, read_text
 from .folder_checks import missing_file
-from .round_rules import RoundRules
-from .tree_result import Outcome, ResultJob, judge
+from .round_rules import Formats, RoundRules
+from .tree_result import Outcome, ResultJob, judge, log_keys
 
 NAME = "submission-tree"
-PARALLEL_MIN_RESULTS = 48     # below this, a worker pool costs more than it saves
-MAX_CHUNK = 32
+PARALLEL_MIN_SYSTEMS = 16     # below this, a worker pool costs more than it saves
+MAX_CHUNK = 8                 # systems per task
 MAX_SYSTEM_JSON = 1024 * 1024
 _WORKER: dict = {}
 
@@ -55,19 +59,25 @@ def read(path: Path, display: str, round_: str | None = None, workers: int | Non
     result is judged by the round whose official seeds its log shows.
     ``rules`` replaces schemas/rules (tests judge quick runs by relaxed rules)."""
     out = ReadResult()
-    jobs, found = collect(path, display)
-    out.findings.extend(found)
+    units = systems(path, display)
     rounds: set[str] = set()
-    progress = _Progress(len(jobs), display)
-    for outcome in outcomes(jobs, round_, workers, rules):
+    progress = _Progress(len(units), display)
+    results = 0
+    for judged in outcomes(units, round_, workers, rules):
         progress.step()
-        if outcome.record is None:
-            out.reject(outcome.source, outcome.findings)
-            continue
-        out.findings.extend(outcome.findings)
-        out.records.append(outcome.record)
-        rounds.add(outcome.round)
+        for outcome in judged:
+            results += 1
+            if outcome.record is None:
+                out.reject(outcome.source, outcome.findings)
+                continue
+            out.findings.extend(outcome.findings)
+            out.records.append(outcome.record)
+            rounds.add(outcome.round)
     progress.close()
+    if not results:
+        out.findings.append(finding("missing-file", display, "whole folder",
+                                    "results/<system>/<model>/<scenario>/ folders", "none",
+                                    "the submission tree holds no result folder"))
     out.round = rounds.pop() if len(rounds) == 1 else round_
     return out
 
@@ -76,7 +86,7 @@ class _Progress:
     """A one-line progress bar on stderr, only when stderr is a terminal (never
     in CI logs, DVC output or tests)."""
 
-    def __init__(self, total: int, what: str, every: int = 25):
+    def __init__(self, total: int, what: str, every: int = 5):
         self.total, self.what, self.every, self.done = total, what, every, 0
         self.on = total >= every and sys.stderr.isatty()
 
@@ -86,7 +96,7 @@ class _Progress:
             width = 30
             filled = width * self.done // self.total
             sys.stderr.write(f"\r{self.what}: [{'#' * filled}{'.' * (width - filled)}] "
-                             f"{self.done}/{self.total} results")
+                             f"{self.done}/{self.total} systems")
             sys.stderr.flush()
 
     def close(self) -> None:
@@ -95,29 +105,31 @@ class _Progress:
             sys.stderr.flush()
 
 
-def outcomes(jobs: list[ResultJob], round_: str | None, workers: int | None = None,
-             rules: dict[str, RoundRules] | None = None) -> Iterator[Outcome]:
-    """Judge results, in order, in parallel across cores when there are enough."""
+def outcomes(units: list[SystemUnit], round_: str | None, workers: int | None = None,
+             rules: dict[str, RoundRules] | None = None) -> Iterator[list[Outcome]]:
+    """The judged results of each system folder, in order, in parallel across
+    cores when there are enough systems."""
     rounds = round_rules.all_rounds() if rules is None else rules
     formats = round_rules.formats()
+    keys = log_keys(rounds, formats)
     count = workers or os.cpu_count() or 1
-    if count <= 1 or len(jobs) < PARALLEL_MIN_RESULTS:
-        for job in jobs:
-            yield judge(job, rounds, formats, round_)
+    if count <= 1 or len(units) < PARALLEL_MIN_SYSTEMS:
+        for unit in units:
+            yield judge_system(unit, rounds, formats, round_, keys)
         return
-    size = max(1, min(MAX_CHUNK, len(jobs) // (count * 4)))
-    chunks = [jobs[i:i + size] for i in range(0, len(jobs), size)]
+    size = max(1, min(MAX_CHUNK, len(units) // (count * 4)))
+    chunks = [units[i:i + size] for i in range(0, len(units), size)]
     done = 0
     try:
-        with ProcessPoolExecutor(max_workers=count, mp_context=_context(),
-                                 initializer=_init_worker, initargs=(rounds, formats, round_)) as pool:
+        with ProcessPoolExecutor(max_workers=count, mp_context=_context(), initializer=_init_worker,
+                                 initargs=(rounds, formats, round_, keys)) as pool:
             for judged in pool.map(_judge_chunk, chunks):
                 yield from judged
                 done += 1
     except BrokenProcessPool:
         # a worker could not start or died (e.g. no usable __main__): finish here
         for chunk in chunks[done:]:
-            yield from (judge(job, rounds, formats, round_) for job in chunk)
+            yield from (judge_system(unit, rounds, formats, round_, keys) for unit in chunk)
 
 
 def _context():
@@ -130,12 +142,19 @@ def _context():
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def _init_worker(rounds, formats, round_) -> None:
-    _WORKER.update(rounds=rounds, formats=formats, round=round_)
+def _init_worker(rounds, formats, round_, keys) -> None:
+    _WORKER.update(rounds=rounds, formats=formats, round=round_, keys=keys)
 
 
-def _judge_chunk(jobs: list[ResultJob]) -> list[Outcome]:
-    return [judge(job, _WORKER["rounds"], _WORKER["formats"], _WORKER["round"]) for job in jobs]
+def _judge_chunk(units: list[SystemUnit]) -> list[list[Outcome]]:
+    w = _WORKER
+    return [judge_system(unit, w["rounds"], w["formats"], w["round"], w["keys"]) for unit in units]
+
+
+def judge_system(unit: SystemUnit, rounds: dict[str, RoundRules], formats: Formats,
+                 round_: str | None, keys: frozenset[str]) -> list[Outcome]:
+    """Every result folder of one system, judged (runs in a worker)."""
+    return [judge(job, rounds, formats, round_, keys) for job in jobs_of(unit)]
 
 
 # -- walking the tree -------------------------------------------------------
@@ -154,34 +173,43 @@ def submitter_folders(path: Path, display: str) -> list[tuple[Path, str, str | N
     return out
 
 
-def collect(path: Path, display: str) -> tuple[list[ResultJob], list[Finding]]:
-    """A job for every scenario folder under each submitter's results/."""
-    jobs: list[ResultJob] = []
-    found: list[Finding] = []
-    for folder, shown, division in submitter_folders(path, display):
-        for system_dir in _subfolders(folder / "results"):
-            facts, sys_display, why = _system(folder, shown, system_dir.name)
-            for model_dir in _subfolders(system_dir):
-                for scenario_dir in _subfolders(model_dir):
-                    jobs.append(_job(folder, shown, division, system_dir.name, model_dir.name,
-                                     scenario_dir, facts, sys_display, why))
-    if not jobs:
-        found.append(finding("missing-file", display, "whole folder",
-                             "results/<system>/<model>/<scenario>/ folders", "none",
-                             "the submission tree holds no result folder"))
-    return jobs, found
+@dataclass(frozen=True)
+class SystemUnit:
+    """One ``results/<system>`` folder of a submitter: the unit of work."""
+
+    folder: Path                  # the submitter folder
+    shown: str                    # the submitter folder as shown in findings
+    division: str | None
+    system: str
 
 
-def _job(folder, shown, division, system, model_folder, scenario_dir, facts, sys_display, why) -> ResultJob:
+def systems(path: Path, display: str) -> list[SystemUnit]:
+    """The system folders under each submitter's results/, in order."""
+    return [SystemUnit(folder, shown, division, system_dir.name)
+            for folder, shown, division in submitter_folders(path, display)
+            for system_dir in _subfolders(folder / "results")]
+
+
+def jobs_of(unit: SystemUnit) -> list[ResultJob]:
+    """A job for every scenario folder of the system."""
+    system_dir = unit.folder / "results" / unit.system
+    facts, sys_display, why = _system(unit.folder, unit.shown, unit.system)
+    beside = (unit.folder / "compliance").is_dir()
+    return [_job(unit, model_dir.name, scenario_dir, facts, sys_display, why, beside)
+            for model_dir in _subfolders(system_dir) for scenario_dir in _subfolders(model_dir)]
+
+
+def _job(unit: SystemUnit, model_folder, scenario_dir, facts, sys_display, why, beside) -> ResultJob:
     model, scenario = _canonical(model_folder, scenario_dir.name)
     family = model_rules.models()[model].family if model else None
     return ResultJob(
         scenario_dir=scenario_dir,
-        display=f"{shown}/results/{system}/{model_folder}/{scenario_dir.name}",
-        submitter_dir=folder, submitter_display=shown, submitter=folder.name, division=division,
-        system=system, model_folder=model_folder, scenario_folder=scenario_dir.name,
-        model=model, scenario=scenario, family=family,
-        system_facts=facts, system_display=sys_display, system_findings=why)
+        display=f"{unit.shown}/results/{unit.system}/{model_folder}/{scenario_dir.name}",
+        submitter_dir=unit.folder, submitter_display=unit.shown, submitter=unit.folder.name,
+        division=unit.division, system=unit.system, model_folder=model_folder,
+        scenario_folder=scenario_dir.name, model=model, scenario=scenario, family=family,
+        system_facts=facts, system_display=sys_display, system_findings=why,
+        compliance_beside=beside)
 
 
 def _canonical(model_folder: str, scenario_folder: str) -> tuple[str | None, str | None]:

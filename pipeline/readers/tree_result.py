@@ -3,6 +3,12 @@ judged by its round's rules: a raw record, or the findings that reject it.
 
 This runs in worker processes, so it takes everything it needs as arguments
 (:class:`ResultJob`, the rules) and reads nothing but the result's own files.
+Of the LoadGen log only the keys the rules read are parsed (:func:`log_keys`).
+
+Where the compliance tests sit is read from the tree, whatever the round:
+``TEST0x/`` inside the scenario folder (v6.x), else, when the submitter has
+a ``compliance/`` folder beside ``results/`` (v5.x), there. A missing test
+is named where the submitter's layout puts it.
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ class ResultJob:
     system_facts: dict | None     # systems/<system>.json, or None with system_findings
     system_display: str
     system_findings: tuple[Finding, ...] = ()
+    compliance_beside: bool = False   # the submitter has compliance/ beside results/ (v5.x)
 
 
 @dataclass
@@ -59,13 +66,28 @@ class Outcome:
     round: str | None = None
 
 
+def log_keys(rounds: dict[str, RoundRules], formats: Formats) -> frozenset[str]:
+    """Every LoadGen key a judgement reads: the run checks' keys, each round's
+    seeds and every result key of schemas/rules/metrics.yaml and the rounds."""
+    keys = set(run_checks.LOG_KEYS)
+    tables = [*formats.families.values(), *formats.model_metrics.values()]
+    for rules in rounds.values():
+        keys.update(rules.seeds)
+        tables += rules.metrics.values()
+    keys.update(spec.key for table in tables for spec in table.values())
+    return frozenset(keys)
+
+
 def judge(job: ResultJob, rounds: dict[str, RoundRules], formats: Formats,
-          explicit_round: str | None) -> Outcome:
+          explicit_round: str | None, keys: frozenset[str] | None = None) -> Outcome:
+    """``keys``: the LoadGen keys to parse (:func:`log_keys`, computed once by
+    the caller; None computes them)."""
     detail_display = f"{job.display}/{DETAIL}"
     early = _before_log(job, detail_display)
     if early:
         return Outcome(detail_display, None, early)
-    log, found = loadgen.read_log(job.scenario_dir / DETAIL, detail_display)
+    keys = log_keys(rounds, formats) if keys is None else keys
+    log, found = loadgen.read_log(job.scenario_dir / DETAIL, detail_display, keys)
     if log is None:
         return Outcome(detail_display, None, found)
     found = list(log.findings)
@@ -109,13 +131,17 @@ def _companions(job: ResultJob, rules: RoundRules, formats: Formats) -> list[Fin
                                               targets, formats)
     tests = rules.compliance.get(job.model)
     if tests and rules.enforced("compliance", job.division):
-        found += folder_checks.check_compliance(lambda t: _test_folder(job, rules, t), tests, rules)
+        found += folder_checks.check_compliance(lambda t: _test_folder(job, t), tests, rules)
     return found
 
 
-def _test_folder(job: ResultJob, rules: RoundRules, test: str) -> tuple[Path, str]:
-    rel = rules.compliance_layout.format(system=job.system, model=job.model_folder,
-                                         scenario=job.scenario_folder, test=test)
+def _test_folder(job: ResultJob, test: str) -> tuple[Path, str]:
+    """The test's folder inside the scenario folder (v6.x) when it is there,
+    else beside results/ (v5.x) when the submitter has compliance/."""
+    inside = f"results/{job.system}/{job.model_folder}/{job.scenario_folder}/{test}"
+    rel = inside
+    if job.compliance_beside and not (job.scenario_dir / test).is_dir():
+        rel = f"compliance/{job.system}/{job.model_folder}/{job.scenario_folder}/{test}"
     return job.submitter_dir / rel, f"{job.submitter_display}/{rel}"
 
 
