@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .findings import Finding
-from . import normalize
+from . import normalize, rules
 from .normalize import (EXCLUDED_CPU, EXCLUDED_POWER, NUMBER_PATTERN, PLACEHOLDERS, Context,
                         build_row, exclusion)
 from .readers.base import Disposition
@@ -137,10 +137,10 @@ def _resolvers(ctx: Context):
         (("submitter",), lambda s: normalize.resolve_submitter(s, ctx.submitter), ("submitter",)),
         (("system",), lambda s: normalize.resolve_required("system", s), ("system",)),
         (("model", "scenario", "units"), normalize.resolve_benchmark, ("model", "scenario", "units")),
-        (("division",), lambda d: normalize.resolve_choice("division", d, normalize.DIVISIONS),
+        (("division",), lambda d: normalize.resolve_choice("division", d, rules.choices("division")),
          ("division",)),
         (("availability",),
-         lambda a: normalize.resolve_choice("availability", a, normalize.AVAILABILITIES),
+         lambda a: normalize.resolve_choice("availability", a, rules.choices("availability")),
          ("availability",)),
         (("accelerator", "platform", "accelerators_per_node", "nodes", "total_accelerators"),
          normalize.resolve_accelerators,

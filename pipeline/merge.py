@@ -17,18 +17,37 @@ import pandas as pd
 
 from . import table
 from .errors import ConfigError
-from .findings import Finding
+from .findings import Finding, ReportShape
+from .model import plain
 
 PARTS = ("results.parquet", "rejected.csv", "findings.json", "versions.csv")
 
 
 @dataclass
-class MergeReport:
+class MergeReport(ReportShape):
+    """findings: the joined table's own (schema); ``recorded``: every finding
+    the ingest stages recorded, kept as data."""
+
     table: pd.DataFrame
     rejected: pd.DataFrame
-    findings: list[dict]
+    recorded: list[dict]
     versions: pd.DataFrame
-    schema_findings: list[Finding]
+    findings: list[Finding]
+
+    @property
+    def rows(self) -> list[dict]:
+        from .outputs import label_frame
+
+        return plain(label_frame(self.table).to_dict("records"))
+
+    def frame(self) -> pd.DataFrame:
+        return self.table
+
+    @property
+    def summary(self) -> dict:
+        outcome = self.rejected["outcome"]
+        return {"accepted": len(self.table), "rejected": int((outcome == "rejected").sum()),
+                "excluded": int((outcome == "excluded").sum()), "recorded_findings": len(self.recorded)}
 
 
 def merge(folder: Path) -> MergeReport:
@@ -47,7 +66,7 @@ def merge(folder: Path) -> MergeReport:
         versions.append(table.read_frame(d / "versions.csv", dtype=str, keep_default_na=False))
     frame = pd.concat(tables, ignore_index=True)
     frame = frame.sort_values(["round", "submitter", "source"], kind="stable").reset_index(drop=True)
-    accepted, bad, found = table.validate(frame)
+    accepted, bad, found = table.validate(frame, folder.as_posix())
     rej = pd.concat(rejected, ignore_index=True)
     if len(bad):
         rej = pd.concat([rej, pd.DataFrame({"source": bad["source"], "outcome": "rejected",

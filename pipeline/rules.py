@@ -19,17 +19,23 @@ import yaml
 
 from .errors import ConfigError
 
-SCENARIOS = ("Offline", "Server", "Interactive", "SingleStream", "MultiStream")
 _CACHES: list = []
 
 
 def cached(maxsize: int | None = None):
-    """lru_cache for anything derived from schemas/, registered so that
-    :func:`clear_caches` forgets it when the schemas folder changes (tests)."""
+    """lru_cache for anything derived from schemas/, keyed on the schemas
+    folder ($MLREPRO_SCHEMAS: a change of it is seen) and registered so that
+    :func:`clear_caches` forgets it when files change in place (tests)."""
     def wrap(fn):
-        memo = lru_cache(maxsize=maxsize)(fn)
+        memo = lru_cache(maxsize=maxsize)(lambda folder, *args, **kwargs: fn(*args, **kwargs))
         _CACHES.append(memo)
-        return memo
+
+        def call(*args, **kwargs):
+            return memo(os.environ.get("MLREPRO_SCHEMAS", ""), *args, **kwargs)
+        call.cache_clear = memo.cache_clear
+        call.__wrapped__ = fn
+        call.__doc__ = fn.__doc__
+        return call
     return wrap
 
 
@@ -126,9 +132,52 @@ def canonical_model(text: str) -> str | None:
     return _models()[1].get(text.strip().lower())
 
 
+@cached()
+def scenarios() -> tuple[str, ...]:
+    """The MLPerf scenarios (schemas/models.yaml ``scenarios``)."""
+    found = load_yaml("models.yaml").get("scenarios")
+    if not isinstance(found, list) or not found:
+        raise ConfigError("models.yaml: `scenarios` must be a non-empty list")
+    return tuple(str(s) for s in found)
+
+
+@cached()
+def conventions() -> dict:
+    """schemas/conventions.yaml: the power-cap naming and the claim defaults."""
+    return load_yaml("conventions.yaml")
+
+
+@cached()
+def power_cap_pattern() -> re.Pattern:
+    try:
+        return re.compile(str(conventions()["power_cap_pattern"]), re.IGNORECASE)
+    except (KeyError, re.error) as exc:
+        raise ConfigError(f"conventions.yaml: bad power_cap_pattern: {exc}") from exc
+
+
+@cached()
+def choices(column: str) -> tuple[str, ...]:
+    """The allowed values of a column of the canonical table (its ``isin``
+    check in schemas/results.v1.yaml): division, availability, scenario, status."""
+    spec = (load_yaml("results.v1.yaml").get("columns") or {}).get(column) or {}
+    allowed = (spec.get("checks") or {}).get("isin")
+    if not isinstance(allowed, list) or not allowed:
+        raise ConfigError(f"results.v1.yaml: column {column} has no isin check")
+    return tuple(str(v) for v in allowed)
+
+
+def claim_defaults() -> dict[str, float]:
+    data = conventions().get("claims") or {}
+    try:
+        return {k: float(data[k]) for k in ("tolerance_pct_points", "tolerance_ratio")}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"conventions.yaml: claims needs tolerance_pct_points and "
+                          f"tolerance_ratio numbers ({exc})") from exc
+
+
 def canonical_scenario(text: str) -> str | None:
     key = text.strip().lower()
-    for sc in SCENARIOS:
+    for sc in scenarios():
         if sc.lower() == key:
             return sc
     return None

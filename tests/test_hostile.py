@@ -151,7 +151,7 @@ def check_raw(path: Path, command: str, tmp_path: Path, monkeypatch, expect: int
         root = tmp_path / "submissions"
         version = seal(root, path, round_, submitter, fmt)
         monkeypatch.chdir(tmp_path)              # not a git repository: PATHs are gated as named
-        doc = run_json("gate", version, "--root", root, "--params", tmp_path / "none.yaml", expect=expect)
+        doc = run_json("gate", version, "--root", root, expect=expect)
         accepted = [r for r in doc["rows"] if r["outcome"] == "accepted"]
         assert len(accepted) == (0 if expect else 1), accepted
         display = f"submissions/{round_}/{submitter}/v1/"
@@ -259,7 +259,7 @@ def check_version(root: Path, display: str, command: str, tmp_path: Path, monkey
         named = mine
     else:
         monkeypatch.chdir(tmp_path)
-        doc = run_json("gate", root / display, "--root", root, "--params", tmp_path / "none.yaml", expect=1)
+        doc = run_json("gate", root / display, "--root", root, expect=1)
         accepted = [r for r in doc["rows"] if r["outcome"] == "accepted"]
         if post_only:
             assert accepted and {r["status"] for r in accepted} == {"post-deadline"}
@@ -275,7 +275,7 @@ def test_the_version_control_passes(command, tmp_path, monkeypatch):
     seal(root, CONTROL / "results.csv", "v6.0", "Dell", "results-csv")
     monkeypatch.chdir(tmp_path)
     if command == "gate":
-        doc = run_json("gate", root / "v6.0/Dell/v1", "--root", root, "--params", tmp_path / "none.yaml", expect=0)
+        doc = run_json("gate", root / "v6.0/Dell/v1", "--root", root, expect=0)
         assert [r["outcome"] for r in doc["rows"]] == ["accepted"]
     else:
         args = ["-o", tmp_path / "out.csv"] if command == "ingest" else []
@@ -302,7 +302,7 @@ def test_a_second_version_claiming_the_first_number_fails_the_gate_in_git(tmp_pa
     gitrepo.base_then_branch(repo, "Hostile Test", "change", "base: Dell v1")
     shutil.move(parked, v2)
     monkeypatch.chdir(repo)
-    doc = run_json("gate", "--base", "main", "--params", tmp_path / "none.yaml", expect=1)
+    doc = run_json("gate", "--base", "main", expect=1)
     assert doc["summary"]["versions"] == ["v6.0/Dell/v2"]
     assert [r for r in doc["rows"] if r["outcome"] == "accepted"] == []
     located(doc["findings"], lambda file: file.startswith("submissions/v6.0/Dell/v2/"), {"manifest-mismatch"})

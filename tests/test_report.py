@@ -91,7 +91,7 @@ def inputs(tmp_path) -> dict[str, Path]:
 
 
 def report(inputs: dict, *extra: object, with_docs: bool = True, expect: int = 0):
-    args = ["report", "--results", inputs["results"], "--agreement", inputs["agreement"],
+    args = ["report", inputs["results"], "--agreement", inputs["agreement"],
             "--rejected", inputs["rejected"], "--versions", inputs["versions"], "-o", inputs["out"]]
     if with_docs:
         args += ["--scaling", inputs["scaling"], "--claims", inputs["claims"],
