@@ -96,7 +96,10 @@ def _guard(inputs: dict, outputs: dict) -> None:
     """Refuse, before anything is written, an output that is an input or another output."""
     from .outputs import check_paths
 
-    check_paths(inputs, outputs)
+    try:
+        check_paths(inputs, outputs)
+    except UsageError as exc:
+        raise click.UsageError(str(exc), click.get_current_context()) from None
 
 
 def _filtered(report, filters: dict):

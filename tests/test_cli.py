@@ -327,3 +327,82 @@ def test_a_corrupt_table_is_data_failing_a_check_not_a_crash(tmp_path, command):
     result = run(*args, expect=1)
     assert "[file-unreadable]" in result.stdout + result.stderr
     assert bad.as_posix() in result.stdout + result.stderr
+
+
+# ---- outputs never overwrite inputs (issue 10) -------------------------------------------
+
+def _raw(tmp_path: Path) -> Path:
+    src = tmp_path / "ok.csv"
+    src.write_bytes((DATA / "results-dell.csv").read_bytes())
+    return src
+
+
+@pytest.mark.parametrize("args", [
+    ["ingest", "ok.csv", "--status", "verified", "--round", "v6.0", "-o", "ok.csv"],
+    ["ingest", "ok.csv", "--status", "verified", "--round", "v6.0", "-o", "t.csv", "--rejected-out", "t.csv"],
+    ["partition", "table.csv", "--verified-out", "same.csv", "--post-deadline-out", "same.csv"],
+    ["partition", "table.csv", "--verified-out", "table.csv", "--post-deadline-out", "p.csv"],
+    ["compare", "table.csv", "-o", "table.csv"],
+    ["compare", "table.csv", "-o", "a.csv", "--summary-out", "a.csv"],
+    ["scaling", "table.csv", "-o", "params.yaml"],
+    ["gate", "--output", "params.yaml"],
+    ["gate", "-o", "dvc.yaml"],
+    ["claims", "ledger.yaml", "table.csv", "-o", "ledger.yaml"],
+])
+def test_an_output_equal_to_an_input_or_another_output_is_refused_before_writing(tmp_path, args):
+    _raw(tmp_path)
+    write_canonical(tmp_path / "table.csv", [canonical_row()])
+    (tmp_path / "ledger.yaml").write_text("claims: []\n")
+    (tmp_path / "params.yaml").write_text("compare: {tolerance_pct: 4.0}\n")
+    (tmp_path / "dvc.yaml").write_text("stages: {}\n")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    result = run(*args, expect=2)
+    assert "refusing to overwrite" in result.stderr or "never an output" in result.stderr
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before   # nothing written
+
+
+def test_outputs_get_the_users_umask_not_0600(tmp_path):
+    old = os.umask(0o022)
+    try:
+        run("ingest", _raw(tmp_path), "--status", "verified", "--round", "v6.0", "-o", "t.csv",
+            "--findings-out", "f.json", expect=0)
+    finally:
+        os.umask(old)
+    assert (tmp_path / "t.csv").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "f.json").stat().st_mode & 0o777 == 0o644
+
+
+def test_dash_is_stdout_not_a_file_named_dash(tmp_path):
+    table_path = write_canonical(tmp_path / "table.csv", [canonical_row()])
+    result = run("compare", table_path, "-o", "-", "--format", "json", expect=0)
+    assert json.loads(result.stdout)["summary"]["partner_rows"] == 0
+    assert not (tmp_path / "-").exists()
+
+
+def test_validate_of_a_folder_with_no_results_is_exit_1_no_results(tmp_path):
+    (tmp_path / "empty").mkdir()
+    doc = run_json("validate", tmp_path / "empty", expect=1)
+    assert [f["code"] for f in doc["findings"]] == ["no-results"]
+
+
+def test_compare_prints_without_o_and_filters_rows(tmp_path):
+    results = write_canonical(tmp_path / "results.csv", [
+        canonical_row(), canonical_row(submitter="Dell", system="D1", value=101000.0,
+                                       source="v6.0/Dell/v1/results.csv:2"),
+        canonical_row(submitter="HPE", system="H1", value=90000.0, source="v6.0/HPE/v1/results.csv:2")])
+    full = run_json("compare", results, expect=1)
+    assert {r["submitter"] for r in full["rows"]} == {"Dell", "HPE"}
+    only = run_json("compare", results, "--verdict", "agree", expect=0)
+    assert [r["submitter"] for r in only["rows"]] == ["Dell"] and only["findings"] == []
+    assert run_json("compare", results, "--submitter", "HPE", expect=1)["summary"]["shown"] == 1
+    text = run("compare", results, expect=1).stdout.splitlines()
+    assert text[0].split()[:6] == ["verdict", "deviation_pct", "round", "submitter", "accelerator", "system"]
+
+
+def test_the_json_document_is_the_same_on_stdout_and_in_a_file(tmp_path):
+    results = write_canonical(tmp_path / "results.csv", [
+        canonical_row(), canonical_row(submitter="Dell", system="D1", value=101000.0)])
+    for command in (["compare", results], ["scaling", results]):
+        printed = run_json(*command)
+        run(*command, "-o", tmp_path / "doc.json")
+        assert json.loads((tmp_path / "doc.json").read_text()) == printed
