@@ -282,11 +282,33 @@ def validate(paths, status, input_fmt, round_, root, fmt, output, quiet, verbose
 
     _guard({"PATH": list(paths)}, {"--output": output})
     report = ingest_mod.ingest(list(paths), input_fmt, round_, status, root)
+    report.findings[:] = _from_here(report.findings, list(paths), root)
     if report.table.empty and not report.dispositions and not report.errors:
         report.findings.append(finding(
             "no-results", " ".join(p.as_posix() for p in paths), "",
             "a submission version or a results file", "nothing to read", "no results found"))
     _finish(report, fmt, output, quiet, verbose, RESULT_COLUMNS)
+
+
+def _from_here(findings: list, paths: list[Path], root: Path | None) -> list:
+    """Findings located as the gate locates them: the file from the current
+    folder (the repository root), a manifest key with its line."""
+    from .gate import relocate
+
+    here = Path.cwd()
+    bases = [here] + ([root] if root else [])
+    for p in paths:
+        bases += [p] + list(p.absolute().parents)[:4]
+    out = []
+    for f in findings:
+        base = next((b for b in bases if f.file and (b / f.file).exists()), None)
+        if base is None or not base.absolute().is_relative_to(here):   # outside: left as read
+            out.append(f)
+            continue
+        rel = Path(os.path.relpath(base.absolute(), here)).as_posix()
+        prefix = "" if rel == "." else rel + "/"
+        out.append(relocate(f, prefix, base))
+    return out
 
 
 def _load_table(path: Path):
