@@ -363,6 +363,7 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
 def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verbose, exit_zero):
     """Split a table by status into the verified and the post-deadline (unverified) sets."""
     from . import partition as partition_mod, table
+    from .model import UNVERIFIED_FOOTNOTE
     from .outputs import write_table
 
     _guard({"RESULTS": results}, {"--verified-out": verified_out, "--post-deadline-out": post_deadline_out,
@@ -373,8 +374,8 @@ def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verb
     write_table(report.post_deadline, post_deadline_out)
     _finish(report, fmt, output, quiet, verbose, notes=[
         f"wrote {verified_out} ({len(report.verified)} verified)",
-        f"wrote {post_deadline_out} ({len(report.post_deadline)} unverified: "
-        "Result not verified by MLCommons Association.)"], exit_zero_flag=exit_zero)
+        f"wrote {post_deadline_out} ({len(report.post_deadline)} unverified: {UNVERIFIED_FOOTNOTE})"],
+        exit_zero_flag=exit_zero)
 
 
 def _read_any(path: Path, table_mod):
