@@ -111,7 +111,9 @@ def _filtered(report, filters: dict):
 
     rows = [r for r in report.rows if all(str(r.get(k)) in v for k, v in wanted.items())]
     kept = {(Source.parse(r.get("source")).file, Source.parse(r.get("source")).line) for r in rows}
-    findings = [f for f in report.findings if (f.file, f.line) in kept or f.line is None]
+    claims = {f"claim {r['id']}," for r in rows if r.get("id")}   # a claim's findings name it
+    findings = [f for f in report.findings if (f.file, f.line) in kept or f.line is None
+                or any(c in f.place + "," for c in claims)]
     summary = {**report.summary, "shown": len(rows),
                **{f"filter_{k}": ",".join(sorted(v)) for k, v in wanted.items()}}
     return Report(rows, findings, summary)

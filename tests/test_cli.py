@@ -406,3 +406,12 @@ def test_the_json_document_is_the_same_on_stdout_and_in_a_file(tmp_path):
         printed = run_json(*command)
         run(*command, "-o", tmp_path / "doc.json")
         assert json.loads((tmp_path / "doc.json").read_text()) == printed
+
+
+def test_claims_filtered_by_verdict_keep_their_findings(tmp_path):
+    table_path = tmp_path / "results.csv"
+    run("ingest", REPO / "submissions", "--root", REPO / "submissions", "-o", table_path, expect=0)
+    failing = run_json("claims", REPO / "claims.yaml", table_path, "--verdict", "does-not-hold", expect=1)
+    assert failing["rows"] and {r["verdict"] for r in failing["rows"]} == {"does-not-hold"}
+    assert {f["code"] for f in failing["findings"]} == {"claim-not-supported"}
+    assert run_json("claims", REPO / "claims.yaml", table_path, "--verdict", "holds", expect=0)["rows"]
