@@ -112,8 +112,11 @@ def _filtered(report, filters: dict):
     rows = [r for r in report.rows if all(str(r.get(k)) in v for k, v in wanted.items())]
     kept = {(Source.parse(r.get("source")).file, Source.parse(r.get("source")).line) for r in rows}
     claims = {f"claim {r['id']}," for r in rows if r.get("id")}   # a claim's findings name it
-    findings = [f for f in report.findings if (f.file, f.line) in kept or f.line is None
-                or any(c in f.place + "," for c in claims)]
+    by_line: dict = {}
+    for file, line in kept:
+        by_line.setdefault(line, []).append(file)
+    findings = [f for f in report.findings if f.line is None or any(c in f.place + "," for c in claims)
+                or any(f.file == k or f.file.endswith("/" + k) for k in by_line.get(f.line, []))]
     summary = {**report.summary, "shown": len(rows),
                **{f"filter_{k}": ",".join(sorted(v)) for k, v in wanted.items()}}
     return Report(rows, findings, summary)
@@ -313,6 +316,18 @@ def _from_here(findings: list, paths: list[Path], root: Path | None) -> list:
     return out
 
 
+def _root_prefix(root: Path, frame) -> str:
+    """``root/`` from the current folder when the table's sources are files under it."""
+    from .model import Source
+
+    sources = frame["source"].head(20) if "source" in frame.columns else []
+    files = [Source.parse(s).file for s in sources]
+    if not files or not all((root / f).is_file() for f in files) or not root.absolute().is_relative_to(Path.cwd()):
+        return ""
+    rel = Path(os.path.relpath(root.absolute(), Path.cwd())).as_posix()
+    return "" if rel == "." else rel + "/"
+
+
 def _load_table(path: Path):
     """A canonical table, validated: (frame, findings); bad data is a finding."""
     from . import table
@@ -332,10 +347,13 @@ AGREEMENT_COLUMNS = ("verdict", "deviation_pct", "round", "submitter", "accelera
 @params_option
 @click.option("--summary-out", type=click.Path(dir_okay=False, path_type=Path),
               help="JSON summary (per-partner rates).")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("submissions"),
+              show_default=True, help="Submissions root the table's sources are relative to (findings "
+                                      "name files from the repository root).")
 @filter_options("verdict", "submitter", "round")
 @output_options
 @exit_zero
-def compare(results, tolerance_pct, reference_submitter, params_path, summary_out, only_verdict,
+def compare(results, tolerance_pct, reference_submitter, params_path, summary_out, root, only_verdict,
             only_submitter, only_round, fmt, output, quiet, verbose, exit_zero):
     """Compare each partner result with the reference submitter's (the ±tolerance
     agreement); -o agreement.csv writes the agreement table."""
@@ -348,6 +366,7 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
     frame, found = _load_table(results)
     report = compare_mod.compare(frame, tol, ref)
     report.read_findings = found
+    report.prefix = _root_prefix(root, frame)
     if summary_out:
         write_json(report.summary, summary_out)
     report = _filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})

@@ -49,6 +49,7 @@ class CompareReport(ReportShape):
     tolerance_pct: float = DEFAULT_TOLERANCE_PCT
     reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER
     read_findings: list[Finding] = field(default_factory=list)  # e.g. rows the table's schema refused
+    prefix: str = ""  # before a row's source in a finding: the submissions root, from the repository root
 
     def frame(self) -> pd.DataFrame:
         return self.table
@@ -61,7 +62,8 @@ class CompareReport(ReportShape):
     @property
     def findings(self) -> list[Finding]:
         deviating = self.table[self.table["verdict"] == "deviates"]
-        return self.read_findings + [deviation_finding(r) for r in plain(deviating.to_dict("records"))]
+        return self.read_findings + [deviation_finding(r, self.prefix)
+                                     for r in plain(deviating.to_dict("records"))]
 
     @property
     def summary(self) -> dict:

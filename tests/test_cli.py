@@ -7,6 +7,7 @@ Exit codes: 0 clean, 1 the data failed a check, 2 usage error,
 from __future__ import annotations
 
 import json
+import shutil
 import os
 import subprocess
 import sys
@@ -415,3 +416,13 @@ def test_claims_filtered_by_verdict_keep_their_findings(tmp_path):
     assert failing["rows"] and {r["verdict"] for r in failing["rows"]} == {"does-not-hold"}
     assert {f["code"] for f in failing["findings"]} == {"claim-not-supported"}
     assert run_json("claims", REPO / "claims.yaml", table_path, "--verdict", "holds", expect=0)["rows"]
+
+
+def test_compare_names_files_from_the_repository_root_as_the_gate_does(tmp_path):
+    """Run where submissions/ is: a finding names submissions/<round>/... like the gate's."""
+    table_path = tmp_path / "results.csv"
+    run("ingest", REPO / "submissions", "--root", REPO / "submissions", "-o", table_path, expect=0)
+    shutil.copytree(REPO / "submissions", tmp_path / "submissions")
+    doc = run_json("compare", table_path, "--verdict", "deviates", expect=1)
+    assert doc["findings"] and all(f["file"].startswith("submissions/v") for f in doc["findings"])
+    assert {f["place"] for f in doc["findings"]} <= {f"line {n}, column value" for n in range(2, 100)}
