@@ -46,7 +46,7 @@ import pandas as pd
 
 from . import rules
 from .errors import ConfigError
-from .findings import Finding, finding
+from .findings import Finding, ReportShape, finding
 
 RUNS_ON = ("verified", "post-deadline", "both")
 SUITE_KEYS = ("name", "expectations", "meta", "notes", "id", "suite_parameters")
@@ -126,25 +126,28 @@ def read_set(path: Path) -> pd.DataFrame:
 
 
 @dataclass
-class AuditReport:
+class AuditReport(ReportShape):
     suites: list[dict] = field(default_factory=list)
     results: dict = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     gx_log: list[str] = field(default_factory=list)
 
+    extra_keys = ("gx_log", "results")
+
     @property
     def success(self) -> bool:
         return all(s["success"] for s in self.suites)
 
+    @property
+    def rows(self) -> list[dict]:
+        return self.suites
+
+    @property
     def summary(self) -> dict:
         return {"suites": len(self.suites), "failed_suites": sum(not s["success"] for s in self.suites),
                 "expectations": sum(s["expectations_loaded"] for s in self.suites),
                 "failed_expectations": sum(s["failed"] for s in self.suites), "success": self.success}
 
-    def to_dict(self) -> dict:
-        return {"summary": {**self.summary(), "findings": len(self.findings)},
-                "suites": self.suites, "findings": [f.to_dict() for f in self.findings],
-                "gx_log": self.gx_log, "results": self.results}
 
 
 @contextmanager

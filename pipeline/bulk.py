@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .findings import Finding
-from . import normalize
+from . import normalize, rules
 from .normalize import (EXCLUDED_CPU, EXCLUDED_POWER, NUMBER_PATTERN, PLACEHOLDERS, Context,
                         build_row, exclusion)
 from .readers.base import Disposition
@@ -179,10 +179,10 @@ def _resolvers(ctx: Context):
          lambda m, s, u, r, used: normalize.resolve_benchmark(
              m, s, u, normalize.round_name(r, ctx.round), ctx.authoritative_names, used),
          ("model", "scenario", "units")),
-        (("division",), lambda d: normalize.resolve_choice("division", d, normalize.DIVISIONS),
+        (("division",), lambda d: normalize.resolve_choice("division", d, rules.choices("division")),
          ("division",)),
         (("availability",),
-         lambda a: normalize.resolve_choice("availability", a, normalize.AVAILABILITIES),
+         lambda a: normalize.resolve_choice("availability", a, rules.choices("availability")),
          ("availability",)),
         (("accelerator", "platform", "accelerators_per_node", "nodes", "total_accelerators"),
          lambda *a: normalize.resolve_accelerators(*a, ctx.authoritative_names),

@@ -34,10 +34,10 @@ import pandas as pd
 import yaml
 
 from . import rules, scaling, textcheck
-from .compare import POWER_CAP, compare
-from .findings import Finding, finding
+from .compare import compare, power_capped_name
+from .findings import Finding, ReportShape, finding
 from .formulas import ratio, within
-from .outputs import COMPARISON_DISCLAIMER, UNVERIFIED_FOOTNOTE
+from .model import COMPARISON_DISCLAIMER, DEFAULT_REFERENCE_SUBMITTER, STATUSES, UNVERIFIED_FOOTNOTE
 from .readers.base import read_text
 
 KINDS = ("ratio", "scaling", "reproducibility")
@@ -48,9 +48,6 @@ INT_KEYS = ("nodes", "accelerators_per_node", "total_accelerators")
 SELECTOR_KEYS = ("round", "submitter", "system", "accelerator", "nodes", "accelerators_per_node",
                  "total_accelerators", "model", "scenario", "units", "division", "availability",
                  "status", "result_id")
-STATUSES = ("verified", "post-deadline")
-DEFAULT_TOLERANCE_PCT_POINTS = 1.0
-DEFAULT_TOLERANCE_RATIO = 0.05
 # differences the MLCommons messaging guidelines say a comparison must state
 STATED = (("round", "round (version)"), ("division", "division"),
           ("availability", "category (availability)"), ("status", "verified/unverified status"),
@@ -81,10 +78,11 @@ class Ledger:
 
 
 @dataclass
-class ClaimsReport:
+class ClaimsReport(ReportShape):
     rows: list[dict] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
+    @property
     def summary(self) -> dict:
         verdicts: dict[str, int] = {}
         for r in self.rows:
@@ -135,8 +133,7 @@ def read_ledger(path: str | Path) -> Ledger:
         bad("ledger-invalid", f"line {lines.get(('round',), '?')}, key round", "a round such as v6.0 (a string)",
             repr(data["round"]), "bad default round")
     ledger.round = None if data.get("round") is None else str(data["round"])
-    defaults = {"tolerance_pct_points": DEFAULT_TOLERANCE_PCT_POINTS,
-                "tolerance_ratio": DEFAULT_TOLERANCE_RATIO}
+    defaults = rules.claim_defaults()
     for key in defaults:
         if key in data:
             if _number(data[key], minimum=0) is None:
@@ -328,7 +325,7 @@ def _brief(row: dict | None) -> dict | None:
     return {k: row[k] for k in ("round", "submitter", "system", "value", "units", "status", "source")}
 
 
-def check_claims(ledger: Ledger, results: pd.DataFrame, reference_submitter: str = "AMD") -> ClaimsReport:
+def check_claims(ledger: Ledger, results: pd.DataFrame, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER) -> ClaimsReport:
     report = ClaimsReport(findings=list(ledger.findings))
     for cid, line in ledger.invalid:
         row = _row(cid, None, "invalid", "the claim's ledger entry is invalid (see findings)")
@@ -403,8 +400,8 @@ def eligible_comparators(claim: Claim, subject: dict, results: pd.DataFrame, def
     pool = pool[~(pool["source"].eq(subject["source"]) & pool["system"].eq(subject["system"]))]
     if "status" not in claim.comparator and subject["status"] == "verified":
         pool = pool[pool["status"] == "verified"]
-    capped = (pool["system"].astype("str").str.contains(POWER_CAP)
-              | pool["system_name"].fillna("").astype("str").str.contains(POWER_CAP))
+    capped = (pool["system"].map(power_capped_name).astype(bool)
+              | pool["system_name"].map(power_capped_name).astype(bool))
     return pool[~capped].to_dict("records"), selector
 
 

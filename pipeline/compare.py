@@ -23,18 +23,18 @@ agreement row is labelled unverified.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from . import rules
+from .findings import Finding, ReportShape, located
 from .formulas import deviation_pct, within
-from .outputs import UNVERIFIED_FOOTNOTE
+from .model import (DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEFAULT_TOLERANCE_PCT,
+                    UNVERIFIED_FOOTNOTE, Source, plain)
 
 MATCH = ("round", "accelerator", "accelerators_per_node", "nodes", "model", "scenario")
-POWER_CAP = re.compile(r"power[ _-]?cap", re.IGNORECASE)
 PARTNER_COLUMNS = ("round", "submitter", "system", "accelerator", "accelerator_variant",
                    "accelerators_per_node", "nodes",
                    "total_accelerators", "model", "scenario", "division", "units", "value", "source")
@@ -44,22 +44,38 @@ COLUMNS = PARTNER_COLUMNS + (
     "partner_status", "status", "label", "footnote")
 
 
+def power_capped_name(text: object) -> bool:
+    """A system id or name that says power-capped (the pattern is in schemas/)."""
+    return bool(rules.power_cap_pattern().search(str(text or "")))
+
+
 @dataclass
-class CompareReport:
+class CompareReport(ReportShape):
+    """The agreement table, one row per partner result, and one
+    ``deviates-from-reference`` error per row out of tolerance."""
+
     table: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(COLUMNS)))
-    tolerance_pct: float = 4.0
-    reference_submitter: str = "AMD"
-    reference_vendor: str = "AMD"
+    tolerance_pct: float = DEFAULT_TOLERANCE_PCT
+    reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER
+    reference_vendor: str = DEFAULT_REFERENCE_VENDOR
+    read_findings: list[Finding] = field(default_factory=list)  # e.g. rows the table's schema refused
+    prefix: str = ""  # before a row's source in a finding: the submissions root, from the repository root
 
     def frame(self) -> pd.DataFrame:
         return self.table
 
     @property
     def rows(self) -> list[dict]:
-        """The agreement rows as dicts (missing values as None)."""
-        records = self.table.astype(object).where(self.table.notna(), None).to_dict("records")
-        return records
+        """The agreement rows as dicts of JSON-safe values."""
+        return plain(self.table.to_dict("records"))
 
+    @property
+    def findings(self) -> list[Finding]:
+        deviating = self.table[self.table["verdict"] == "deviates"]
+        return self.read_findings + [deviation_finding(r, self.prefix)
+                                     for r in plain(deviating.to_dict("records"))]
+
+    @property
     def summary(self) -> dict:
         t = self.table
         per_partner = {}
@@ -80,10 +96,30 @@ class CompareReport:
         }
 
 
+def deviation_finding(r: dict, prefix: str = "", own: bool = True) -> Finding:
+    """The ``deviates-from-reference`` finding of one agreement row, at the
+    partner's file and line (``prefix`` makes root-relative files repo-relative).
+    ``own=False``: a warning for a partner moved out of tolerance by a gated
+    reference change (the gate)."""
+    where = Source.parse(r["source"]).moved(prefix)
+    where = Source(where.file, where.line, column="value")
+    ref = Source.parse(r.get("reference_source")).moved(prefix) if r.get("reference_source") else None
+    return located(
+        "deviates-from-reference", where,
+        f"within ±{plain(r['tolerance_pct'])}% of {plain(r['reference_value'])} "
+        f"({r['reference_system']}" + (f", {ref}" if ref else "") + ")",
+        f"{plain(r['value'])} ({r['deviation_pct']:+.2f}%)",
+        f"{r['submitter']} {r['model']} {r['scenario']} deviates from the reference "
+        f"by {r['deviation_pct']:+.2f}%" + ("" if own else " (after the gated reference change)")
+        + (" [unverified]" if r.get("label") == "unverified" else ""),
+        severity="error" if own else "warning")
+
+
 def _power_capped(frame: pd.DataFrame) -> pd.Series:
+    pattern = rules.power_cap_pattern()
     name = frame["system_name"].fillna("") if "system_name" in frame.columns else ""
-    return (frame["system"].astype("str").str.contains(POWER_CAP)
-            | pd.Series(name, index=frame.index).astype("str").str.contains(POWER_CAP))
+    return (frame["system"].astype("str").str.contains(pattern)
+            | pd.Series(name, index=frame.index).astype("str").str.contains(pattern))
 
 
 def _better_first(units: str):
@@ -116,8 +152,9 @@ def vendors_of(accelerator: str) -> set[str | None]:
     return {vendors().get(part) or None for part in str(accelerator).split("+")}
 
 
-def compare(results: pd.DataFrame, tolerance_pct: float = 4.0,
-            reference_submitter: str = "AMD", reference_vendor: str = "AMD") -> CompareReport:
+def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
+            reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
+            reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> CompareReport:
     """The reference is decided once per distinct decision key (a handful per
     round); deviations and verdicts are computed as columns."""
     if "accelerator_variant" not in results.columns:   # a v1 table

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from .model import Source, plain
+
 # code -> one-line meaning. Documented in the README.
 CODES: dict[str, str] = {
     # files and formats
@@ -23,6 +25,7 @@ CODES: dict[str, str] = {
     "malformed-number": "a number is not a plain decimal (e.g. '100 282', '103,48')",
     "missing-value": "a required field is empty",
     "duplicate-row": "the same result appears twice in one file",
+    "empty-table": "a table has a header and no row",
     # domain
     "unknown-round": "the round is not in schemas/rounds.yaml",
     "unknown-model": "the benchmark id is not in schemas/models.yaml",
@@ -73,6 +76,7 @@ CODES: dict[str, str] = {
     "claim-not-supported": "the recomputed figure is outside the claim's tolerance",
     "claim-cherry-picked": "a claim holds only against a comparator that is not the strongest",
     "claim-unverifiable": "the data lacks what the claim needs (e.g. no single-node reference)",
+    "no-results": "the paths given hold no submission and no results file",
     "expectation-failed": "a Great Expectations expectation failed on a results set",
     # MLPerf submission trees, LoadGen logs, published JSON (schemas/rules/<round>.yaml)
     "too-deeply-nested": "a JSON document nests deeper than the reader allows",
@@ -126,6 +130,15 @@ class Finding:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    @property
+    def source(self) -> Source:
+        """The finding's location, parsed once here (file, line, key, column)."""
+        return Source.of(self.file, self.place)
+
+    @property
+    def line(self) -> int | None:
+        return self.source.line
+
     def render(self) -> str:
         where = f"{self.file}: {self.place}" if self.place else self.file
         return (
@@ -141,6 +154,12 @@ def finding(code: str, file: str, place: str, expected: object, found: object,
                    message, severity)
 
 
+def located(code: str, where: Source, expected: object, found: object, message: str,
+            severity: str = "error") -> Finding:
+    """A finding at a :class:`Source` (its place written the one way)."""
+    return finding(code, where.file, where.place, expected, found, message, severity)
+
+
 MAX_SHOWN = 200  # a finding quotes at most this much of what it found
 
 
@@ -151,13 +170,18 @@ def _show(value: object) -> str:
     return text
 
 
-@dataclass
-class Report:
-    """What a command returns: rows, findings and a summary. Never printed here."""
+class ReportShape:
+    """What every library entry point returns: a summary (dict), rows (dicts of
+    JSON-safe values, one per result, claim, suite...) and findings. Never
+    printed here: :mod:`pipeline.render` writes any report in any format.
 
-    rows: list[dict] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    summary: dict = field(default_factory=dict)
+    Subclasses keep their own fields (a table, versions...) and expose
+    ``rows``, ``findings`` and ``summary`` (attributes or properties)."""
+
+    rows: list[dict]
+    findings: list[Finding]
+    summary: dict
+    extra_keys: tuple[str, ...] = ()  # more top-level keys of the JSON document
 
     @property
     def errors(self) -> list[Finding]:
@@ -167,10 +191,29 @@ class Report:
     def ok(self) -> bool:
         return not self.errors
 
+    def frame(self):
+        """The rows as a table (CSV and Parquet outputs); a report holding a
+        typed table returns it instead."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows)
+
     def to_dict(self) -> dict:
-        return {
-            "summary": {**self.summary, "findings": len(self.findings),
-                        "errors": len(self.errors)},
+        """The JSON document: the same for ``--format json`` and ``-o x.json``."""
+        doc = {
+            "summary": plain({**self.summary, "findings": len(self.findings),
+                              "errors": len(self.errors)}),
             "findings": [f.to_dict() for f in self.findings],
-            "rows": self.rows,
+            "rows": plain(self.rows),
         }
+        doc.update({k: plain(getattr(self, k)) for k in self.extra_keys})
+        return doc
+
+
+@dataclass
+class Report(ReportShape):
+    """A report built from its parts (the gate's, or a command's own)."""
+
+    rows: list[dict] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    summary: dict = field(default_factory=dict)

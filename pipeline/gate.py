@@ -34,10 +34,9 @@ from pathlib import Path
 from . import clock, params as params_mod, policy as policy_mod, rules, withdrawals
 from .errors import ConfigError, UsageError
 from .findings import Finding, Report, finding
+from .model import Source, plain
 from .store import MANIFEST
 from .versioning import Gated, _parse, changes_since, files_at, repo_top, resolve_base, versioning
-
-_LINE = re.compile(r"\bline (\d+)")
 
 
 @dataclass
@@ -52,8 +51,7 @@ class GateReport(Report):
 
 def line_of(f: Finding) -> int | None:
     """The line a finding points at, when its place names one."""
-    m = _LINE.search(f.place)
-    return int(m.group(1)) if m else None
+    return f.line
 
 
 # ---- the gate ----------------------------------------------------------------------------
@@ -328,19 +326,11 @@ def _swap(table, extra, g: Gated, gated: list[Gated]):
 
 
 def _split(source: str) -> tuple[str, int | None]:
-    head, _, tail = str(source).rpartition(":")
-    return (head, int(tail)) if head and tail.isdigit() else (str(source), None)
+    where = Source.parse(source)
+    return where.file, where.line
 
 
-def _plain(value):
-    """JSON-safe scalars (numpy and pandas missing values become None)."""
-    if value is None or value.__class__.__name__ in ("NAType", "NaTType"):
-        return None
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and value != value:
-        return None
-    return value
+_plain = plain
 
 
 RESULT_KEYS = ("submitter", "system", "model", "scenario", "value", "units", "status")
@@ -375,6 +365,8 @@ def _disposed_row(d, prefix: str) -> dict:
 def _deviations(compared: list[dict], mine, prefix: str) -> list[Finding]:
     """Errors for gated partner results out of tolerance; warnings for other
     partners' results that a gated reference version moves out of tolerance."""
+    from .compare import deviation_finding
+
     out = []
     for r in compared:
         if r["verdict"] != "deviates":
@@ -382,14 +374,5 @@ def _deviations(compared: list[dict], mine, prefix: str) -> list[Finding]:
         own = mine(r["source"])
         if not own and not mine(r["reference_source"] or ""):
             continue
-        file, line = _split(r["source"])
-        out.append(finding(
-            "deviates-from-reference", prefix + file, f"line {line}, column value",
-            f"within ±{_plain(r['tolerance_pct'])}% of {_plain(r['reference_value'])} "
-            f"({r['reference_system']}, {prefix}{r['reference_source']})",
-            f"{_plain(r['value'])} ({r['deviation_pct']:+.2f}%)",
-            f"{r['submitter']} {r['model']} {r['scenario']} deviates from the reference "
-            f"by {r['deviation_pct']:+.2f}%" + ("" if own else " (after the gated reference change)")
-            + (" [unverified]" if r["label"] == "unverified" else ""),
-            severity="error" if own else "warning"))
+        out.append(deviation_finding(r, prefix, own))
     return out

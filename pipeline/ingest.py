@@ -16,7 +16,8 @@ import pandas as pd
 
 from . import bulk, clock, readers, rules, table
 from .errors import UsageError
-from .findings import Finding, finding
+from .findings import Finding, ReportShape, finding
+from .model import Source, plain
 from .normalize import Context
 from .readers.base import Disposition, ReadResult
 from .store import MANIFEST, VERSION_DIR, Version, find_versions, load_manifest, version_at
@@ -29,16 +30,25 @@ KEY = ("round", "submitter", "system", "model", "scenario", "division", "status"
 
 
 @dataclass
-class IngestReport:
+class IngestReport(ReportShape):
+    """rows: the accepted results, labelled; the table (``frame()``) is the
+    canonical table itself; every rejected or excluded row is a disposition."""
+
     table: pd.DataFrame
     dispositions: list[Disposition] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     versions: list[dict] = field(default_factory=list)
 
     @property
-    def ok(self) -> bool:
-        return not any(f.severity == "error" for f in self.findings)
+    def rows(self) -> list[dict]:
+        from .outputs import label_frame
 
+        return plain(label_frame(self.table).to_dict("records"))
+
+    def frame(self) -> pd.DataFrame:
+        return self.table
+
+    @property
     def summary(self) -> dict:
         d = pd.Series([x.outcome for x in self.dispositions], dtype="str")
         return {
@@ -87,7 +97,8 @@ def ingest(paths: list[Path], fmt: str | None = None, round_: str | None = None,
     accepted, rejected, found = table.validate(frame)
     report.findings.extend(found)
     for src in rejected["source"]:
-        codes = [f for f in found if f.file == str(src).rsplit(":", 1)[0]]
+        where = Source.parse(src)
+        codes = [f for f in found if f.file == where.file and f.line == where.line]
         report.dispositions.append(Disposition(str(src), "rejected", "schema-violation",
                                                "; ".join(sorted({f.place for f in codes}))))
     report.table = accepted.reset_index(drop=True)
@@ -263,9 +274,9 @@ def _reject_duplicates(frame: pd.DataFrame, report: IngestReport) -> pd.DataFram
     groups = frame[dup].groupby(list(KEY), sort=False, dropna=False)["source"].agg(list)
     for sources in groups:
         for source in sources:
-            file, _, line = source.rpartition(":")
+            where = Source.parse(source)
             others = ", ".join(o for o in sources if o != source)
-            f = finding("duplicate-row", file or source, f"line {line}",
+            f = finding("duplicate-row", where.file, where.place,
                         "one row per system, model, scenario and status",
                         f"the same result also at {others}",
                         "duplicate result: none of the rows sharing it is taken")

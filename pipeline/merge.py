@@ -33,7 +33,8 @@ import pandas as pd
 
 from . import table
 from .errors import ConfigError
-from .findings import Finding
+from .findings import Finding, ReportShape
+from .model import plain
 
 PARTS = ("results.parquet", "rejected.csv", "findings.json", "versions.csv")
 VERSION_COLUMNS = ["round", "submitter", "version", "path", "used", "status_declared", "status",
@@ -44,30 +45,44 @@ _FOLDER_PREFIX = re.compile(r"^([^/]+/[^/]+)/")
 
 
 @dataclass
-class MergeReport:
+class MergeReport(ReportShape):
+    """findings: the joined table's own (schema); ``recorded``: every finding
+    the ingest stages recorded, kept as data."""
+
     table: pd.DataFrame
     rejected: pd.DataFrame
-    findings: list[dict]
+    recorded: list[dict]
     versions: pd.DataFrame
-    schema_findings: list[Finding]
+    findings: list[Finding]
     cache: dict = field(default_factory=dict)   # submitters read / taken from the cache
 
+    @property
+    def rows(self) -> list[dict]:
+        from .outputs import label_frame
+
+        return plain(label_frame(self.table).to_dict("records"))
+
+    def frame(self) -> pd.DataFrame:
+        return self.table
+
+    @property
     def summary(self) -> dict:
         outcome = self.rejected["outcome"] if "outcome" in self.rejected else pd.Series(dtype=str)
         return {"accepted": len(self.table), "rejected": int((outcome == "rejected").sum()),
                 "excluded": int((outcome == "excluded").sum()),
-                "recorded_findings": len(self.findings), **self.cache}
+                "recorded_findings": len(self.recorded), **self.cache}
 
 
 def merge(folder: Path) -> MergeReport:
     parts = sorted(p.parent for p in folder.rglob("results.parquet"))
     if not parts:
         raise ConfigError(f"{folder}: no ingest outputs (results.parquet) found")
-    return merge_parts(parts)
+    return merge_parts(parts, folder.as_posix())
 
 
-def merge_parts(parts: list[Path]) -> MergeReport:
-    """Join part folders, in the order given, into one validated table."""
+def merge_parts(parts: list[Path], display: str = "<table>") -> MergeReport:
+    """Join part folders, in the order given, into one validated table
+    (``display`` names it in the schema's findings)."""
     tables, rejected, findings, versions = [], [], [], []
     for d in parts:
         missing = [n for n in PARTS if not (d / n).exists()]
@@ -79,7 +94,7 @@ def merge_parts(parts: list[Path]) -> MergeReport:
         versions.append(table.read_frame(d / "versions.csv", dtype=str, keep_default_na=False))
     frame = pd.concat(tables, ignore_index=True)
     frame = frame.sort_values(["round", "submitter", "source"], kind="stable").reset_index(drop=True)
-    accepted, bad, found = table.validate(frame)
+    accepted, bad, found = table.validate(frame, display)
     rej = pd.concat(rejected, ignore_index=True)
     if len(bad):
         rej = pd.concat([rej, pd.DataFrame({"source": bad["source"], "outcome": "rejected",

@@ -84,12 +84,15 @@ def compute(results: Path, agreement: Path, rejected: Path) -> Metrics:
     return metrics
 
 
-def write(metrics: Metrics, out: Path, folder: Path) -> None:
-    """metrics.json, and the metrics folder replaced whole (no stale partner file)."""
+def write(metrics: Metrics, out: Path | None, folder: Path | None) -> None:
+    """metrics.json (``out``) and the metrics folder, replaced whole (no stale
+    partner file); either may be None (not written)."""
     from .outputs import atomic_dir, write_json
 
-    with atomic_dir(folder) as tmp:
-        for name, data in metrics.files.items():
-            (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-            (tmp / name).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    write_json(metrics.totals, out)
+    if folder is not None:
+        with atomic_dir(folder) as tmp:
+            for name, data in metrics.files.items():
+                (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+                (tmp / name).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    if out is not None:
+        write_json(metrics.totals, out)

@@ -23,8 +23,6 @@ _PLATFORM_PART = re.compile(r"^(\d+)[xX](.+)$")
 _COUNT_IN_NAME = re.compile(r"\(x(\d+)\)")
 PLACEHOLDERS = {"", "todo", "n/a", "na", "none", "null", "-", "tbd"}
 
-DIVISIONS = ("closed", "open", "network")
-AVAILABILITIES = ("available", "preview", "rdi")
 
 
 @dataclass
@@ -169,8 +167,9 @@ def build_row(raw: RawRecord, ctx: Context) -> tuple[dict | None, list[Finding]]
     (model, scenario, units), p4 = resolve_benchmark(get("model"), get("scenario"), get("units"),
                                                      round_, ctx.authoritative_names, get("used_model"))
     value, p5 = resolve_value(get("value"))
-    division, p6 = resolve_choice("division", get("division"), DIVISIONS)
-    availability, p7 = resolve_choice("availability", get("availability"), AVAILABILITIES)
+    division, p6 = resolve_choice("division", get("division"), rules.choices("division"))
+    availability, p7 = resolve_choice("availability", get("availability"),
+                                      rules.choices("availability"))
     (accelerator, variant, composition, per_node, nodes, total), p8 = resolve_accelerators(
         get("accelerator"), get("platform"), get("accelerators_per_node"), get("nodes"),
         get("total_accelerators"), ctx.authoritative_names)
@@ -292,7 +291,7 @@ def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: 
     problems += _required("scenario", scenario_text)
     scenario = rules.canonical_scenario(scenario_text) if scenario_text else None
     if scenario_text and scenario is None:
-        problems.append(("unknown-scenario", "scenario", f"one of {list(rules.SCENARIOS)}",
+        problems.append(("unknown-scenario", "scenario", f"one of {list(rules.scenarios())}",
                          scenario_text, "unknown scenario"))
     problems += _required("units", units)
     benchmarks = rules.round_models(round_) if round_ in rules.rounds() else None

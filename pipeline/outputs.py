@@ -1,5 +1,9 @@
 """Writing outputs: every file goes to a temporary file and is renamed into
-place, so a run that is killed leaves the previous output whole."""
+place, so a run that is killed leaves the previous output whole. Files get
+the user's umask (0644 typically), as a plain ``open`` would.
+
+:func:`check_paths` is the one place that refuses an output path equal to an
+input, to another output, or to a tracked policy file (before anything is written)."""
 
 from __future__ import annotations
 
@@ -12,13 +16,44 @@ from pathlib import Path
 
 import pandas as pd
 
-UNVERIFIED_LABEL = "unverified"
-UNVERIFIED_FOOTNOTE = "Result not verified by MLCommons Association."
-COMPARISON_DISCLAIMER = (
-    "Unverified results have not been through an MLPerf review and may use measurement "
-    "methodologies and/or workload implementations that are inconsistent with the MLPerf "
-    "specification for verified results."
-)
+from .errors import UsageError
+from .model import COMPARISON_DISCLAIMER, UNVERIFIED_FOOTNOTE  # noqa: F401  (re-exported)
+from .model import LABEL_UNVERIFIED as UNVERIFIED_LABEL
+from .model import footnote, label, plain
+
+# files whose content is policy, never an output (the gate's --output params.yaml destroyed it)
+POLICY_FILES = ("params.yaml", "dvc.yaml", "dvc.lock", "claims.yaml", "pyproject.toml",
+                ".pre-commit-config.yaml", ".pre-commit-hooks.yaml")
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def check_paths(inputs: dict[str, object], outputs: dict[str, object]) -> None:
+    """Refuse (UsageError, exit 2) an output that is an input, another output,
+    a tracked policy file, or under schemas/. ``inputs``/``outputs``: option
+    name -> path (or list of paths); None and ``-`` (stdout) are skipped."""
+    def flat(named: dict[str, object]):
+        for name, value in named.items():
+            for v in (value if isinstance(value, (list, tuple)) else [value]):
+                if v is not None and str(v) != "-":
+                    yield name, Path(v)
+
+    seen: dict[Path, str] = {}
+    for name, path in flat(inputs):
+        seen.setdefault(path.resolve(), name)
+    for name, path in flat(outputs):
+        real = path.resolve()
+        if real in seen:
+            raise UsageError(f"{name} {path}: the same file as {seen[real]}; refusing to overwrite it")
+        if path.name in POLICY_FILES or "schemas" in real.parts[-3:-1]:
+            raise UsageError(f"{name} {path}: a policy file of the project, never an output")
+        if path.is_dir():
+            raise UsageError(f"{name} {path}: a folder, not a file")
+        seen[real] = name
 
 
 @contextmanager
@@ -63,12 +98,6 @@ def atomic_dir(path: str | Path):
             shutil.rmtree(tmp)
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def write_table(frame: pd.DataFrame, path: str | Path) -> None:
     """CSV or Parquet by extension."""
     path = Path(path)
@@ -80,15 +109,29 @@ def write_table(frame: pd.DataFrame, path: str | Path) -> None:
 
 
 def write_json(data: object, path: str | Path) -> None:
+    write_text(json.dumps(plain(data), indent=2), path)
+
+
+def write_text(text: str, path: str | Path) -> None:
     with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n",
-                       encoding="utf-8")
+        tmp.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+
+
+def write_report(report, path: str | Path, fmt: str | None = None) -> None:
+    """A report to a file: the format its extension names (.json the JSON
+    document, .csv and .parquet the table, .xml JUnit, .md markdown, else text)."""
+    from . import render
+
+    path = Path(path)
+    if path.suffix == ".parquet" or (path.suffix == ".csv" and fmt in (None, "csv")):
+        write_table(report.frame(), path)
+        return
+    write_text(render.render(report, fmt or render.BY_EXTENSION.get(path.suffix, "text"), limit=None), path)
 
 
 def label_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """Add the MLCommons label and footnote to a table carrying a status column."""
     frame = frame.copy()
-    unverified = frame["status"] != "verified"
-    frame["label"] = ["unverified" if u else "verified" for u in unverified]
-    frame["footnote"] = [UNVERIFIED_FOOTNOTE if u else "" for u in unverified]
+    frame["label"] = [label(s) for s in frame["status"]]
+    frame["footnote"] = [footnote(s) for s in frame["status"]]
     return frame

@@ -9,7 +9,7 @@ import yaml
 
 from .errors import ConfigError
 
-DEFAULTS = {"compare": {"tolerance_pct": 4.0, "reference_submitter": "AMD"}}
+from .model import DEFAULT_PARAMS as DEFAULTS
 
 
 def load(path: Path | None) -> dict:

@@ -11,16 +11,25 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .findings import Finding, finding
+from .findings import Finding, ReportShape, finding
+from .model import plain
 from .outputs import label_frame
 
 
 @dataclass
-class PartitionReport:
+class PartitionReport(ReportShape):
     verified: pd.DataFrame
     post_deadline: pd.DataFrame
     findings: list[Finding] = field(default_factory=list)
 
+    @property
+    def rows(self) -> list[dict]:
+        return plain(self.verified.to_dict("records") + self.post_deadline.to_dict("records"))
+
+    def frame(self) -> pd.DataFrame:
+        return pd.concat([self.verified, self.post_deadline], ignore_index=True)
+
+    @property
     def summary(self) -> dict:
         return {"verified": len(self.verified), "post_deadline": len(self.post_deadline),
                 "rejected": sum(1 for f in self.findings if f.code == "invalid-choice")}

@@ -27,15 +27,15 @@ import yaml
 
 from .errors import ConfigError
 
-SCENARIOS = ("Offline", "Server", "Interactive", "SingleStream", "MultiStream")
 CATEGORIES = ("datacenter", "edge", "both")   # both: a system of type datacenter,edge
 RULES_DIR = "rules"
 _CACHES: list = []
 
 
 def cached(maxsize: int | None = None):
-    """lru_cache for anything derived from schemas/, keyed on the resolved schemas
-    folder as well as the arguments; :func:`clear_caches` forgets everything."""
+    """lru_cache for anything derived from schemas/, keyed on the resolved
+    schemas folder ($MLREPRO_SCHEMAS: a change of it is seen) and registered so that
+    :func:`clear_caches` forgets it when files change in place (tests)."""
     def wrap(fn):
         memo = lru_cache(maxsize=maxsize)(lambda _folder, *args, **kwargs: fn(*args, **kwargs))
         _CACHES.append(memo)
@@ -181,7 +181,7 @@ def round_benchmarks(data: dict, where: str) -> dict[str, Model]:
     out = {}
     for model in names:
         units = {}
-        for sc in sorted(scenarios[model], key=SCENARIOS.index):
+        for sc in sorted(scenarios[model], key=_scenarios().index):
             accepted = overrides.get(model, {}).get(sc) or (
                 (families[family[model]][sc],) if sc in families[family[model]] else ())
             if not accepted:
@@ -200,7 +200,7 @@ def round_benchmarks(data: dict, where: str) -> dict[str, Model]:
 def _check_names(where: str, section: str, model: str, scenarios: dict, listed) -> None:
     if model not in scenarios:
         raise ConfigError(f"{where}: {section}: {model} is not in the round's models")
-    bad = [s for s in listed if s not in SCENARIOS]
+    bad = [s for s in listed if s not in _scenarios()]
     if bad:
         raise ConfigError(f"{where}: {section}: {model}: unknown scenarios {bad}")
 
@@ -226,7 +226,7 @@ def models() -> dict[str, Model]:
             for sc, accepted in model.units.items():
                 have = units[model.name].setdefault(sc, [])
                 have += [u for u in accepted if u not in have]
-    return {m: Model(m, family[m], {sc: tuple(units[m][sc]) for sc in SCENARIOS if sc in units[m]})
+    return {m: Model(m, family[m], {sc: tuple(units[m][sc]) for sc in scenarios() if sc in units[m]})
             for m in family}
 
 
@@ -235,9 +235,58 @@ def canonical_model(text: str) -> str | None:
     return _registry()[1].get(text.strip().lower())
 
 
+@cached()
+def scenarios() -> tuple[str, ...]:
+    """The MLPerf scenarios (schemas/models.yaml ``scenarios``)."""
+    found = load_yaml("models.yaml").get("scenarios")
+    if not isinstance(found, list) or not found:
+        raise ConfigError("models.yaml: `scenarios` must be a non-empty list")
+    return tuple(str(s) for s in found)
+
+
+_scenarios = scenarios   # for functions whose local `scenarios` is a mapping
+
+
+@cached()
+def conventions() -> dict:
+    """schemas/conventions.yaml: the power-cap naming and the claim defaults."""
+    return load_yaml("conventions.yaml")
+
+
+@cached()
+def power_cap_pattern() -> re.Pattern:
+    try:
+        return re.compile(str(conventions()["power_cap_pattern"]), re.IGNORECASE)
+    except (KeyError, re.error) as exc:
+        raise ConfigError(f"conventions.yaml: bad power_cap_pattern: {exc}") from exc
+
+
+@cached()
+def choices(column: str) -> tuple[str, ...]:
+    """The allowed values of a column of the canonical table (its ``isin``
+    check in the schema file, schemas/results.v2.yaml): division, availability,
+    scenario, status."""
+    from .table import SCHEMA_FILE
+
+    spec = (load_yaml(SCHEMA_FILE).get("columns") or {}).get(column) or {}
+    allowed = (spec.get("checks") or {}).get("isin")
+    if not isinstance(allowed, list) or not allowed:
+        raise ConfigError(f"{SCHEMA_FILE}: column {column} has no isin check")
+    return tuple(str(v) for v in allowed)
+
+
+def claim_defaults() -> dict[str, float]:
+    data = conventions().get("claims") or {}
+    try:
+        return {k: float(data[k]) for k in ("tolerance_pct_points", "tolerance_ratio")}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"conventions.yaml: claims needs tolerance_pct_points and "
+                          f"tolerance_ratio numbers ({exc})") from exc
+
+
 def canonical_scenario(text: str) -> str | None:
     key = text.strip().lower()
-    for sc in SCENARIOS:
+    for sc in scenarios():
         if sc.lower() == key:
             return sc
     return None

@@ -41,9 +41,10 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from . import rules
-from .compare import POWER_CAP
+from .compare import power_capped_name
 from .formulas import EPSILON, efficiency_pct, linear_expectation
-from .outputs import UNVERIFIED_FOOTNOTE
+from .findings import Finding, ReportShape
+from .model import DEFAULT_REFERENCE_SUBMITTER, UNVERIFIED_FOOTNOTE
 
 LOOKUP = ("same-submitter", "reference-submitter", "any-submitter")
 VERDICTS = ("sub-linear", "linear", "super-linear", "no-reference", "not-applicable")
@@ -53,10 +54,12 @@ ROW_COLUMNS = ("round", "submitter", "system", "model", "scenario", "units", "di
 
 
 @dataclass
-class ScalingReport:
+class ScalingReport(ReportShape):
     rows: list[dict] = field(default_factory=list)
-    reference_submitter: str = "AMD"
+    reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER
+    findings: list[Finding] = field(default_factory=list)
 
+    @property
     def summary(self) -> dict:
         counts = {v: sum(r["verdict"] == v for r in self.rows) for v in VERDICTS}
         return {"reference_submitter": self.reference_submitter,
@@ -80,7 +83,7 @@ def composition(row: dict) -> dict[str, int]:
 
 
 def _power_capped(row: dict) -> bool:
-    return bool(POWER_CAP.search(str(row["system"])) or POWER_CAP.search(str(row.get("system_name") or "")))
+    return power_capped_name(row["system"]) or power_capped_name(row.get("system_name"))
 
 
 def single_node_index(results: pd.DataFrame) -> dict[tuple, list[dict]]:
@@ -110,7 +113,7 @@ def find_reference(row: dict, accelerator: str, index: dict, reference_submitter
     return None, None
 
 
-def scale_row(row: dict, index: dict, reference_submitter: str = "AMD") -> dict:
+def scale_row(row: dict, index: dict, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER) -> dict:
     """The scaling row of one result (any node count; one node is not-applicable)."""
     out = {k: row.get(k) for k in ROW_COLUMNS}
     out.update(expected=None, efficiency_pct=None, references=[], missing=[], reason="")
@@ -156,7 +159,7 @@ def _finish(out: dict, verdict: str, statuses: set, reason: str = "") -> dict:
     return out
 
 
-def scaling(results: pd.DataFrame, reference_submitter: str = "AMD") -> ScalingReport:
+def scaling(results: pd.DataFrame, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER) -> ScalingReport:
     """A scaling row for every multi-node result of the table."""
     index = single_node_index(results)
     multi = results[results["nodes"] > 1].sort_values(

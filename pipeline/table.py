@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import ConfigError
-from .findings import Finding, finding
+from .errors import ConfigError, DataError
+from .findings import Finding, finding, located
+from .model import Source
 from . import rules
 from .rules import schemas_dir
 
@@ -62,13 +63,17 @@ def coerce(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def validate(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, list[Finding]]:
-    """Check a frame against the schema. Returns (accepted, rejected, findings);
-    every input row is in exactly one of accepted and rejected."""
+def validate(frame: pd.DataFrame, display: str = "<table>") -> tuple[pd.DataFrame, pd.DataFrame, list[Finding]]:
+    """Check a frame against the schema, values included (the validation depth
+    is pinned: ``PANDERA_VALIDATION_DEPTH=SCHEMA_ONLY`` in the environment
+    would otherwise let ``value=-5`` pass). Returns (accepted, rejected,
+    findings); every input row is in exactly one of accepted and rejected."""
     import pandera.errors
+    from pandera.config import ValidationDepth, config_context
 
     try:
-        return schema().validate(frame, lazy=True), frame.iloc[0:0], []
+        with config_context(validation_enabled=True, validation_depth=ValidationDepth.SCHEMA_AND_DATA):
+            return schema().validate(frame, lazy=True), frame.iloc[0:0], []
     except pandera.errors.SchemaErrors as exc:
         cases = exc.failure_cases
     findings: list[Finding] = []
@@ -78,34 +83,39 @@ def validate(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, list[Find
         if idx is None or pd.isna(idx):
             raise ConfigError(f"table schema failed as a whole: {case.check} on {case.column}")
         bad_index.add(idx)
-        source = frame.at[idx, "source"] if "source" in frame.columns else f"row {idx}"
-        findings.append(finding(
-            "schema-violation", str(source).rsplit(":", 1)[0], f"{_where(source)}column {case.column}",
+        where = (Source.parse(frame.at[idx, "source"]) if "source" in frame.columns
+                 else Source(display, frame.index.get_loc(idx) + 2))
+        findings.append(located(
+            "schema-violation", Source(where.file, where.line, column=case.column),
             str(case.check), case.failure_case, "the row fails the canonical table schema"))
     mask = frame.index.isin(list(bad_index))
     return frame[~mask], frame[mask], findings
 
 
-def _where(source: object) -> str:
-    text = str(source)
-    head, _, tail = text.rpartition(":")
-    return f"line {tail}, " if head and tail.isdigit() else ""
-
-
 def read_frame(path: str | Path, **csv_options) -> pd.DataFrame:
-    """Any CSV or Parquet table (by extension). A file that cannot be parsed is a
-    configuration problem (exit 3): these are the pipeline's own outputs."""
+    """Any CSV or Parquet table (by extension). Raises :class:`TableUnreadable`."""
     path = Path(path)
     try:
         if path.suffix == ".parquet":
             return pd.read_parquet(path)
         return pd.read_csv(path, **csv_options)
-    except (OSError, ValueError) as exc:   # pandas and pyarrow parse errors are ValueErrors
-        raise ConfigError(f"cannot read the table {path}: {exc}") from exc
+    except pd.errors.EmptyDataError as exc:
+        raise TableUnreadable(path, "a table with a header row", "an empty file") from exc
+    except (OSError, ValueError, UnicodeDecodeError) as exc:   # pandas and pyarrow parse errors are ValueErrors
+        raise TableUnreadable(path, "a readable CSV or Parquet table", str(exc)[:200]) from exc
+
+
+class TableUnreadable(DataError):
+    """A table that cannot be parsed (exit 1). :func:`load` turns it into a finding."""
+
+    def __init__(self, path: Path, expected: str, found: str):
+        super().__init__(f"cannot read the table {path}: {found}", finding(
+            "file-unreadable", Path(path).as_posix(), "", expected, found, "the table cannot be read"))
 
 
 def read(path: str | Path) -> pd.DataFrame:
-    """Read a canonical table from CSV or Parquet (by extension)."""
+    """Read a canonical table from CSV or Parquet (by extension), unchecked
+    (the pipeline's own outputs; :func:`load` checks)."""
     path = Path(path)
     frame = read_frame(path, dtype=str, keep_default_na=False, na_values=[""])
     missing = [c for c in COLUMNS if c not in frame.columns]
@@ -113,3 +123,38 @@ def read(path: str | Path) -> pd.DataFrame:
         raise ConfigError(f"{path}: not a canonical results table (missing {missing})")
     extra = [c for c in frame.columns if c not in COLUMNS]
     return coerce(frame[list(COLUMNS)]).join(frame[extra]) if extra else coerce(frame)
+
+
+def load(path: str | Path) -> tuple[pd.DataFrame, list[Finding]]:
+    """Read and validate a canonical table: (the rows that pass the schema,
+    findings). A table that cannot be read, lacks a column, has no row, or
+    has rows that fail the schema is data failing a check: each is a
+    finding located in the file (exit 1), never a crash or a silent pass."""
+    path = Path(path)
+    display = path.as_posix()
+    try:
+        frame = read_frame(path, dtype=str, keep_default_na=False, na_values=[""])
+    except TableUnreadable as exc:
+        return to_frame([]), [exc.finding]
+    missing = [c for c in COLUMNS if c not in frame.columns]
+    if missing:
+        return to_frame([]), [finding("missing-column", display, "line 1" if path.suffix != ".parquet" else "",
+                                      f"the canonical columns {list(COLUMNS)}", f"missing {missing}",
+                                      "not a canonical results table")]
+    if frame.empty:
+        return to_frame([]), [finding("empty-table", display, "", "at least one result row",
+                                      "a header and no row", "the table holds no result")]
+    extra = [c for c in frame.columns if c not in COLUMNS]
+    found, bad = [], pd.Series(False, index=frame.index)
+    for col in (*INT_COLUMNS, "value"):   # a number that does not convert: named, row dropped
+        numbers = pd.to_numeric(frame[col], errors="coerce")
+        wrong = numbers.isna() | ((numbers % 1 != 0) if col in INT_COLUMNS else False)
+        for idx in frame.index[wrong & ~bad]:
+            where = Source.parse(frame.at[idx, "source"]) if frame.at[idx, "source"] else Source(display, idx + 2)
+            found.append(located("schema-violation", Source(where.file, where.line, column=col),
+                                 "an integer" if col in INT_COLUMNS else "a number", frame.at[idx, col],
+                                 "the row fails the canonical table schema"))
+        bad |= wrong
+    accepted, _, more = validate(coerce(frame.loc[~bad, list(COLUMNS)]), display)
+    accepted = accepted.join(frame.loc[accepted.index, extra]) if extra else accepted
+    return accepted.reset_index(drop=True), found + more

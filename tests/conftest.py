@@ -82,10 +82,8 @@ def run(*args: object, expect: int | None = None):
 
 
 def run_json(*args: object, expect: int | None = None) -> dict:
-    """Invoke with JSON output (``--format json``; ``--json`` for submit, whose
-    ``--format`` names the input format); stdout must be exactly one JSON object."""
-    flag = ["--json"] if args and args[0] == "submit" else ["--format", "json"]
-    result = run(*args, *flag, expect=expect)
+    """Invoke with JSON output (``--format json``); stdout must be exactly one JSON object."""
+    result = run(*args, "--format", "json", expect=expect)
     doc = json.loads(result.stdout)
     assert isinstance(doc, dict)
     return doc
@@ -138,6 +136,7 @@ def canonical_row(**overrides: object) -> dict:
            "status": "verified", "result_id": None, "source": "v6.0/AMD/v1/results.csv:2",
            "submission_version": 1}
     row.update(overrides)
+    row.setdefault("accelerator_variant", row["accelerator"])   # the v2 table's column, never null
     return row
 
 

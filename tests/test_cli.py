@@ -7,6 +7,7 @@ Exit codes: 0 clean, 1 the data failed a check, 2 usage error,
 from __future__ import annotations
 
 import json
+import shutil
 import os
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import pytest
 from conftest import (DATA, ON_TIME, REPO, canonical_row, read_csv, run, run_json, submit,
                       write_canonical)
 
+from pipeline import table
 from pipeline.cli import cli
 
 COMMANDS = sorted(cli.commands)
@@ -46,7 +48,8 @@ def test_exit_1_when_the_data_fails_a_check(tmp_path):
 @pytest.mark.parametrize("args", [
     ["nosuch"],
     ["ingest", "--bogus"],
-    ["ingest", "{data}/results-dell.csv"],                       # no -o
+    ["ingest", "{data}/results-dell.csv", "--input-format", "bogus", "--status", "verified"],
+    ["compare", "{data}/results-dell.csv", "--params", "{data}/nosuch.yaml"],
     ["ingest", "{data}/results-dell.csv", "-o", "out.csv"],      # raw file without --status
     ["ingest", "{data}/results-dell.csv", "-o", "out.csv", "--status", "maybe"],
     ["ingest", "{data}/does-not-exist.csv", "-o", "out.csv", "--status", "verified"],
@@ -123,9 +126,33 @@ def test_exit_3_when_an_output_cannot_be_written(tmp_path):
     assert result.stderr.startswith("environment error: ")
 
 
-def test_exit_3_when_compare_gets_a_table_that_is_not_canonical(tmp_path):
-    result = run("compare", DATA / "results-dell.csv", "-o", tmp_path / "a.csv", expect=3)
-    assert "not a canonical results table" in result.stderr
+def test_exit_1_when_compare_gets_a_table_that_is_not_canonical(tmp_path):
+    doc = run_json("compare", DATA / "results-dell.csv", expect=1)
+    [f] = doc["findings"]
+    assert (f["code"], f["file"], f["place"]) == ("missing-column", f"{DATA.as_posix()}/results-dell.csv",
+                                                  "line 1")
+
+
+@pytest.mark.parametrize("command", ["compare", "scaling"])
+def test_an_empty_table_is_data_failing_a_check(tmp_path, command):
+    empty = tmp_path / "results.csv"
+    empty.write_text(",".join(table.COLUMNS) + "\n")
+    doc = run_json(command, empty, expect=1)
+    assert [f["code"] for f in doc["findings"]] == ["empty-table"]
+    assert doc["findings"][0]["file"] == empty.as_posix()
+
+
+@pytest.mark.parametrize("depth", ["SCHEMA_ONLY", "DATA_ONLY", ""])
+def test_every_table_read_is_validated_whatever_pandera_validation_depth(tmp_path, monkeypatch, depth):
+    monkeypatch.setenv("PANDERA_VALIDATION_DEPTH", depth)
+    results = write_canonical(tmp_path / "results.csv", [
+        canonical_row(), canonical_row(submitter="Dell", system="D1", value=-5.0),
+        canonical_row(submitter="Dell", system="D2", scenario="Bogus",
+                      source="v6.0/Dell/v1/results.csv:3")])
+    doc = run_json("compare", results, expect=1)
+    found = {(f["code"], f["place"].split(", ")[-1]) for f in doc["findings"]}
+    assert found == {("schema-violation", "column value"), ("schema-violation", "column scenario")}
+    assert doc["rows"] == []          # the two bad rows are not compared; AMD's is the reference
 
 
 def test_exit_4_for_a_crash_with_no_traceback(tmp_path, monkeypatch):
@@ -160,8 +187,7 @@ def _json_cases(tmp_path: Path, root: Path) -> dict[str, list]:
 @pytest.mark.parametrize("command", ["submit", "ingest", "validate", "compare", "partition"])
 def test_json_output_is_one_object_with_summary_and_rows(tmp_path, root, command):
     args = _json_cases(tmp_path, root)[command]
-    # submit's --format names its input format (as the issue specifies); --json prints JSON.
-    result = run(*args, *(["--json"] if command == "submit" else ["--format", "json"]), expect=0)
+    result = run(*args, "--format", "json", expect=0)
     doc = json.loads(result.stdout)  # the whole stdout, nothing else printed
     assert set(doc) == {"summary", "findings", "rows"}
     assert isinstance(doc["summary"], dict) and isinstance(doc["rows"], list)
@@ -181,18 +207,23 @@ def test_json_output_carries_findings_instead_of_printing_them(tmp_path):
                                                    "100 282")
 
 
-def test_submit_format_names_the_input_format(tmp_path):
+def test_submit_input_format_is_a_choice_and_format_the_output(tmp_path):
     a = run("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0",
             "--status", "verified", "--submitted-at", ON_TIME, "--root", tmp_path / "a",
-            "--format", "results-csv", "--json", expect=0)
-    b = run("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0",
-            "--status", "verified", "--submitted-at", ON_TIME, "--root", tmp_path / "a",
-            "--input-format", "results-csv", "--json", expect=0)
+            "--input-format", "results-csv", "--format", "json", expect=0)
     assert json.loads(a.stdout)["summary"]["created"] == "v6.0/Dell/v1"
-    assert json.loads(b.stdout)["summary"]["created"] == "v6.0/Dell/v2"
     bad = run("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0",
-              "--status", "verified", "--root", tmp_path / "a", "--format", "json", expect=2)
-    assert "--format" in bad.stderr
+              "--status", "verified", "--root", tmp_path / "a", "--input-format", "json", expect=2)
+    assert "--input-format" in bad.stderr and "results-csv" in bad.stderr
+    assert "results-csv" in run("submit", "--help", expect=0).stdout   # the choices are listed
+
+
+def test_a_refused_submit_says_so_and_prints_no_none(tmp_path):
+    result = run("submit", DATA / "results-value-with-space.csv", "--submitter", "Dell", "--round", "v6.0",
+                 "--status", "verified", "--root", tmp_path / "a", expect=1)
+    assert "None" not in result.stdout + result.stderr
+    assert "refused: nothing written" in result.stdout
+    assert "[malformed-number]" in result.stderr
 
 
 # ---- the pipeline end to end ------------------------------------------------------
@@ -211,6 +242,8 @@ def test_submit_ingest_compare_partition_metrics(tmp_path, root):
     run("ingest", root, "-o", results, "--rejected-out", rejected, expect=0)
     agreement = tmp_path / "agreement.csv"
     doc = run_json("compare", results, "-o", agreement, expect=1)
+    assert json.loads(run("compare", results, "-o", tmp_path / "agreement.json", expect=1)
+                      .stdout and (tmp_path / "agreement.json").read_text()) == doc
     verdicts = {(r["status"], r["scenario"]): (r["verdict"], r["label"]) for r in doc["rows"]}
     assert verdicts == {
         ("verified", "Server"): ("agree", "verified"),
@@ -223,7 +256,7 @@ def test_submit_ingest_compare_partition_metrics(tmp_path, root):
     assert len(read_csv(tmp_path / "v.csv")) == 2 and len(read_csv(tmp_path / "p.csv")) == 2
 
     metrics = tmp_path / "metrics.json"
-    run("metrics", "--results", results, "--agreement", agreement, "--rejected", rejected,
+    run("metrics", results, "--agreement", agreement, "--rejected", rejected,
         "-o", metrics, expect=0)
     assert json.loads(metrics.read_text()) == {"results": 6, "rejected": 0, "excluded": 0}
     verified = json.loads((tmp_path / "metrics" / "verified.json").read_text())
@@ -270,17 +303,19 @@ def test_text_output_is_capped_and_says_how_much_more_there_is(tmp_path):
             "closed,available" for i in range(250)]
     src.write_text("\n".join([header, *rows]) + "\n")
     args = ("ingest", src, "--status", "verified", "--round", "v6.0", "-o", tmp_path / "out.csv")
-    text = run(*args, expect=1)
-    errors = [line for line in text.stderr.splitlines() if line.startswith("error: ")]
+    text = run(*args[:-2], expect=1).stderr.splitlines()     # no -o: printed
+    errors = [line for line in text if line.startswith("error: ")]
     assert len(errors) == 200
-    assert "... and 50 more findings (all of them with --format json)" in text.stderr
-    out = text.stdout.splitlines()
-    assert len(out) == 202 and out[200] == "... and 51 more lines (the output files hold everything)"
+    assert "... and 50 more findings (all of them with --format json or -o FILE)" in text
+    assert len([line for line in run(*args[:-2], "-v", expect=1).stderr.splitlines()
+                if line.startswith("error: ")]) == 250
     assert len(run_json(*args, expect=1)["findings"]) == 250
+    quiet = run(*args, "-q", expect=1)
+    assert quiet.stdout == quiet.stderr == ""
 
 
 @pytest.mark.parametrize("command", ["compare", "partition", "scaling", "report"])
-def test_a_corrupt_table_is_a_configuration_error_not_a_crash(tmp_path, command):
+def test_a_corrupt_table_is_data_failing_a_check_not_a_crash(tmp_path, command):
     bad = tmp_path / "results.parquet"
     bad.write_bytes(b"not a parquet file")
     csv_ok = tmp_path / "empty.csv"
@@ -289,7 +324,106 @@ def test_a_corrupt_table_is_a_configuration_error_not_a_crash(tmp_path, command)
             "partition": ["partition", bad, "--verified-out", tmp_path / "v.csv",
                           "--post-deadline-out", tmp_path / "p.csv"],
             "scaling": ["scaling", bad],
-            "report": ["report", "--results", bad, "--agreement", csv_ok, "--rejected", csv_ok,
+            "report": ["report", bad, "--agreement", csv_ok, "--rejected", csv_ok,
                        "--versions", csv_ok, "-o", tmp_path / "r.html"]}[command]
-    result = run(*args, expect=3)
-    assert "cannot read the table" in result.stderr
+    result = run(*args, expect=1)
+    assert "[file-unreadable]" in result.stdout + result.stderr
+    assert bad.as_posix() in result.stdout + result.stderr
+
+
+# ---- outputs never overwrite inputs (issue 10) -------------------------------------------
+
+def _raw(tmp_path: Path) -> Path:
+    src = tmp_path / "ok.csv"
+    src.write_bytes((DATA / "results-dell.csv").read_bytes())
+    return src
+
+
+@pytest.mark.parametrize("args", [
+    ["ingest", "ok.csv", "--status", "verified", "--round", "v6.0", "-o", "ok.csv"],
+    ["ingest", "ok.csv", "--status", "verified", "--round", "v6.0", "-o", "t.csv", "--rejected-out", "t.csv"],
+    ["partition", "table.csv", "--verified-out", "same.csv", "--post-deadline-out", "same.csv"],
+    ["partition", "table.csv", "--verified-out", "table.csv", "--post-deadline-out", "p.csv"],
+    ["compare", "table.csv", "-o", "table.csv"],
+    ["compare", "table.csv", "-o", "a.csv", "--summary-out", "a.csv"],
+    ["scaling", "table.csv", "-o", "params.yaml"],
+    ["gate", "--output", "params.yaml"],
+    ["gate", "-o", "dvc.yaml"],
+    ["claims", "ledger.yaml", "table.csv", "-o", "ledger.yaml"],
+])
+def test_an_output_equal_to_an_input_or_another_output_is_refused_before_writing(tmp_path, args):
+    _raw(tmp_path)
+    write_canonical(tmp_path / "table.csv", [canonical_row()])
+    (tmp_path / "ledger.yaml").write_text("claims: []\n")
+    (tmp_path / "params.yaml").write_text("compare: {tolerance_pct: 4.0}\n")
+    (tmp_path / "dvc.yaml").write_text("stages: {}\n")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    result = run(*args, expect=2)
+    assert "refusing to overwrite" in result.stderr or "never an output" in result.stderr
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before   # nothing written
+
+
+def test_outputs_get_the_users_umask_not_0600(tmp_path):
+    old = os.umask(0o022)
+    try:
+        run("ingest", _raw(tmp_path), "--status", "verified", "--round", "v6.0", "-o", "t.csv",
+            "--findings-out", "f.json", expect=0)
+    finally:
+        os.umask(old)
+    assert (tmp_path / "t.csv").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "f.json").stat().st_mode & 0o777 == 0o644
+
+
+def test_dash_is_stdout_not_a_file_named_dash(tmp_path):
+    table_path = write_canonical(tmp_path / "table.csv", [canonical_row()])
+    result = run("compare", table_path, "-o", "-", "--format", "json", expect=0)
+    assert json.loads(result.stdout)["summary"]["partner_rows"] == 0
+    assert not (tmp_path / "-").exists()
+
+
+def test_validate_of_a_folder_with_no_results_is_exit_1_no_results(tmp_path):
+    (tmp_path / "empty").mkdir()
+    doc = run_json("validate", tmp_path / "empty", expect=1)
+    assert [f["code"] for f in doc["findings"]] == ["no-results"]
+
+
+def test_compare_prints_without_o_and_filters_rows(tmp_path):
+    results = write_canonical(tmp_path / "results.csv", [
+        canonical_row(), canonical_row(submitter="Dell", system="D1", value=101000.0,
+                                       source="v6.0/Dell/v1/results.csv:2"),
+        canonical_row(submitter="HPE", system="H1", value=90000.0, source="v6.0/HPE/v1/results.csv:2")])
+    full = run_json("compare", results, expect=1)
+    assert {r["submitter"] for r in full["rows"]} == {"Dell", "HPE"}
+    only = run_json("compare", results, "--verdict", "agree", expect=0)
+    assert [r["submitter"] for r in only["rows"]] == ["Dell"] and only["findings"] == []
+    assert run_json("compare", results, "--submitter", "HPE", expect=1)["summary"]["shown"] == 1
+    text = run("compare", results, expect=1).stdout.splitlines()
+    assert text[0].split()[:6] == ["verdict", "deviation_pct", "round", "submitter", "accelerator", "system"]
+
+
+def test_the_json_document_is_the_same_on_stdout_and_in_a_file(tmp_path):
+    results = write_canonical(tmp_path / "results.csv", [
+        canonical_row(), canonical_row(submitter="Dell", system="D1", value=101000.0)])
+    for command in (["compare", results], ["scaling", results]):
+        printed = run_json(*command)
+        run(*command, "-o", tmp_path / "doc.json")
+        assert json.loads((tmp_path / "doc.json").read_text()) == printed
+
+
+def test_claims_filtered_by_verdict_keep_their_findings(tmp_path):
+    table_path = tmp_path / "results.csv"
+    run("ingest", REPO / "submissions", "--root", REPO / "submissions", "-o", table_path, expect=0)
+    failing = run_json("claims", REPO / "claims.yaml", table_path, "--verdict", "does-not-hold", expect=1)
+    assert failing["rows"] and {r["verdict"] for r in failing["rows"]} == {"does-not-hold"}
+    assert {f["code"] for f in failing["findings"]} == {"claim-not-supported"}
+    assert run_json("claims", REPO / "claims.yaml", table_path, "--verdict", "holds", expect=0)["rows"]
+
+
+def test_compare_names_files_from_the_repository_root_as_the_gate_does(tmp_path):
+    """Run where submissions/ is: a finding names submissions/<round>/... like the gate's."""
+    table_path = tmp_path / "results.csv"
+    run("ingest", REPO / "submissions", "--root", REPO / "submissions", "-o", table_path, expect=0)
+    shutil.copytree(REPO / "submissions", tmp_path / "submissions")
+    doc = run_json("compare", table_path, "--verdict", "deviates", expect=1)
+    assert doc["findings"] and all(f["file"].startswith("submissions/v") for f in doc["findings"])
+    assert {f["place"] for f in doc["findings"]} <= {f"line {n}, column value" for n in range(2, 100)}

@@ -58,7 +58,7 @@ def outputs(inputs: list[Path], out: Path) -> dict[str, bytes]:
     agreement = compare.compare(report.table, 4.0, "AMD")
     for ext in ("csv", "parquet"):
         write_table(agreement.frame(), out / f"agreement.{ext}")
-    write_json(agreement.summary(), out / "agreement.json")
+    write_json(agreement.summary, out / "agreement.json")
     parts = partition.partition(report.table, "results")
     for ext in ("csv", "parquet"):
         write_table(parts.verified, out / f"verified.{ext}")

@@ -17,7 +17,7 @@ def test_submit_then_ingest_round_trip(root, tmp_path):
     assert result.stdout.splitlines()[-2:] == [
         f"wrote {out}",
         "summary: accepted=2, rejected=0, excluded=0, verified=2, post_deadline=0, "
-        "versions_used=1, versions_superseded=0"]
+        "versions_used=1, versions_superseded=0, findings=0, errors=0"]
 
     frame = table.read(out)
     assert list(frame.columns) == list(table.COLUMNS)
@@ -177,5 +177,6 @@ def test_validate_writes_nothing_and_reports(root, tmp_path):
     submit(root, DATA / "results-dell.csv")
     before = sorted(p for p in tmp_path.rglob("*"))
     result = run("validate", root, expect=0)
-    assert result.stdout.splitlines()[0] == "ok"
+    assert result.stdout.splitlines()[0].split()[:3] == ["status", "round", "submitter"]
+    assert result.stdout.splitlines()[-1].endswith("findings=0, errors=0")
     assert sorted(p for p in tmp_path.rglob("*")) == before

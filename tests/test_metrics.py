@@ -43,7 +43,7 @@ def _inputs(tmp_path: Path) -> dict[str, Path]:
 def test_metrics_files(tmp_path):
     paths = _inputs(tmp_path)
     out = tmp_path / "metrics.json"
-    run("metrics", "--results", paths["results"], "--agreement", paths["agreement"], "--rejected",
+    run("metrics", paths["results"], "--agreement", paths["agreement"], "--rejected",
         paths["rejected"], "-o", out, expect=0)
     assert json.loads(out.read_text()) == {"results": 8, "rejected": 1, "excluded": 1}
     folder = tmp_path / "metrics"
@@ -73,7 +73,7 @@ def test_the_metrics_folder_is_replaced_whole(tmp_path):
     stale = tmp_path / "metrics" / "v4.1" / "verified" / "Gone.json"
     stale.parent.mkdir(parents=True)
     stale.write_text("{}")
-    run("metrics", "--results", paths["results"], "--agreement", paths["agreement"], "--rejected",
+    run("metrics", paths["results"], "--agreement", paths["agreement"], "--rejected",
         paths["rejected"], "-o", tmp_path / "metrics.json", expect=0)
     assert not stale.exists()
     assert (tmp_path / "metrics" / "verified.json").stat().st_mode & 0o044 == 0o044   # readable by others

@@ -142,7 +142,7 @@ def inputs(tmp_path) -> dict[str, Path]:
 
 
 def report(inputs: dict, *extra: object, with_docs: bool = True, expect: int = 0):
-    args = ["report", "--results", inputs["results"], "--agreement", inputs["agreement"],
+    args = ["report", inputs["results"], "--agreement", inputs["agreement"],
             "--rejected", inputs["rejected"], "--versions", inputs["versions"], "-o", inputs["out"]]
     if with_docs:
         args += ["--scaling", inputs["scaling"], "--claims", inputs["claims"],
@@ -400,10 +400,10 @@ def shipped(tmp_path_factory) -> Path:
     run("claims", REPO / "claims.yaml", results, "-o", audit / "claims.json", "--params", REPO / "params.yaml",
         "--exit-zero", expect=0)
     run("scaling", results, "-o", audit / "scaling.json", "--params", REPO / "params.yaml", expect=0)
-    run("audit", "--verified", tmp / "verified.csv", "--post-deadline", tmp / "post.csv", "-o", audit,
+    run("audit", tmp / "verified.csv", tmp / "post.csv", "--out-dir", audit,
         "--no-data-docs", "--exit-zero", expect=0)
     out = tmp / "reports" / "index.html"
-    run("report", "--results", results, "--agreement", agreement, "--rejected", data / "rejected.csv",
+    run("report", results, "--agreement", agreement, "--rejected", data / "rejected.csv",
         "--versions", data / "versions.csv", "--claims", audit / "claims.json", "--scaling", audit / "scaling.json",
         "--validation", audit / "validation.json", "-o", out, expect=0)
     return out

@@ -74,7 +74,7 @@ def test_families_units_and_scenario_names_agree_across_files():
     families = metrics["families"]
     registry = load("models.yaml")["models"]
     scenarios = set(load("models.yaml")["scenarios"])
-    assert scenarios == set(rules.SCENARIOS)
+    assert scenarios == set(rules.scenarios())
     assert {info["family"] for info in registry.values()} <= set(families)
     assert set(metrics.get("models") or {}) <= set(registry)
     for family, table in families.items():

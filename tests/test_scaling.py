@@ -131,7 +131,7 @@ def test_dell_mangoboost_two_nodes_against_its_own_single_node():
         "same-submitter", "Dell_MangoBoost", "8xMI300X_2xXeon_8460Y", 24532.7, 8)
     offline = rows[("Dell_MangoBoost", "16xMI300X_4xXeon_8460Y", "Offline")]
     assert offline["efficiency_pct"] == pytest.approx(53572.2 / (2 * 27678.1) * 100)
-    assert report.summary()["multi_node_rows"] == 2
+    assert report.summary["multi_node_rows"] == 2
 
 
 def test_mangoboost_heterogeneous_cluster_against_its_own_mi300x_and_mi325x_nodes():
@@ -293,12 +293,15 @@ def test_the_87_gpu_server_cluster_is_93_2_percent_with_the_true_count(shipped_t
 
 def test_scaling_text_output_and_json_file(shipped_table, tmp_path):
     out = tmp_path / "scaling.json"
-    result = run("scaling", shipped_table, "-o", out, expect=0)
+    result = run("scaling", shipped_table, expect=0)
     lines = result.stdout.splitlines()
-    assert lines[0].split()[:3] == ["verdict", "eff", "%"]
-    assert any(line.startswith("sub-linear") and "93.20" in line and "87xMI355X" in line for line in lines)
+    assert lines[0].split()[:3] == ["verdict", "efficiency_pct", "round"]
+    assert any(line.startswith("sub-linear") and "87xMI355X_22xEPYC_9575F" in line for line in lines)
     assert lines[-1].startswith("summary: reference_submitter=AMD, multi_node_rows=8")
+    written = run("scaling", shipped_table, "-o", out, expect=0)
+    assert written.stdout.splitlines()[0] == f"wrote {out}"
     doc = json.loads(out.read_text())
+    assert doc == run_json("scaling", shipped_table)
     assert set(doc) == {"summary", "findings", "rows"} and len(doc["rows"]) == 8
 
 

@@ -275,7 +275,7 @@ def test_twenty_concurrent_submits_each_take_the_next_number(root, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "MLREPRO_"))}
     procs = [subprocess.Popen([str(REPO / ".venv" / "bin" / "mlrepro"), "submit", str(src),
                                "--submitter", "Dell", "--round", "v6.0", "--status", "post-deadline",
-                               "--submitted-at", LATE, "--root", str(root), "--json"],
+                               "--submitted-at", LATE, "--root", str(root), "--format", "json"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
              for src in sources]
     results = [(p.wait(timeout=300), p.stdout.read(), p.stderr.read()) for p in procs]
@@ -391,7 +391,7 @@ def test_dry_run_runs_the_gate_checks_and_seals_nothing(root, tmp_path):
     before = sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
     low = DATA / "results-dell.csv"
     done = run("submit", low, "--submitter", "Dell", "--round", "v6.0", "--status", "post-deadline",
-               "--submitted-at", LATE, "--root", root, "--dry-run", "--json", expect=None)
+               "--submitted-at", LATE, "--root", root, "--dry-run", "--format", "json", expect=None)
     import json as json_mod
     doc = json_mod.loads(done.stdout)
     assert doc["summary"]["dry_run"] is True and doc["summary"]["sealed"] is False
@@ -404,7 +404,7 @@ def test_dry_run_runs_the_gate_checks_and_seals_nothing(root, tmp_path):
 def test_dry_run_fails_a_late_verified_version(root, tmp_path):
     submit(root, as_amd(tmp_path), "AMD", "post-deadline", LATE)
     done = run("submit", as_amd(tmp_path / "again"), "--submitter", "AMD", "--round", "v6.0",
-               "--status", "verified", "--root", root, "--dry-run", "--json", expect=1)
+               "--status", "verified", "--root", root, "--dry-run", "--format", "json", expect=1)
     import json as json_mod
     doc = json_mod.loads(done.stdout)
     assert "verified-after-deadline" in {f["code"] for f in doc["findings"] if f["severity"] == "error"}

@@ -136,7 +136,7 @@ def test_the_reference_vendor_is_a_parameter(official):
     rep = compare_mod.compare(t, 4.0, "NVIDIA", "NVIDIA")
     verdicts = rep.table[rep.table["submitter"] == "Supermicro"]
     assert set(verdicts[verdicts["accelerator"] == "MI355X"]["verdict"]) == {"excluded"}
-    assert rep.summary()["reference_vendor"] == "NVIDIA"
+    assert rep.summary["reference_vendor"] == "NVIDIA"
 
 
 def test_an_unregistered_accelerator_is_excluded_as_vendor_unknown(tmp_path):

@@ -30,7 +30,6 @@ from typing import Iterator
 
 from .. import rules as model_rules, textcheck
 from ..findings import Finding, finding
-from ..normalize import DIVISIONS
 from . import jsonsafe, round_rules
 from .base import ReadResult, read_text
 from .folder_checks import missing_file
@@ -162,12 +161,12 @@ def judge_system(unit: SystemUnit, rounds: dict[str, RoundRules], formats: Forma
 def submitter_folders(path: Path, display: str) -> list[tuple[Path, str, str | None]]:
     """(folder, display, division) of each submitter folder the path holds."""
     if _is_submitter(path):
-        division = path.parent.name if path.parent.name in DIVISIONS else None
+        division = path.parent.name if path.parent.name in model_rules.choices("division") else None
         return [(path, display, division)]
-    if path.name in DIVISIONS:
+    if path.name in model_rules.choices("division"):
         return [(c, f"{display}/{c.name}", path.name) for c in _subfolders(path) if _is_submitter(c)]
     out = []
-    for division in DIVISIONS:
+    for division in model_rules.choices("division"):
         if (path / division).is_dir():
             out += submitter_folders(path / division, f"{display}/{division}")
     return out
@@ -248,7 +247,7 @@ def _system(folder: Path, shown: str, system: str) -> tuple[dict | None, str, tu
 def _is_submitter(path: Path) -> bool:
     """results/ and systems/; inside a division folder results/ alone will do
     (its missing system descriptions then reject its results)."""
-    return (path / "results").is_dir() and ((path / "systems").is_dir() or path.parent.name in DIVISIONS)
+    return (path / "results").is_dir() and ((path / "systems").is_dir() or path.parent.name in model_rules.choices("division"))
 
 
 def _subfolders(path: Path) -> list[Path]:

@@ -1,0 +1,85 @@
+"""The model's shared facts: locations, JSON-safe values, the renderer, and
+round conventions read from schemas/ (caches keyed on the schemas folder)."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, strategies as st
+
+from conftest import REPO
+
+from pipeline import render, rules
+from pipeline.findings import Report, finding
+from pipeline.model import Source, plain
+
+
+@given(st.text(min_size=1).filter(lambda t: t.strip() == t and not t.endswith(":")
+                                  and not t.rpartition(":")[2].isdigit()),
+       st.one_of(st.none(), st.integers(min_value=1, max_value=10**6)))
+def test_a_source_written_as_file_line_parses_back(file, line):
+    where = Source(file, line)
+    assert Source.parse(str(where)) == where
+
+
+def test_a_place_parses_to_line_key_and_column():
+    assert Source.of("m.yaml", "line 4, key submitted_at") == Source("m.yaml", 4, "submitted_at")
+    assert Source.of("r.csv", "line 2, column value").place == "line 2, column value"
+    assert finding("missing-value", "r.csv", "line 7, column units", "x", "y", "m").line == 7
+    assert finding("missing-value", "r.csv", "whole file", "x", "y", "m").line is None
+
+
+def test_plain_makes_every_value_json_safe():
+    values = {"a": np.int64(3), "b": np.float64("nan"), "c": pd.NA, "d": [math.inf, np.bool_(True)],
+              "e": pd.Timestamp("2026-01-01"), "f": {"g": np.float32(1.5)}, "h": None}
+    out = plain(values)
+    assert out == {"a": 3, "b": None, "c": None, "d": [None, True], "e": "2026-01-01 00:00:00",
+                   "f": {"g": 1.5}, "h": None}
+    json.dumps(out, allow_nan=False)
+
+
+@pytest.mark.parametrize("fmt", render.FORMATS)
+def test_every_format_renders_any_report(fmt):
+    report = Report([{"source": "v6.0/Dell/v1/results.csv:2", "system": "a|b", "value": 1.5,
+                      "label": "unverified"}],
+                    [finding("malformed-number", "v6.0/Dell/v1/results.csv", "line 2, column value",
+                             "a number", "1 0", "bad number")], {"rows": 1})
+    text = render.render(report, fmt, ("system", "value"))
+    assert text
+    if fmt == "json":
+        assert json.loads(text) == report.to_dict()
+    if fmt == "github":
+        assert text.startswith("::error file=v6.0/Dell/v1/results.csv,line=2,title=malformed-number::")
+    if fmt == "junit":
+        assert 'failures="1"' in text
+    if fmt == "text":
+        assert "unverified: Result not verified by MLCommons Association." in text
+
+
+def test_a_text_table_never_cuts_an_identifier():
+    long = "87xMI355X_22xEPYC_9575F_with_a_very_long_system_identifier"
+    lines = render.table_lines([{"system": long, "round": "v6.0"}], ("round", "system"))
+    assert long in lines[1]
+
+
+def test_round_conventions_come_from_schemas_and_caches_follow_the_folder(tmp_path, monkeypatch):
+    copy = tmp_path / "schemas"
+    shutil.copytree(REPO / "schemas", copy)
+    (copy / "conventions.yaml").write_text(
+        (copy / "conventions.yaml").read_text().replace("power[ _-]?cap", "eco[ _-]?mode"))
+    models = (copy / "models.yaml").read_text()
+    (copy / "models.yaml").write_text(models.replace(
+        "scenarios: [Offline, Server, Interactive, SingleStream, MultiStream]", "scenarios: [Offline]"))
+    assert rules.power_cap_pattern().search("8xMI355X_PowerCap")
+    monkeypatch.setenv("MLREPRO_SCHEMAS", str(copy))       # no clear_caches(): keyed on the folder
+    assert rules.power_cap_pattern().search("8xMI355X_EcoMode")
+    assert not rules.power_cap_pattern().search("8xMI355X_PowerCap")
+    assert rules.scenarios() == ("Offline",)
+    assert rules.choices("division") == ("closed", "open", "network")
+    monkeypatch.delenv("MLREPRO_SCHEMAS")
+    assert "Server" in rules.scenarios()
