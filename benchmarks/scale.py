@@ -30,9 +30,11 @@ METHOD = ("`mlrepro ingest <root> -o table.parquet`, `mlrepro compare table.parq
 def pipeline_commands(root: Path, out: Path) -> list[list]:
     """The three stages, as `dvc repro` runs them (arguments after `mlrepro`)."""
     table = out / "table.parquet"
+    params = out / "defaults.yaml"   # an empty parameters file: the built-in defaults, whatever the folder
+    params.write_text("{}\n", encoding="utf-8")
     return [["ingest", root, "-o", table, "--exit-zero", "--format", "json"],
             ["compare", table, "-o", out / "agreement.parquet", "--exit-zero", "--format", "json",
-             "--params", out / "no-params.yaml"],
+             "--params", params],
             ["partition", table, "--verified-out", out / "verified.parquet",
              "--post-deadline-out", out / "post_deadline.parquet", "--format", "json"]]
 

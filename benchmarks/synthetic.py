@@ -1,7 +1,7 @@
 """Synthetic submissions for the scale benchmark, with a realistic mix:
 30 submitters (AMD, the reference, and 29 partners), a few hundred systems
 (ids as MLPerf writes them: ``16xMI325X_4xEPYC_9123``), 54 model and
-scenario pairs of round v6.0 in the closed and open divisions, values
+scenario pairs of round v6.0 (from schemas/rules/v6.0.yaml) in the closed and open divisions, values
 around the reference (some within the 4 % tolerance, some not), and about
 15 % of the rows post-deadline: a partner's late systems, sealed as a second
 version declared post-deadline.
@@ -29,17 +29,25 @@ SUBMITTERS = [REFERENCE, *PARTNERS]
 ACCELERATORS = {"MI300X": "AMD Instinct MI300X 192GB HBM3", "MI325X": "AMD Instinct MI325X 256GB HBM3e",
                 "MI355X": "AMD Instinct MI355X 288GB HBM3e"}
 BASE = {"MI300X": 27800.0, "MI325X": 34500.0, "MI355X": 93000.0}
-LLM = ["llama2-70b-99", "llama2-70b-99.9", "gptj-99", "gptj-99.9", "mixtral-8x7b", "llama3.1-405b",
-       "llama3.1-8b", "deepseek-r1", "gpt-oss-120b", "llama3.1-8b-edge"]
-SAMPLES = ["resnet", "retinanet", "bert-99", "bert-99.9", "dlrm-v2-99", "dlrm-v2-99.9", "3d-unet-99",
-           "3d-unet-99.9", "rgat", "whisper", "stable-diffusion-xl", "pointpainting"]
-PAIRS = ([(m, s, "Tokens/s") for m in LLM for s in ("Offline", "Server", "Interactive")]
-         + [(m, "Offline", "Samples/s") for m in SAMPLES]
-         + [(m, "Server", "Queries/s") for m in SAMPLES])
+ROUND, VERIFIED_AT, LATE_AT = "v6.0", "2026-02-20T10:00:00+00:00", "2026-03-20T10:00:00+00:00"
+PAIR_COUNT = 54
+
+
+def _pairs(round_: str = ROUND) -> list[tuple[str, str, str]]:
+    """The round's (model, scenario, units) as schemas/rules/<round>.yaml lists
+    them (a pair the round does not have would be refused by `submit`)."""
+    from pipeline import rules
+
+    found = [(m.name, sc, units[0]) for m in rules.round_models(round_).values()
+             for sc, units in m.units.items()]
+    assert len(found) >= PAIR_COUNT, f"{round_} has only {len(found)} model and scenario pairs"
+    return found[:PAIR_COUNT]
+
+
+PAIRS = _pairs()
 DIVISIONS = ("closed", "open")
 SYSTEMS = 310
 POST_SHARE = 0.15            # of all rows; only partners' rows are late
-ROUND, VERIFIED_AT, LATE_AT = "v6.0", "2026-02-20T10:00:00+00:00", "2026-03-20T10:00:00+00:00"
 
 
 def system_id(i: int) -> tuple[str, str, int]:

@@ -127,8 +127,8 @@ def test_text_output_and_usage_errors(tmp_path):
     results = _table(tmp_path, DELL)
     result = run("crosscheck", results, "--published", V60, expect=0)
     lines = result.stdout.splitlines()
-    assert lines[0].split()[:3] == ["verdict", "deviation", "%"]
-    assert lines[-1].startswith("summary: tolerance_pct=0.0, published_rounds=") is False
-    assert lines[-1].startswith("summary: tolerance_pct=0.0, checked=18, matches=18")
+    assert lines[0].split()[:3] == ["verdict", "deviation_pct", "round"]
+    assert lines[-1].startswith("summary: tolerance_pct=0, published_rounds=") is False
+    assert lines[-1].startswith("summary: tolerance_pct=0, checked=18, matches=18")
     run("crosscheck", results, expect=2)                                   # --published is required
     run("crosscheck", results, "--published", V60, "--tolerance-pct", "-1", expect=2)

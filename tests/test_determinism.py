@@ -135,7 +135,7 @@ def _ingest_all(root: Path, out: Path, cache: Path | None) -> dict[str, bytes]:
     out.mkdir(parents=True, exist_ok=True)
     write_table(report.table, out / "results.parquet")
     write_table(report.rejected, out / "rejected.csv")
-    write_json(report.findings, out / "findings.json")
+    write_json(report.recorded, out / "findings.json")
     write_table(report.versions, out / "versions.csv")
     files = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
     return {**files, "cache": json.dumps(report.cache).encode()}
