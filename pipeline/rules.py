@@ -29,6 +29,7 @@ from .errors import ConfigError
 
 CATEGORIES = ("datacenter", "edge", "both")   # both: a system of type datacenter,edge
 RULES_DIR = "rules"
+SCHEMA_FILE = "results.v2.yaml"   # the canonical table's schema (v1 stays as released)
 _CACHES: list = []
 
 
@@ -266,8 +267,6 @@ def choices(column: str) -> tuple[str, ...]:
     """The allowed values of a column of the canonical table (its ``isin``
     check in the schema file, schemas/results.v2.yaml): division, availability,
     scenario, status."""
-    from .table import SCHEMA_FILE
-
     spec = (load_yaml(SCHEMA_FILE).get("columns") or {}).get(column) or {}
     allowed = (spec.get("checks") or {}).get("isin")
     if not isinstance(allowed, list) or not allowed:

@@ -17,7 +17,7 @@ from .model import Source
 from . import rules
 from .rules import schemas_dir
 
-SCHEMA_FILE = "results.v2.yaml"
+SCHEMA_FILE = rules.SCHEMA_FILE
 
 COLUMNS = (
     "round", "submitter", "system", "system_name", "accelerator", "accelerator_variant",

@@ -7,7 +7,9 @@ as empty) and goes through the same normalisation and checks as a CSV row;
 row N of the file is placed as ``line N``. The canonical table's own columns
 (``status``, ``source``, ``composition``, ``submission_version``) are derived
 again by the ingest, so they are not read (the status is the one the caller
-gives, as for any raw file); any other unknown column is a warning. A file
+gives, as for any raw file); its ``accelerator_variant`` (``MI300X 192GB``)
+is read as the accelerator, which it names more precisely, so the variant
+survives the round trip; any other unknown column is a warning. A file
 that is not Parquet, is over the size limit, or holds a column that is not
 plain values (a list, a struct) is a finding, never an exception.
 """
@@ -23,6 +25,7 @@ from .results_csv import OPTIONAL, REQUIRED
 NAME = "parquet"
 MAGIC = "PAR1"
 DERIVED = ("status", "source", "composition", "submission_version")   # the canonical table's own
+VARIANT = "accelerator_variant"   # the canonical table's: read as the accelerator
 
 
 def sniff(header_line: str) -> bool:
@@ -47,14 +50,17 @@ def read(path: Path, display: str) -> ReadResult:
                                 for n in range(1, table.num_rows + 1))
         return out
     for col in table.column_names:
-        if col not in REQUIRED and col not in OPTIONAL and col not in DERIVED:
+        if col not in REQUIRED and col not in OPTIONAL and col not in DERIVED and col != VARIANT:
             out.findings.append(finding("unexpected-column", display, f"schema, column {col}",
                                         "a column of the results-csv template", col,
                                         "unknown column (ignored)", severity="warning"))
-    frame = _text_columns(table, [c for c in (*REQUIRED, *OPTIONAL) if c in table.column_names],
+    frame = _text_columns(table, [c for c in (*REQUIRED, *OPTIONAL, VARIANT) if c in table.column_names],
                           display, out)
     if frame is None:
         return out
+    if VARIANT in frame.columns:
+        variant = frame.pop(VARIANT)
+        frame["accelerator"] = variant.where(variant.fillna("").str.strip() != "", frame["accelerator"])
     if "platform" not in frame.columns:
         frame["platform"] = frame["system"]
     import numpy as np
