@@ -12,9 +12,16 @@ from .html import Cell, Table, verdict, wrap
 from .load import Data
 
 
+def _suites(doc: dict) -> list:
+    """The suites: the rows of the report's one shape (``suites`` in a document
+    written before it)."""
+    found = doc.get("rows") if "rows" in doc else doc.get("suites")
+    return found if isinstance(found, list) else []
+
+
 def summary(doc: dict) -> dict:
     """suites, expectations, failed (numbers), from the summary or the suites."""
-    suites = [s for s in doc.get("suites") or [] if isinstance(s, dict)]
+    suites = [s for s in _suites(doc) if isinstance(s, dict)]
     head = doc.get("summary") if isinstance(doc.get("summary"), dict) else {}
     expectations = head.get("expectations", sum(int(s.get("expectations_loaded") or 0) for s in suites))
     failed = head.get("failed_expectations", sum(int(s.get("failed") or 0) for s in suites))
@@ -79,7 +86,7 @@ def section(data: Data, docs: Path | None, out: Path) -> str:
                      f"{s['suites']} suite(s); {s['failed']} failed.</p>")
         suites = Table("suites", ["suite", "file", "runs on", "rows", "expectations", "failed", "result"],
                        numeric={3, 4, 5})
-        for x in doc.get("suites") or []:
+        for x in _suites(doc):
             if isinstance(x, dict):
                 suites.add([wrap(x.get("suite")), wrap(x.get("file")), escape(str(x.get("runs_on") or "")),
                             str(x.get("rows", "")), str(x.get("expectations_loaded", "")), str(x.get("failed", "")),
