@@ -85,3 +85,15 @@ def test_counts_of_an_empty_scope():
 
     assert metrics_mod.counts(0, pd.Series([], dtype=str)) == {
         "results": 0, "compared": 0, "agree": 0, "deviates": 0, "no_reference": 0, "excluded": 0}
+
+
+def test_without_output_the_totals_are_printed_and_nothing_is_written(tmp_path):
+    paths = _inputs(tmp_path)
+    done = run("metrics", paths["results"], "--agreement", paths["agreement"], "--rejected", paths["rejected"],
+               expect=0)
+    assert json.loads(done.stdout) == {"results": 8, "rejected": 1, "excluded": 1}
+    assert not (tmp_path / "metrics").exists() and not (tmp_path / "metrics.json").exists()
+    details = tmp_path / "by-partner"
+    run("metrics", paths["results"], "--agreement", paths["agreement"], "--rejected", paths["rejected"],
+        "-o", "-", "--details-out", details, expect=0)
+    assert (details / "verified.json").is_file()
