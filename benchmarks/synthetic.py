@@ -29,17 +29,21 @@ SUBMITTERS = [REFERENCE, *PARTNERS]
 ACCELERATORS = {"MI300X": "AMD Instinct MI300X 192GB HBM3", "MI325X": "AMD Instinct MI325X 256GB HBM3e",
                 "MI355X": "AMD Instinct MI355X 288GB HBM3e"}
 BASE = {"MI300X": 27800.0, "MI325X": 34500.0, "MI355X": 93000.0}
-LLM = ["llama2-70b-99", "llama2-70b-99.9", "gptj-99", "gptj-99.9", "mixtral-8x7b", "llama3.1-405b",
-       "llama3.1-8b", "deepseek-r1", "gpt-oss-120b", "llama3.1-8b-edge"]
-SAMPLES = ["resnet", "retinanet", "bert-99", "bert-99.9", "dlrm-v2-99", "dlrm-v2-99.9", "3d-unet-99",
-           "3d-unet-99.9", "rgat", "whisper", "stable-diffusion-xl", "pointpainting"]
-PAIRS = ([(m, s, "Tokens/s") for m in LLM for s in ("Offline", "Server", "Interactive")]
-         + [(m, "Offline", "Samples/s") for m in SAMPLES]
-         + [(m, "Server", "Queries/s") for m in SAMPLES])
+ROUND, VERIFIED_AT, LATE_AT = "v6.0", "2026-02-20T10:00:00+00:00", "2026-03-20T10:00:00+00:00"
+
+
+def _pairs() -> list[tuple[str, str, str]]:
+    """Every (model, scenario, units) the round's rules allow (schemas/rules/<round>.yaml)."""
+    from pipeline import rules
+
+    return [(model, scenario, units[0]) for model, bench in sorted(rules.round_models(ROUND).items())
+            for scenario, units in bench.units.items()]
+
+
+PAIRS = _pairs()
 DIVISIONS = ("closed", "open")
 SYSTEMS = 310
 POST_SHARE = 0.15            # of all rows; only partners' rows are late
-ROUND, VERIFIED_AT, LATE_AT = "v6.0", "2026-02-20T10:00:00+00:00", "2026-03-20T10:00:00+00:00"
 
 
 def system_id(i: int) -> tuple[str, str, int]:
@@ -85,6 +89,7 @@ def write(folder: Path, count: int, submit) -> Path:
     for fh, _ in files.values():
         fh.close()
     root = folder / "submissions"
+    root.mkdir(parents=True, exist_ok=True)
     for (sub, is_late) in sorted(files, key=lambda k: (k[1], k[0])):      # on-time versions first
         status, at = ("post-deadline", LATE_AT) if is_late else ("verified", VERIFIED_AT)
         submit(["submit", str(files[(sub, is_late)][0].name), "--submitter", sub, "--round", ROUND,

@@ -16,7 +16,7 @@ from pipeline.ingest import ingest
 from pipeline.readers import parquet
 
 REPO = Path(__file__).resolve().parents[1]
-AMD = REPO / "submissions" / "v6.0" / "AMD" / "v1" / "results.csv"
+AMD = REPO / "submissions" / "v5.1" / "AMD" / "v1" / "results.csv"
 
 
 def canonical_parquet(tmp_path: Path) -> Path:

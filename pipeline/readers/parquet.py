@@ -22,7 +22,7 @@ from .results_csv import OPTIONAL, REQUIRED
 
 NAME = "parquet"
 MAGIC = "PAR1"
-DERIVED = ("status", "source", "composition", "submission_version")   # the canonical table's own
+DERIVED = ("status", "source", "composition", "submission_version", "accelerator_variant")   # the canonical table's own
 
 
 def sniff(header_line: str) -> bool:
@@ -57,6 +57,10 @@ def read(path: Path, display: str) -> ReadResult:
         return out
     if "platform" not in frame.columns:
         frame["platform"] = frame["system"]
+    if "accelerator_variant" in table.column_names:   # the canonical table: its variant is the name read
+        variant = table.column("accelerator_variant").to_pylist()
+        frame["accelerator"] = [v if isinstance(v, str) and v else a
+                                for v, a in zip(variant, frame["accelerator"])]
     import numpy as np
 
     from .tabular import RawTable, single_round

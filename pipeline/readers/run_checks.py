@@ -30,6 +30,8 @@ TOKEN_LATENCIES = (
 LOG_KEYS = (QSL_SEED, "result_validity", "result_invalid_reason", *VALIDITY_FLAGS,
             "effective_test_mode", "effective_scenario", "effective_min_duration_ms",
             "effective_performance_sample_count", "requested_use_token_latencies",
+            "effective_target_latency_ns", P99_LATENCY, "effective_min_query_count",
+            "effective_samples_per_query",
             *(key for _, setting, p99 in TOKEN_LATENCIES for key in (setting, p99)))
 
 
