@@ -286,8 +286,6 @@ def ingest(sources, status, rejected_out, findings_out, versions_out, input_fmt,
            fmt, output, quiet, verbose, exit_zero):
     """Read submissions (root, round, submitter or version folders) or raw files
     into the canonical results table (-o results.parquet or .csv)."""
-    import pandas as pd
-
     from . import ingest as ingest_mod
     from .outputs import write_json, write_table
 
@@ -299,9 +297,9 @@ def ingest(sources, status, rejected_out, findings_out, versions_out, input_fmt,
     if findings_out:
         write_json([f.to_dict() for f in report.findings], findings_out)
     if versions_out:
-        write_table(pd.DataFrame(report.versions, columns=[
-            "round", "submitter", "version", "path", "used", "status_declared", "status",
-            "submitted_at", "supersedes", "withdraws"]).astype({"supersedes": "Int64"}), versions_out)
+        from .merge import versions_frame
+
+        write_table(versions_frame(report.versions), versions_out)
     _finish(report, fmt, output, quiet, verbose, RESULT_COLUMNS, exit_zero)
 
 

@@ -38,8 +38,8 @@ from .model import plain
 
 PARTS = ("results.parquet", "rejected.csv", "findings.json", "versions.csv")
 VERSION_COLUMNS = ["round", "submitter", "version", "path", "used", "status_declared", "status",
-                   "submitted_at", "supersedes"]
-CACHE_FORMAT = "1"
+                   "submitted_at", "supersedes", "withdraws"]
+CACHE_FORMAT = "2"
 CODE = Path(__file__).resolve().parent
 _FOLDER_PREFIX = re.compile(r"^([^/]+/[^/]+)/")
 

@@ -317,6 +317,12 @@ def test_a_manifest_may_list_withdrawals(root, tmp_path):
     run("ingest", root, "-o", tmp_path / "t.csv", "--versions-out", out, expect=0)
     rows = read_csv(out)
     assert [r["withdraws"] for r in rows] == ["", "8xMI355X llama2-70b-99 Offline: a rerun is pending"]
+    # the DVC pipeline's ingest stage keeps it in data/versions.csv too
+    run("ingest-all", root, "-o", tmp_path / "all.parquet", "--rejected-out", tmp_path / "r.csv",
+        "--findings-out", tmp_path / "f.json", "--versions-out", tmp_path / "all-versions.csv",
+        "--cache", tmp_path / "cache", expect=0)
+    assert [r["withdraws"] for r in read_csv(tmp_path / "all-versions.csv")] == [
+        "", "8xMI355X llama2-70b-99 Offline: a rerun is pending"]
     run("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0", "--status",
         "verified", "--root", root, "--withdraw", "no-reason-given", expect=2)
 
