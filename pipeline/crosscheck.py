@@ -36,7 +36,8 @@ COLUMNS = ("round", "submitter", "system", "model", "scenario", "division", "uni
            "deviation_pct", "tolerance_pct", "verdict", "reason")
 
 
-def load_published(paths: Iterable[Path]) -> tuple[dict[str, pd.DataFrame], list[Finding]]:
+def load_published(paths: Iterable[Path], round_: str | None = None
+                   ) -> tuple[dict[str, pd.DataFrame], list[Finding]]:
     """Read published tables (any format the readers know; a published table is
     verified by definition) into canonical frames, one per round. Findings of
     the reading (a row of the table that cannot be read) are returned."""
@@ -45,7 +46,7 @@ def load_published(paths: Iterable[Path]) -> tuple[dict[str, pd.DataFrame], list
     tables: dict[str, list[pd.DataFrame]] = {}
     found: list[Finding] = []
     for path in paths:
-        report = ingest([Path(path)], status="verified")
+        report = ingest([Path(path)], round_=round_, status="verified")
         found.extend(report.findings)
         for round_, frame in report.table.groupby("round", sort=True):
             tables.setdefault(str(round_), []).append(frame)

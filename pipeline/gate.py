@@ -246,10 +246,32 @@ def check(report: GateReport, root: Path, prefix: str, pol: policy_mod.Policy, n
     rows += [_disposed_row(d, prefix) for d in dispositions if mine(d.source)]
     report.rows = sorted(rows, key=lambda r: (r["file"], r["line"] or 0))
     report.findings.extend(_deviations(compared, mine, prefix))
+    report.findings.extend(_crosscheck(table, mine, gated, pol, prefix, root))
     report.findings.extend(_empty(gated, report, prefix, root))
     _withdrawals(report, root, prefix, table, pol, visible)
     report.files = sorted(f"{prefix}{g.display}/{p.relative_to(root / g.display).as_posix()}"
                           for g in gated for p in (root / g.display).rglob("*") if p.is_file())
+
+
+def _crosscheck(table, mine, gated: list[Gated], pol: policy_mod.Policy, prefix: str,
+                root: Path) -> list[Finding]:
+    """A gated result declared verified must be the one MLCommons published for
+    its round, in the base's published/ tables (published-value-differs,
+    not-published); a round with no published table is not checked."""
+    if pol.published is None:
+        return []
+    from . import crosscheck
+
+    published = {}
+    for round_ in sorted({g.round for g in gated}):
+        folder = pol.published / round_        # published/<round>/: that round's tables
+        paths = sorted(p for p in folder.glob("*") if p.is_file() and p.suffix in (".csv", ".json"))
+        if paths:
+            published.update(crosscheck.load_published(paths, round_)[0])
+    if not published:
+        return []
+    checked = crosscheck.check(table[table["source"].map(mine)], published)
+    return [relocate(f, prefix, root) for f in checked.findings]
 
 
 def _dedupe(found: list[Finding]) -> list[Finding]:

@@ -40,6 +40,7 @@ class Policy:
     tolerance_pct: float
     reference_submitter: str
     source: str                          # "base 1a2b3c4d5e6f", "head (working tree)", ...
+    published: Path | None = None        # the published/ tables the crosscheck reads (policy too)
 
 
 def is_policy(path: str) -> bool:
@@ -95,9 +96,16 @@ def base_policy(top: Path, commit: str, params_path: str, workdir: Path) -> Poli
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(workdir, filter="data")
         schemas = workdir / "schemas"
+    published = None
+    tables = _git_bytes(top, "archive", "--format=tar", commit, "--", "published")
+    if tables:
+        with tarfile.open(fileobj=io.BytesIO(tables)) as tar:
+            tar.extractall(workdir, filter="data")
+        published = workdir / "published"
     text = blob(top, commit, params_path)
     compare = _params(text, workdir, f"{params_path} at {commit[:12]}")
-    return Policy(schemas, compare["tolerance_pct"], compare["reference_submitter"], f"base {commit[:12]}")
+    return Policy(schemas, compare["tolerance_pct"], compare["reference_submitter"], f"base {commit[:12]}",
+                  published)
 
 
 def head_policy(top: Path, params_path: str) -> Policy:
@@ -105,7 +113,9 @@ def head_policy(top: Path, params_path: str) -> Policy:
     schemas = top / "schemas" if (top / "schemas").is_dir() else tool_schemas()
     path = top / params_path
     compare = params_mod.load(path if path.is_file() else None)["compare"]
-    return Policy(schemas, compare["tolerance_pct"], compare["reference_submitter"], "head (working tree)")
+    published = top / "published" if (top / "published").is_dir() else None
+    return Policy(schemas, compare["tolerance_pct"], compare["reference_submitter"], "head (working tree)",
+                  published)
 
 
 def _params(text: bytes | None, tmp: Path, what: str) -> dict:
