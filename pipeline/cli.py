@@ -441,14 +441,19 @@ def _read_any(path: Path, table_mod):
         return frame
 
 
+def _table_outputs(f):
+    """The outputs beside the table that merge and ingest-all both write."""
+    f = click.option("--versions-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+                     help="CSV of versions, used or superseded.")(f)
+    f = click.option("--findings-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+                     help="JSON of every recorded finding.")(f)
+    return click.option("--rejected-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+                        help="CSV of rejected and excluded rows.")(f)
+
+
 @cli.command()
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--rejected-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="CSV of rejected and excluded rows.")
-@click.option("--findings-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="JSON of every recorded finding.")
-@click.option("--versions-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="CSV of versions, used or superseded.")
+@_table_outputs
 @output_options
 @exit_zero
 def merge(folder, rejected_out, findings_out, versions_out, fmt, output, quiet, verbose, exit_zero):
@@ -474,12 +479,7 @@ def _write_merged(report, rejected_out, findings_out, versions_out, fmt, output,
 
 @cli.command("ingest-all")
 @click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--rejected-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="CSV of rejected and excluded rows.")
-@click.option("--findings-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="JSON of every recorded finding.")
-@click.option("--versions-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="CSV of versions, used or superseded.")
+@_table_outputs
 @click.option("--cache", type=click.Path(file_okay=False, path_type=Path),
               help="Folder of per-submitter outputs, reused while a submitter's files, "
                    "the code and schemas/ are unchanged (DVC pipeline: .cache/ingest).")
