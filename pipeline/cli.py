@@ -676,24 +676,29 @@ def claims(ledger, results, reference_submitter, params_path, only_verdict, fmt,
 @click.argument("verified_path", metavar="VERIFIED", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("post_deadline_path", metavar="POST_DEADLINE",
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Folder for validation.json and data_docs/.")
+@click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+              metavar="DIR", help="Folder for validation.json (the JSON report) and data_docs/.")
 @click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder of GX suites (default: schemas/expectations).")
 @click.option("--no-data-docs", is_flag=True, help="Skip building the GX Data Docs site.")
-@output_options
+@click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True,
+              help="Output format of the report printed.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
+@click.option("-v", "--verbose", is_flag=True, help="Print every row and finding (no cap of 200).")
 @exit_zero
-def audit(verified_path, post_deadline_path, out_dir, suites, no_data_docs, fmt, output, quiet, verbose,
-          exit_zero):
+def audit(verified_path, post_deadline_path, out_dir, suites, no_data_docs, fmt, quiet, verbose, exit_zero):
     """Run the Great Expectations suites over the VERIFIED and POST_DEADLINE sets."""
     from contextlib import nullcontext
 
     from . import audit as audit_mod
     from .outputs import atomic_dir, write_report
 
+    if str(out_dir) == "-":
+        raise click.BadParameter("audit writes a folder (validation.json, data_docs/); "
+                                 "--format json prints the report", param_hint="-o/--output")
     validation = out_dir / "validation.json"
     _guard({"VERIFIED": verified_path, "POST_DEADLINE": post_deadline_path},
-           {"--output": output, "validation.json": validation})
+           {"validation.json": validation})
     docs = None if no_data_docs else out_dir / "data_docs"
     if docs is not None and docs.exists():
         if any(docs.iterdir()) and not (docs / "index.html").exists():
@@ -702,7 +707,7 @@ def audit(verified_path, post_deadline_path, out_dir, suites, no_data_docs, fmt,
     with atomic_dir(docs) if docs is not None else nullcontext() as building:
         report = audit_mod.audit(verified_path, post_deadline_path, building, suites)
     write_report(report, validation)
-    _finish(report, fmt, output, quiet, verbose, ("suite", "runs_on", "success", "expectations_loaded",
+    _finish(report, fmt, None, quiet, verbose, ("suite", "runs_on", "success", "expectations_loaded",
                                                   "failed", "rows"), exit_zero,
             notes=[f"wrote {validation}" + ("" if docs is None else f" and {docs}/index.html")])
 

@@ -36,7 +36,7 @@ def sets(tmp_path_factory) -> dict[str, Path]:
 @pytest.fixture(scope="module")
 def clean_audit(sets):
     out = sets["folder"] / "audit"
-    result = run("audit", sets["verified"], sets["post"], "--out-dir", out,
+    result = run("audit", sets["verified"], sets["post"], "-o", out,
                  "--format", "json", expect=0)
     return json.loads(result.stdout), result, out
 
@@ -63,7 +63,7 @@ def broken_audit(sets):
     v = write_rows(folder / "verified.csv", verified)
     p = write_rows(folder / "post_deadline.csv", post)
     out = folder / "audit"
-    result = run("audit", v, p, "--out-dir", out, "--format", "json", "--no-data-docs")
+    result = run("audit", v, p, "-o", out, "--format", "json", "--no-data-docs")
     return json.loads(result.stdout), result, out
 
 
@@ -99,7 +99,7 @@ def test_a_suite_that_loses_an_expectation_on_loading_is_exit_3(tmp_path, sets):
     raw = json.loads(path.read_text())
     raw["expectations"].append({"type": "expect_column_values_to_be_positive_please", "kwargs": {"column": "value"}})
     path.write_text(json.dumps(raw))
-    result = run("audit", sets["verified"], sets["post"], "--out-dir", tmp_path / "a",
+    result = run("audit", sets["verified"], sets["post"], "-o", tmp_path / "a",
                  "--suites", folder, "--no-data-docs", expect=3)
     message = result.stderr
     assert "verified.json" in message and "10 expectations in the file, 9 after loading" in message
@@ -118,7 +118,7 @@ def test_a_suite_with_an_invalid_expectation_is_exit_3(tmp_path, sets, broken):
     raw = json.loads(path.read_text())
     raw["expectations"].append(broken)
     path.write_text(json.dumps(raw))
-    result = run("audit", sets["verified"], sets["post"], "--out-dir", tmp_path / "a",
+    result = run("audit", sets["verified"], sets["post"], "-o", tmp_path / "a",
                  "--suites", folder, "--no-data-docs", expect=3)
     assert "sets.json" in result.stderr
 
@@ -155,7 +155,7 @@ def test_the_shipped_sets_pass_every_suite(clean_audit, sets):
 
 
 def test_the_audit_text_output(sets, tmp_path):
-    result = run("audit", sets["verified"], sets["post"], "--out-dir", tmp_path,
+    result = run("audit", sets["verified"], sets["post"], "-o", tmp_path,
                  "--no-data-docs", expect=0)
     lines = result.stdout.splitlines()
     assert lines[0] == f"wrote {tmp_path / 'validation.json'}"
@@ -185,7 +185,7 @@ def test_the_dvc_stage_option_exit_zero_records_findings_and_exits_0(sets, tmp_p
     verified = read_csv(sets["verified"])
     verified[0]["value"] = "0"
     v = write_rows(tmp_path / "v.csv", verified)
-    result = run("audit", v, sets["post"], "--out-dir", tmp_path / "out",
+    result = run("audit", v, sets["post"], "-o", tmp_path / "out",
                  "--no-data-docs", "--exit-zero", expect=0)
     assert "[expectation-failed]" in result.stderr
     validation = json.loads((tmp_path / "out" / "validation.json").read_text())
@@ -195,7 +195,7 @@ def test_the_dvc_stage_option_exit_zero_records_findings_and_exits_0(sets, tmp_p
 def test_audit_refuses_to_overwrite_a_folder_that_is_not_data_docs(sets, tmp_path):
     (tmp_path / "data_docs").mkdir()
     (tmp_path / "data_docs" / "mine.txt").write_text("keep me")
-    run("audit", sets["verified"], sets["post"], "--out-dir", tmp_path, expect=2)
+    run("audit", sets["verified"], sets["post"], "-o", tmp_path, expect=2)
     assert (tmp_path / "data_docs" / "mine.txt").exists()
 
 

@@ -96,7 +96,7 @@ def test_no_command_opens_a_network_connection(tmp_path):
         "gate": (["gate", "--base", "main", "--format", "json"], repo, 0),   # policy: the base's
         "claims": (["claims", REPO / "claims.yaml", results, "--params", params], tmp_path, 1),
         "scaling": (["scaling", results, "--params", params], tmp_path, 0),
-        "audit": (["audit", verified, post, "--out-dir", tmp_path / "audit"],
+        "audit": (["audit", verified, post, "-o", tmp_path / "audit"],
                   tmp_path, 0),
     }
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "MLREPRO_"))}

@@ -400,7 +400,7 @@ def shipped(tmp_path_factory) -> Path:
     run("claims", REPO / "claims.yaml", results, "-o", audit / "claims.json", "--params", REPO / "params.yaml",
         "--exit-zero", expect=0)
     run("scaling", results, "-o", audit / "scaling.json", "--params", REPO / "params.yaml", expect=0)
-    run("audit", tmp / "verified.csv", tmp / "post.csv", "--out-dir", audit,
+    run("audit", tmp / "verified.csv", tmp / "post.csv", "-o", audit,
         "--no-data-docs", "--exit-zero", expect=0)
     out = tmp / "reports" / "index.html"
     run("report", results, "--agreement", agreement, "--rejected", data / "rejected.csv",
