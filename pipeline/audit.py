@@ -35,6 +35,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import uuid
 import warnings
 from contextlib import contextmanager
@@ -244,8 +245,37 @@ def audit(verified: Path, post_deadline: Path, docs_dir: Path | None = None,
                 "expectations_loaded": len(suite.expectations), "success": bool(doc["success"]),
                 "failed": len(found), "statistics": doc["statistics"]})
     if docs_dir is not None:
+        pin_site(Path(docs_dir))
         _ordinary_modes(Path(docs_dir))
     return report
+
+
+# What GX writes into its pages that differs between runs of the same inputs: the clock
+# in its logo's URL (``logo-long.png?d=20261201T000758.019632Z``, a cache-buster), the
+# batch's ``ge_load_time`` and random ids of the collapsible blocks (uuid4).
+_URL_STAMP = re.compile(rb"\?d=\d{8}T\d{6}\.\d{6}Z(&)?")
+_STAMP = re.compile(rb"\b\d{8}T\d{6}\.\d{6}Z\b")
+_BLOCK_ID = re.compile(rb"(collapse-body-)([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
+
+
+def pin_site(folder: Path) -> None:
+    """The Data Docs site with GX's clock stamps pinned to RUN_TIME (the logo's
+    cache-buster dropped) and its random block ids derived from the page and
+    their order, so that the same inputs give the same bytes."""
+    stamp = RUN_TIME.strftime("%Y%m%dT%H%M%S.%fZ").encode()
+    for page in sorted(folder.rglob("*.html")):
+        raw = page.read_bytes()
+        ids: dict[bytes, bytes] = {}
+
+        def block_id(m: re.Match) -> bytes:
+            name = f"mlrepro-docs:{page.relative_to(folder).as_posix()}:{len(ids)}"
+            new = ids.setdefault(m.group(2), str(uuid.uuid5(uuid.NAMESPACE_URL, name)).encode())
+            return m.group(1) + new
+
+        pinned = _URL_STAMP.sub(lambda m: b"?" if m.group(1) else b"", raw)
+        pinned = _BLOCK_ID.sub(block_id, _STAMP.sub(stamp, pinned))
+        if pinned != raw:
+            page.write_bytes(pinned)
 
 
 def _inputs_digest(paths: list[Path]) -> str:

@@ -154,6 +154,25 @@ def test_the_shipped_sets_pass_every_suite(clean_audit, sets):
     assert "Calculating Metrics" not in result.output + result.stderr    # progress bars off
 
 
+def test_the_data_docs_site_is_byte_identical_across_runs(sets, clean_audit, tmp_path):
+    """GX stamps the clock into its logo's URL and its batch's ge_load_time and
+    gives collapsible blocks random ids: all pinned, so two runs give the same bytes."""
+    _, _, first = clean_audit
+    run("audit", sets["verified"], sets["post"], "-o", tmp_path, expect=0)
+    files = sorted(p.relative_to(first).as_posix() for p in (first / "data_docs").rglob("*") if p.is_file())
+    again = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "data_docs").rglob("*") if p.is_file())
+    assert files == again and len([f for f in files if f.endswith(".html")]) >= 7, files
+    for name in files:
+        assert (first / name).read_bytes() == (tmp_path / name).read_bytes(), name
+    index = (first / "data_docs" / "index.html").read_text(encoding="utf-8")
+    assert "logo-long.png\"" in index and "?d=" not in index
+
+
+def test_audit_refuses_a_dash_for_its_folder(sets):
+    result = run("audit", sets["verified"], sets["post"], "-o", "-", expect=2)
+    assert "audit writes a folder" in result.stderr
+
+
 def test_the_audit_text_output(sets, tmp_path):
     result = run("audit", sets["verified"], sets["post"], "-o", tmp_path,
                  "--no-data-docs", expect=0)
