@@ -112,15 +112,32 @@ class Table:
     numeric: set[int] = field(default_factory=set)   # right-aligned columns
     caption: str = ""
     searchable: bool = True                          # a filter box above (when over 8 rows)
+    screen_only: set[int] = field(default_factory=set)   # columns left out when printed
+    where_all: str = ""                              # where every row is when print leaves some out
 
-    def add(self, cells: list[Cell | str], cls: str = "") -> None:
+    def add(self, cells: list[Cell | str], cls: str = "", printed: bool = True) -> None:
+        """A row; ``printed=False``: on screen only (the printed report keeps
+        what an auditor needs and says where the rest is)."""
         self.rows.append(cells)
-        self.row_classes.append(cls)
+        self.row_classes.append(" ".join(c for c in (cls, "" if printed else "noprint") if c))
+
+    def _print_note(self) -> str:
+        left_out = sum("noprint" in c.split() for c in self.row_classes)
+        if not left_out:
+            return ""
+        shown = len(self.rows) - left_out
+        return (f'<p class="print-only small">Printed: {shown} of {len(self.rows)} rows; all {len(self.rows)} '
+                f"are in the report on screen{escape(self.where_all)}.</p>")
 
     def html(self, empty: str = "None.") -> str:
         if not self.rows:
             return f'<p class="empty">{escape(empty)}</p>'
-        head = "".join(f'<th scope="col"{" class=num" if i in self.numeric else ""}>{escape(h)}</th>'
+
+        def column_class(i: int) -> str:
+            return " ".join(c for c in ("num" if i in self.numeric else "",
+                                        "noprint" if i in self.screen_only else "") if c)
+
+        head = "".join(f'<th scope="col"{_class_attr(column_class(i))}>{escape(h)}</th>'
                        for i, h in enumerate(self.header))
         body = []
         for cells, cls in zip(self.rows, self.row_classes):
@@ -128,8 +145,8 @@ class Table:
             for i, cell in enumerate(cells):
                 cell = cell if isinstance(cell, Cell) else Cell(cell)
                 attrs = f' data-sort="{escape(str(cell.sort))}"' if cell.sort is not None else ""
-                classes = " ".join(c for c in (cell.cls, "num" if i in self.numeric else "") if c)
-                attrs += f' class="{classes}"' if classes else ""
+                classes = " ".join(c for c in (cell.cls, column_class(i)) if c)
+                attrs += _class_attr(classes)
                 tds.append(f"<td{attrs}>{cell.html}</td>")
             row_attrs = f' class="{cls}"' if cls else ""
             body.append(f"<tr{row_attrs}>{''.join(tds)}</tr>")
@@ -137,8 +154,14 @@ class Table:
         search = (f'<input class="filter" type="search" placeholder="Filter {len(self.rows)} rows" '
                   f'aria-label="Filter the rows of this table" data-table="{self.ident}">'
                   if self.searchable and len(self.rows) > 8 else "")
-        return (f'<div class="tbl">{search}<table id="{self.ident}" class="sortable">{caption}'
-                f'<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
+        none_printed = all("noprint" in c.split() for c in self.row_classes)   # the note alone prints
+        return (f'<div class="tbl">{search}<table id="{self.ident}" '
+                f'class="sortable{" noprint" if none_printed else ""}">{caption}'
+                f'<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>{self._print_note()}</div>')
+
+
+def _class_attr(classes: str) -> str:
+    return f' class="{classes}"' if classes else ""
 
 
 # ---- the page --------------------------------------------------------------------------
@@ -201,7 +224,9 @@ nav ul { columns: 3; margin: .2rem 0; }
 .axis .ticks { position: relative; height: 1.1em; } .axis .ticks span { position: absolute;
   transform: translateX(-50%); white-space: nowrap; }
 footer { border-top: 1px solid var(--line); margin-top: 1.5rem; font-size: 12px; color: var(--muted); }
+.print-only { display: none; }
 @media print {
+  .noprint { display: none !important; } .print-only { display: block; }
   @page { size: A4 landscape; margin: 10mm; }
   body { max-width: none; padding: 0; font-size: 10px; }
   nav, input.filter, details { display: none; }

@@ -6,6 +6,7 @@ crash."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -114,6 +115,9 @@ def round_of(row: dict) -> str:
     return head if head.startswith("v") and head[1:2].isdigit() else NO_ROUND
 
 
+_NOTE_RESULT = re.compile(r"^(?:not compared: )?(\S+) (\S+) (\S+) (\S+?):")
+
+
 def claim_round(claim: dict, agreement: pd.DataFrame) -> str:
     """The round of the results a claim used. A reproducibility claim names no
     subject: its round is that of the partner results it lists (outside the
@@ -123,11 +127,10 @@ def claim_round(claim: dict, agreement: pd.DataFrame) -> str:
         return found
     keys = [(o.get("submitter"), o.get("system"), o.get("model"), o.get("scenario"))
             for o in claim.get("outside") or [] if isinstance(o, dict)]
-    for note in claim.get("notes") or []:
-        if isinstance(note, str) and note.startswith("not compared: "):
-            parts = note[len("not compared: "):].split(" ")
-            if len(parts) >= 4:
-                keys.append((parts[0], parts[1], parts[2], parts[3].rstrip(":")))
+    for note in claim.get("notes") or []:   # "[not compared: ]SUBMITTER SYSTEM MODEL SCENARIO: why"
+        m = _NOTE_RESULT.match(note) if isinstance(note, str) else None
+        if m:
+            keys.append(m.groups())
     if keys and len(agreement):
         index = agreement.set_index(["submitter", "system", "model", "scenario"])["round"]
         rounds = {str(index.loc[k].iloc[0]) if isinstance(index.loc[k], pd.Series) else str(index.loc[k])

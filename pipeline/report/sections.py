@@ -53,7 +53,9 @@ def tolerance(agreement: pd.DataFrame) -> float:
 def _agreement_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
     mark = unverified if unv else (lambda h: h)
     table = Table(ident, ["partner", "system", "accelerator", "model", "scenario", "value", "reference",
-                          "deviation", "verdict", "why excluded"], numeric={5, 7})
+                          "deviation", "verdict", "why excluded"], numeric={5, 7},
+                  where_all=" and in the agreement table (data/agreement.csv)")
+    printed = (lambda v: True) if unv else (lambda v: v == "deviates")   # print: the deviating rows
     for r in rows.to_dict("records"):
         value = f"{readable(r.get('value'))} <span class=small>{escape(str(r.get('units') or ''))}</span>"
         ref = (f"{readable(r['reference_value'])} <span class=small>({escape(text(r.get('reference_system')))})</span>"
@@ -68,7 +70,7 @@ def _agreement_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
                    Cell(f'<span class="v v-no-reference" title="{escape(text(r.get("reason")))}">no-reference</span>',
                         v),
                    wrap(r.get("reason") if v == "excluded" else "")],
-                  "bad" if v == "deviates" else "")
+                  "bad" if v == "deviates" else "", printed(v))
     return table.html("No partner result with this status in this round.")
 
 
@@ -114,7 +116,8 @@ def _scaling(data: Data, round_: str) -> str:
                              str(r.get("scenario"))))
     table = Table(f"scaling-{anchor(round_)}", ["submitter", "system", "model", "scenario", "nodes",
                                                "accelerators", "value", "expected (linear)", "efficiency",
-                                               "verdict", "reference used"], numeric={4, 5, 6, 7, 8})
+                                               "verdict", "reference used"], numeric={4, 5, 6, 7, 8},
+                  screen_only={10})
     for r in rows:
         mark = unverified if is_unverified(r) else (lambda h: h)
         table.add([_nw(r.get("submitter")), wrap(r.get("system")), _nw(r.get("model")),
@@ -126,7 +129,8 @@ def _scaling(data: Data, round_: str) -> str:
                         else "", number(r.get("efficiency_pct"))),
                    verdict(str(r.get("verdict"))),
                    wrap(r.get("reason") if r.get("verdict") == "no-reference" else r.get("reference_rule"))])
-    out = scaling_bars(rows, f"{round_}: scaling efficiency per cluster") + table.html()
+    bars = scaling_bars(rows, f"{round_}: scaling efficiency per cluster")   # the table prints, not the bars
+    out = bars.replace('<div class="chart eff"', '<div class="chart eff noprint"', 1) + table.html()
     if any(is_unverified(r) for r in rows):
         out += footnote()
     return out
@@ -146,7 +150,8 @@ def _rejected(data: Data, round_: str) -> str:
 def _versions(data: Data, round_: str) -> str:
     versions = data.versions[data.versions["round"] == round_].to_dict("records")
     table = Table(f"versions-{anchor(round_)}", ["submitter", "version", "declared", "status", "submitted at",
-                                                "used", "supersedes", "superseded by"])
+                                                "used", "supersedes", "superseded by"],
+                  where_all=" and in data/versions.csv")   # print: the versions not used
     for r in versions:
         used = str(r.get("used")).lower() == "true"
         by = ", ".join(f"v{o['version']}" for o in versions if o["submitter"] == r["submitter"]
@@ -156,7 +161,7 @@ def _versions(data: Data, round_: str) -> str:
                    escape(text(r.get("status_declared"))), escape(text(r.get("status"))),
                    escape(text(r.get("submitted_at"))),
                    "used" if used else ("superseded" if by else "not used"), f"v{escape(sup)}" if sup else "",
-                   "" if used else escape(by)])
+                   "" if used else escape(by)], printed=not used)
     return table.html()
 
 
