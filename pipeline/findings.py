@@ -51,6 +51,7 @@ CODES: dict[str, str] = {
     "submitter-mismatch": "a row's submitter disagrees with its submission's submitter",
     "version-exists": "the version folder already exists; versions are immutable",
     "bad-version-folder": "an entry under a submitter folder is not a version folder v<N> (^v[1-9][0-9]*$); never read as a version",
+    "misplaced-file": "a file beside the rounds or directly in a round folder, outside every version folder <round>/<submitter>/v<N>/; never read",
     # gate (versioning rules checked against the git base)
     "version-immutable": "a file of a version that exists at the base was changed, added or deleted",
     "version-not-next": "a new version folder is not numbered next (a gap or a reused number)",

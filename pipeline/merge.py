@@ -35,6 +35,7 @@ from . import table
 from .errors import ConfigError
 from .findings import Finding, ReportShape
 from .model import plain
+from .store import misplaced_files
 
 PARTS = ("results.parquet", "rejected.csv", "findings.json", "versions.csv")
 VERSION_COLUMNS = ["round", "submitter", "version", "path", "used", "status_declared", "status",
@@ -138,6 +139,7 @@ def ingest_root(root: Path, cache: Path | None = None) -> MergeReport:
             if entry is not None:
                 used.append(entry)
         report = merge_parts(parts)
+    report.recorded[:0] = [f.to_dict() for f in misplaced_files(root)]
     if cache is not None:
         _prune(cache, used)
     report.cache = counts
@@ -152,7 +154,8 @@ def ingest_submitter(folder: Path, root: Path, others: list[Path], out: Path) ->
 
     report = ingest.ingest([folder], root=root)
     foreign = {f.relative_to(root).as_posix() for f in others}
-    findings = [f for f in report.findings if _owner(f.file) not in foreign]
+    # files outside every submitter folder are the root's: recorded once, by ingest_root
+    findings = [f for f in report.findings if _owner(f.file) not in foreign and f.code != "misplaced-file"]
     out.mkdir(parents=True, exist_ok=True)
     write_table(report.table, out / "results.parquet")
     write_table(report.dispositions_frame(), out / "rejected.csv")

@@ -282,12 +282,33 @@ def _taint(version: Version, path: str, why: Finding) -> None:
 
 
 def find_versions(root: Path) -> tuple[list[Version], list[Finding]]:
-    """Every ``<round>/<submitter>/v<N>`` folder below a submissions root."""
-    versions, found = [], []
+    """Every ``<round>/<submitter>/v<N>`` folder below a submissions root (and
+    a finding for every file outside them: see :func:`misplaced_files`)."""
+    versions, found = [], misplaced_files(root)
     for round_dir in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
         for sub_dir in sorted(p for p in round_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
             versions.extend(_versions_of(sub_dir, root, found))
     return versions, found
+
+
+def misplaced_files(root: Path) -> list[Finding]:
+    """A file beside the rounds (``ROOT/notes.txt``) or directly in a round
+    folder (``ROOT/<round>/notes.txt``) is in no version: never read, so a
+    finding says so (hidden files such as ``.gitkeep`` aside). A file directly
+    in a submitter folder is ``bad-version-folder`` (:func:`_versions_of`)."""
+    rounds = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    found = []
+    for folder in [root, *rounds]:
+        for path in sorted(p for p in folder.iterdir() if not p.name.startswith(".") and not p.is_dir()):
+            found.append(misplaced_finding(path.relative_to(root).as_posix()))
+    return found
+
+
+def misplaced_finding(rel: str, prefix: str = "") -> Finding:
+    """The ``misplaced-file`` finding of a root-relative path (``prefix``: the
+    root from the repository's top, as the gate writes files)."""
+    return finding("misplaced-file", prefix + rel, "path", f"{prefix}<round>/<submitter>/v<N>/<file>", rel,
+                   "a file outside every version folder is never read: seal it in a version (mlrepro submit)")
 
 
 def _versions_of(sub_dir: Path, root: Path, found: list[Finding]) -> list[Version]:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .errors import ConfigError, UsageError
 from .findings import Finding, finding
-from .store import MANIFEST, VERSION_DIR
+from .store import MANIFEST, VERSION_DIR, misplaced_finding
 
 DEFAULT_BASES = ("origin/HEAD", "main", "master")
 
@@ -143,7 +143,9 @@ def versioning(changes: dict[str, str], base_files: list[str], root: Path, prefi
     for path, status in sorted(changes.items()):
         version, inner = _parse(path[strip:])
         if version is None:
-            if inner:
+            if path[strip:].count("/") < 2 and status != "D":   # beside the rounds or in a round folder
+                found.append(misplaced_finding(path[strip:], prefix))
+            elif inner:
                 found.append(finding("bad-version-folder", path, "path", f"{prefix}<round>/<submitter>/v<N>/<file>",
                                      inner, "only version folders v1, v2, ... belong under a submitter"))
             continue
