@@ -48,6 +48,7 @@ import pandas as pd
 from . import rules
 from .errors import ConfigError
 from .findings import Finding, ReportShape, finding
+from .model import Row, typed_rows
 
 RUNS_ON = ("verified", "post-deadline", "both")
 SUITE_KEYS = ("name", "expectations", "meta", "notes", "id", "suite_parameters")
@@ -140,8 +141,8 @@ class AuditReport(ReportShape):
         return all(s["success"] for s in self.suites)
 
     @property
-    def rows(self) -> list[dict]:
-        return self.suites
+    def rows(self) -> list[Row]:
+        return typed_rows("SuiteRow", self.suites)
 
     @property
     def summary(self) -> dict:

@@ -37,7 +37,8 @@ from . import rules, scaling, textcheck
 from .compare import compare, power_capped_name
 from .findings import Finding, ReportShape, finding
 from .formulas import ratio, within
-from .model import COMPARISON_DISCLAIMER, DEFAULT_REFERENCE_SUBMITTER, STATUSES, UNVERIFIED_FOOTNOTE
+from .model import (COMPARISON_DISCLAIMER, DEFAULT_REFERENCE_SUBMITTER, STATUSES, UNVERIFIED_FOOTNOTE, Row,
+                    typed_rows)
 from .readers.base import read_text
 
 KINDS = ("ratio", "scaling", "reproducibility")
@@ -79,7 +80,7 @@ class Ledger:
 
 @dataclass
 class ClaimsReport(ReportShape):
-    rows: list[dict] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)   # ClaimRow (see check_claims())
     findings: list[Finding] = field(default_factory=list)
 
     @property
@@ -336,7 +337,7 @@ def check_claims(ledger: Ledger, results: pd.DataFrame, reference_submitter: str
         row, found = check(claim, results, ledger, reference_submitter, index)
         report.rows.append(row)
         report.findings.extend(found)
-    report.rows.sort(key=lambda r: r["line"] or 0)
+    report.rows = typed_rows("ClaimRow", sorted(report.rows, key=lambda r: r["line"] or 0))
     return report
 
 

@@ -32,7 +32,7 @@ from . import rules
 from .findings import Finding, ReportShape, located
 from .formulas import deviation_pct, within
 from .model import (DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEFAULT_TOLERANCE_PCT,
-                    UNVERIFIED_FOOTNOTE, Source, plain)
+                    UNVERIFIED_FOOTNOTE, Row, Source, plain, typed_rows)
 
 MATCH = ("round", "accelerator", "accelerators_per_node", "nodes", "model", "scenario")
 PARTNER_COLUMNS = ("round", "submitter", "system", "accelerator", "accelerator_variant",
@@ -65,9 +65,9 @@ class CompareReport(ReportShape):
         return self.table
 
     @property
-    def rows(self) -> list[dict]:
-        """The agreement rows as dicts of JSON-safe values."""
-        return plain(self.table.to_dict("records"))
+    def rows(self) -> list[Row]:
+        """The agreement rows, typed (``AgreementRow``)."""
+        return typed_rows("AgreementRow", self.table.to_dict("records"))
 
     @property
     def findings(self) -> list[Finding]:

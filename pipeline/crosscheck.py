@@ -28,6 +28,7 @@ import pandas as pd
 
 from .findings import Finding, Report, finding
 from .formulas import deviation_pct, within
+from .model import typed_rows
 
 KEY = ("round", "submitter", "system", "model", "scenario")
 VERDICTS = ("matches", "differs", "not-published")
@@ -48,8 +49,8 @@ def load_published(paths: Iterable[Path], round_: str | None = None
     for path in paths:
         report = ingest([Path(path)], round_=round_, status="verified")
         found.extend(report.findings)
-        for round_, frame in report.table.groupby("round", sort=True):
-            tables.setdefault(str(round_), []).append(frame)
+        for name, frame in report.table.groupby("round", sort=True):   # not round_: the next path needs it
+            tables.setdefault(str(name), []).append(frame)
     return {r: pd.concat(frames, ignore_index=True) for r, frames in sorted(tables.items())}, found
 
 
@@ -89,6 +90,7 @@ def check(table: pd.DataFrame, published_tables, tolerance_pct: float = 0.0) -> 
         row, found = _verdict(rec, index.get(tuple(rec[k] for k in KEY), []), tolerance_pct)
         report.rows.append({k: row.get(k) for k in COLUMNS})
         report.findings.extend(found)
+    report.rows = typed_rows("CrosscheckRow", report.rows)
     counts = {v: sum(1 for r in report.rows if r["verdict"] == v) for v in VERDICTS}
     report.summary = {
         "tolerance_pct": tolerance_pct,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from .model import Source, plain
+from .model import Row, Source, plain, typed_rows
 
 # code -> one-line meaning. Documented in the README.
 CODES: dict[str, str] = {
@@ -172,14 +172,15 @@ def _show(value: object) -> str:
 
 
 class ReportShape:
-    """What every library entry point returns: a summary (dict), rows (dicts of
-    JSON-safe values, one per result, claim, suite...) and findings. Never
-    printed here: :mod:`pipeline.render` writes any report in any format.
+    """What every library entry point returns: a summary (dict), typed rows
+    (:class:`pipeline.model.Row`, one per result, claim, suite...: see
+    :func:`pipeline.model.typed_rows`) and findings. Never printed here:
+    :mod:`pipeline.render` writes any report in any format.
 
     Subclasses keep their own fields (a table, versions...) and expose
     ``rows``, ``findings`` and ``summary`` (attributes or properties)."""
 
-    rows: list[dict]
+    rows: list[Row]
     findings: list[Finding]
     summary: dict
     extra_keys: tuple[str, ...] = ()  # more top-level keys of the JSON document
@@ -197,7 +198,7 @@ class ReportShape:
         typed table returns it instead."""
         import pandas as pd
 
-        return pd.DataFrame(self.rows)
+        return pd.DataFrame([dict(r) for r in self.rows])
 
     def to_dict(self) -> dict:
         """The JSON document: the same for ``--format json`` and ``-o x.json``."""
@@ -209,6 +210,23 @@ class ReportShape:
         }
         doc.update({k: plain(getattr(self, k)) for k in self.extra_keys})
         return doc
+
+
+class TableReport(ReportShape):
+    """A report holding the canonical table (``table``, a DataFrame): its rows
+    are the table's, labelled (``ResultRow``), and ``frame()`` is the table
+    itself (ingest, ingest-all, merge)."""
+
+    table: "pd.DataFrame"   # noqa: F821 (pandas is imported where a table is built)
+
+    @property
+    def rows(self) -> list[Row]:
+        from .outputs import label_frame
+
+        return typed_rows("ResultRow", label_frame(self.table).to_dict("records"))
+
+    def frame(self):
+        return self.table
 
 
 @dataclass

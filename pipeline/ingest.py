@@ -16,8 +16,8 @@ import pandas as pd
 
 from . import bulk, clock, readers, rules, table
 from .errors import UsageError
-from .findings import Finding, ReportShape, finding
-from .model import Source, plain
+from .findings import Finding, TableReport, finding
+from .model import Source
 from .normalize import Context
 from .readers.base import Disposition, ReadResult
 from .store import MANIFEST, VERSION_DIR, Version, find_versions, load_manifest, version_at
@@ -30,7 +30,7 @@ KEY = ("round", "submitter", "system", "model", "scenario", "division", "status"
 
 
 @dataclass
-class IngestReport(ReportShape):
+class IngestReport(TableReport):
     """rows: the accepted results, labelled; the table (``frame()``) is the
     canonical table itself; every rejected or excluded row is a disposition."""
 
@@ -38,15 +38,6 @@ class IngestReport(ReportShape):
     dispositions: list[Disposition] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     versions: list[dict] = field(default_factory=list)
-
-    @property
-    def rows(self) -> list[dict]:
-        from .outputs import label_frame
-
-        return plain(label_frame(self.table).to_dict("records"))
-
-    def frame(self) -> pd.DataFrame:
-        return self.table
 
     @property
     def summary(self) -> dict:

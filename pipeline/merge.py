@@ -33,8 +33,7 @@ import pandas as pd
 
 from . import table
 from .errors import ConfigError
-from .findings import Finding, ReportShape
-from .model import plain
+from .findings import Finding, TableReport
 from .store import misplaced_files
 
 PARTS = ("results.parquet", "rejected.csv", "findings.json", "versions.csv")
@@ -46,7 +45,7 @@ _FOLDER_PREFIX = re.compile(r"^([^/]+/[^/]+)/")
 
 
 @dataclass
-class MergeReport(ReportShape):
+class MergeReport(TableReport):
     """findings: the joined table's own (schema); ``recorded``: every finding
     the ingest stages recorded, kept as data."""
 
@@ -56,15 +55,6 @@ class MergeReport(ReportShape):
     versions: pd.DataFrame
     findings: list[Finding]
     cache: dict = field(default_factory=dict)   # submitters read / taken from the cache
-
-    @property
-    def rows(self) -> list[dict]:
-        from .outputs import label_frame
-
-        return plain(label_frame(self.table).to_dict("records"))
-
-    def frame(self) -> pd.DataFrame:
-        return self.table
 
     @property
     def summary(self) -> dict:

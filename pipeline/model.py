@@ -6,16 +6,22 @@
   overrides them; the CLI reads it once, at the edge, and passes values in);
 * :class:`Source`, the one way a place in a file is written and parsed
   (``file:line`` in tables, ``line N`` or ``key K`` in findings);
-* :func:`plain`, the one way a value is made JSON-safe.
+* :func:`plain`, the one way a value is made JSON-safe;
+* :class:`Row`, the typed row of every report (:data:`COLUMN_TYPES` is its
+  schema: one type per column name, whatever the report).
 
 Standard library only: the gate imports it and must start fast.
 """
 
 from __future__ import annotations
 
+import functools
+import keyword
 import math
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields, make_dataclass
+from typing import ClassVar
 
 # ---- labels and the MLCommons wording ------------------------------------------------------
 
@@ -103,6 +109,8 @@ def plain(value: object) -> object:
     """A JSON-safe value: numpy and pandas scalars become Python ones, missing
     values (None, NaN, NA, NaT) and infinities become None, containers recurse,
     anything else unknown becomes its text."""
+    if isinstance(value, Row):
+        return plain(value.to_dict())
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set)):
@@ -121,3 +129,129 @@ def plain(value: object) -> object:
     if hasattr(value, "to_dict"):
         return plain(value.to_dict())
     return str(value)
+
+
+# ---- typed rows ------------------------------------------------------------------------------
+
+_TEXT, _NUMBER = str | None, float | None
+# The schema of every report's rows: one type per column name, whatever the report (a column
+# means the same in every report). The canonical table's columns follow schemas/results.v2.yaml
+# (a test checks that they agree); a column not listed here is typed ``object``.
+COLUMN_TYPES: dict[str, object] = {
+    # the canonical results table, labelled
+    "round": str, "submitter": str, "system": str, "system_name": _TEXT, "accelerator": str,
+    "accelerator_variant": str, "composition": str, "accelerators_per_node": int, "nodes": int,
+    "total_accelerators": int, "model": str, "used_model": _TEXT, "scenario": str, "value": float,
+    "units": str, "division": str, "availability": str, "status": str, "result_id": _TEXT,
+    "source": str, "submission_version": int | None, "label": str, "footnote": str,
+    # compare: the agreement table
+    "reference_submitter": str, "reference_system": _TEXT, "reference_value": _NUMBER,
+    "reference_source": _TEXT, "reference_status": _TEXT, "reference_rule": _TEXT,
+    "deviation_pct": _NUMBER, "tolerance_pct": float, "verdict": str, "reason": str,
+    "partner_status": str,
+    # scaling
+    "expected": _NUMBER, "efficiency_pct": _NUMBER, "references": list, "missing": list,
+    # claims
+    "id": str, "kind": _TEXT, "text": str, "line": int | None, "measure": _TEXT, "claimed": _NUMBER,
+    "tolerance": _NUMBER, "computed": _NUMBER, "holds": bool | None, "subject": dict | None,
+    "comparator": dict | None, "best_comparator": dict | None, "computed_vs_best": _NUMBER,
+    "range_min": _NUMBER, "range_max": _NUMBER, "eligible_comparators": int,
+    "cherry_picked": bool | None, "verified": bool | None, "disclaimer": str, "notes": list,
+    "compared": int, "within": int, "share_within_pct": _NUMBER, "outside": list, "not_compared": int,
+    # crosscheck
+    "published_value": _NUMBER, "published_result_id": _TEXT, "published_source": _TEXT,
+    # audit: one row per suite
+    "suite": str, "file": str, "runs_on": str, "rows": int, "expectations_in_file": int,
+    "expectations_loaded": int, "success": bool, "failed": int, "statistics": dict,
+}
+
+
+class Row(Mapping):
+    """A typed row of a report: a frozen dataclass whose fields are the row's
+    columns, in order, typed by :data:`COLUMN_TYPES` (:func:`row_type` makes
+    the class of a kind of row and its columns). It reads as a mapping
+    (``row["verdict"]``, ``row.get("label")``); :mod:`pipeline.render` and
+    ``to_dict()`` write it, its values JSON-safe (:func:`plain`)."""
+
+    __slots__ = ()
+    columns: ClassVar[tuple[str, ...]] = ()
+
+    def __getitem__(self, key: str) -> object:
+        if key in self.columns:
+            return getattr(self, key)
+        raise KeyError(key)
+
+    def __iter__(self):
+        return iter(self.columns)
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+    def to_dict(self) -> dict:
+        return {k: self[k] for k in self.columns}
+
+    @classmethod
+    def schema(cls) -> dict[str, object]:
+        """column -> declared type."""
+        return {f.name: f.type for f in fields(cls)} if cls.columns else {}
+
+    def mistyped(self) -> list[str]:
+        """The columns whose value is not of the declared type (none, for a well-built row)."""
+        return [c for c, t in self.schema().items() if not isinstance(self[c], t)]
+
+
+class LooseRow(Row):
+    """A row whose columns cannot be fields (a CSV's column named ``keys`` or
+    ``my value``): every value typed ``object``, read by name."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping):
+        object.__setattr__(self, "_data", dict(data))
+
+    @property
+    def columns(self) -> tuple[str, ...]:   # type: ignore[override]
+        return tuple(self._data)
+
+    def __getitem__(self, key: str) -> object:
+        return self._data[key]
+
+    def schema(self) -> dict[str, object]:   # type: ignore[override]
+        return {c: object for c in self._data}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LooseRow) and self._data == other._data
+
+    __hash__ = None   # type: ignore[assignment]
+
+
+_RESERVED = frozenset(dir(Row)) | {"_data"}
+
+
+def _field_name(column: str) -> bool:
+    return column.isidentifier() and not keyword.iskeyword(column) and column not in _RESERVED \
+        and not column.startswith("__")
+
+
+@functools.cache
+def row_type(kind: str, columns: tuple[str, ...]) -> type[Row] | None:
+    """The typed row class of ``kind`` (``AgreementRow``, ``ScalingRow``, ...) with
+    these columns in this order; None when a column cannot be a field."""
+    if not all(_field_name(c) for c in columns):
+        return None
+    cls = make_dataclass(kind, [(c, COLUMN_TYPES.get(c, object)) for c in columns], bases=(Row,),
+                         frozen=True, slots=True)
+    cls.columns = columns
+    cls.__module__ = __name__
+    return cls
+
+
+def typed_rows(kind: str, records: Iterable[Mapping]) -> list[Row]:
+    """Records (dicts, or a table's ``to_dict("records")``) as typed rows of
+    ``kind``, their values JSON-safe; the columns and their order are kept."""
+    out: list[Row] = []
+    for record in records:
+        record = plain(dict(record))
+        cls = row_type(kind, tuple(record))
+        out.append(cls(**record) if cls is not None else LooseRow(record))
+    return out

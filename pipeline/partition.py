@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .findings import Finding, ReportShape, finding
-from .model import plain
+from .model import Row, typed_rows
 from .outputs import label_frame
 
 
@@ -23,8 +23,10 @@ class PartitionReport(ReportShape):
     findings: list[Finding] = field(default_factory=list)
 
     @property
-    def rows(self) -> list[dict]:
-        return plain(self.verified.to_dict("records") + self.post_deadline.to_dict("records"))
+    def rows(self) -> list[Row]:
+        """The verified set's rows, then the post-deadline set's, typed
+        (``PartitionRow``: the columns of the table partitioned, labelled)."""
+        return typed_rows("PartitionRow", self.verified.to_dict("records") + self.post_deadline.to_dict("records"))
 
     def frame(self) -> pd.DataFrame:
         return pd.concat([self.verified, self.post_deadline], ignore_index=True)

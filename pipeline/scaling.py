@@ -44,7 +44,7 @@ from . import rules
 from .compare import power_capped_name
 from .formulas import EPSILON, efficiency_pct, linear_expectation
 from .findings import Finding, ReportShape
-from .model import DEFAULT_REFERENCE_SUBMITTER, UNVERIFIED_FOOTNOTE
+from .model import DEFAULT_REFERENCE_SUBMITTER, UNVERIFIED_FOOTNOTE, Row, typed_rows
 
 LOOKUP = ("same-submitter", "reference-submitter", "any-submitter")
 VERDICTS = ("sub-linear", "linear", "super-linear", "no-reference", "not-applicable")
@@ -55,7 +55,7 @@ ROW_COLUMNS = ("round", "submitter", "system", "model", "scenario", "units", "di
 
 @dataclass
 class ScalingReport(ReportShape):
-    rows: list[dict] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)   # ScalingRow (see scaling())
     reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER
     findings: list[Finding] = field(default_factory=list)
 
@@ -164,5 +164,5 @@ def scaling(results: pd.DataFrame, reference_submitter: str = DEFAULT_REFERENCE_
     index = single_node_index(results)
     multi = results[results["nodes"] > 1].sort_values(
         ["round", "submitter", "system", "model", "scenario", "status"], kind="stable")
-    return ScalingReport([scale_row(r, index, reference_submitter) for r in multi.to_dict("records")],
-                         reference_submitter)
+    return ScalingReport(typed_rows("ScalingRow", (scale_row(r, index, reference_submitter)
+                                                   for r in multi.to_dict("records"))), reference_submitter)
