@@ -49,6 +49,7 @@ from . import rules
 from .errors import ConfigError
 from .findings import Finding, ReportShape, finding
 from .model import Row, typed_rows
+from .outputs import atomic_path
 
 RUNS_ON = ("verified", "post-deadline", "both")
 SUITE_KEYS = ("name", "expectations", "meta", "notes", "id", "suite_parameters")
@@ -276,7 +277,8 @@ def pin_site(folder: Path) -> None:
         pinned = _URL_STAMP.sub(lambda m: b"?" if m.group(1) else b"", raw)
         pinned = _BLOCK_ID.sub(block_id, _STAMP.sub(stamp, pinned))
         if pinned != raw:
-            page.write_bytes(pinned)
+            with atomic_path(page) as tmp:
+                tmp.write_bytes(pinned)
 
 
 def _inputs_digest(paths: list[Path]) -> str:

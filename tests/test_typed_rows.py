@@ -6,8 +6,6 @@ pipeline test checks them byte for byte)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
 
