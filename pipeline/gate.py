@@ -34,7 +34,7 @@ from pathlib import Path
 from . import clock, params as params_mod, policy as policy_mod, rules, withdrawals
 from .errors import ConfigError, UsageError
 from .findings import Finding, Report, finding
-from .model import Source, plain
+from .model import Source, plain, typed_rows
 from .store import MANIFEST
 from .versioning import Gated, _parse, changes_since, files_at, repo_top, resolve_base, versioning
 
@@ -244,7 +244,7 @@ def check(report: GateReport, root: Path, prefix: str, pol: policy_mod.Policy, n
     rows = [_result_row(r, by_source.get(r["source"]), prefix)
             for r in table.to_dict("records") if mine(r["source"])]
     rows += [_disposed_row(d, prefix) for d in dispositions if mine(d.source)]
-    report.rows = sorted(rows, key=lambda r: (r["file"], r["line"] or 0))
+    report.rows = typed_rows("GateRow", sorted(rows, key=lambda r: (r["file"], r["line"] or 0)))
     report.findings.extend(_deviations(compared, mine, prefix))
     report.findings.extend(_crosscheck(table, mine, gated, pol, prefix, root))
     report.findings.extend(_empty(gated, report, prefix, root))

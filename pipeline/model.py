@@ -135,8 +135,9 @@ def plain(value: object) -> object:
 
 _TEXT, _NUMBER = str | None, float | None
 # The schema of every report's rows: one type per column name, whatever the report (a column
-# means the same in every report). The canonical table's columns follow schemas/results.v2.yaml
-# (a test checks that they agree); a column not listed here is typed ``object``.
+# means the same in every report; KIND_TYPES below: where a kind may leave it empty). The
+# canonical table's columns follow schemas/results.v2.yaml (a test checks that they agree); a
+# column not listed here is typed ``object``.
 COLUMN_TYPES: dict[str, object] = {
     # the canonical results table, labelled
     "round": str, "submitter": str, "system": str, "system_name": _TEXT, "accelerator": str,
@@ -163,6 +164,14 @@ COLUMN_TYPES: dict[str, object] = {
     # audit: one row per suite
     "suite": str, "file": str, "runs_on": str, "rows": int, "expectations_in_file": int,
     "expectations_loaded": int, "success": bool, "failed": int, "statistics": dict,
+}
+
+# Where a kind of row leaves a column empty that others always fill: the gate's row of a
+# rejected input has no result (submitter, value, verdict... are None).
+KIND_TYPES: dict[str, dict[str, object]] = {
+    "GateRow": {"version": str, "outcome": str, "codes": str, "submitter": _TEXT, "system": _TEXT,
+                "model": _TEXT, "scenario": _TEXT, "value": _NUMBER, "units": _TEXT, "status": _TEXT,
+                "verdict": _TEXT, "tolerance_pct": _NUMBER, "label": _TEXT},
 }
 
 
@@ -239,7 +248,8 @@ def row_type(kind: str, columns: tuple[str, ...]) -> type[Row] | None:
     these columns in this order; None when a column cannot be a field."""
     if not all(_field_name(c) for c in columns):
         return None
-    cls = make_dataclass(kind, [(c, COLUMN_TYPES.get(c, object)) for c in columns], bases=(Row,),
+    types = {**COLUMN_TYPES, **KIND_TYPES.get(kind, {})}
+    cls = make_dataclass(kind, [(c, types.get(c, object)) for c in columns], bases=(Row,),
                          frozen=True, slots=True)
     cls.columns = columns
     cls.__module__ = __name__

@@ -11,7 +11,7 @@ import yaml
 
 from conftest import REPO
 
-from pipeline import audit, claims, compare, crosscheck, ingest, partition, render, scaling, table
+from pipeline import audit, claims, compare, crosscheck, gate, ingest, partition, render, scaling, table
 from pipeline.findings import Report
 from pipeline.model import COLUMN_TYPES, LooseRow, Row, plain, row_type, typed_rows
 
@@ -37,11 +37,13 @@ def reports(tmp_path_factory) -> dict:
         "ClaimRow": claims.check_claims(claims.read_ledger(REPO / "claims.yaml"), results),
         "CrosscheckRow": crosscheck.check(results, published),
         "SuiteRow": audit.audit(verified, post),
+        "GateRow": gate.run([SUBMISSIONS / "v6.0" / "Dell" / "v1", SUBMISSIONS / "v6.0" / "AMD" / "v2"],
+                            SUBMISSIONS, None, REPO / "params.yaml", cwd=REPO),
     }
 
 
 @pytest.mark.parametrize("kind", ["ResultRow", "AgreementRow", "PartitionRow", "ScalingRow", "ClaimRow",
-                                  "CrosscheckRow", "SuiteRow"])
+                                  "CrosscheckRow", "SuiteRow", "GateRow"])
 def test_every_row_is_typed_and_its_values_fit_their_types(reports, kind):
     rows = reports[kind].rows
     assert rows, kind
@@ -69,6 +71,16 @@ def test_a_row_reads_as_a_mapping():
     with pytest.raises(AttributeError):      # frozen: a report's rows are what was computed
         row.value = 2.0
     assert row_type("AgreementRow", ("round", "value", "deviation_pct")) is type(row)
+
+
+def test_a_gate_row_of_a_rejected_input_is_typed_too():
+    rows = [{"version": "v6.0/Dell/v2", "file": "submissions/v6.0/Dell/v2/results.csv", "line": 3,
+             "outcome": "rejected", "codes": "malformed-number", "submitter": None, "value": None,
+             "verdict": None, "label": None, "reason": "value: '100 282'"}]
+    (row,) = typed_rows("GateRow", rows)
+    assert row.mistyped() == []
+    (strict,) = typed_rows("AgreementRow", rows)      # elsewhere a result always has a submitter
+    assert "submitter" in strict.mistyped()
 
 
 def test_a_value_of_the_wrong_type_is_named():
