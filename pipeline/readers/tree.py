@@ -250,8 +250,7 @@ def jobs_of(unit: SystemUnit) -> list[ResultJob]:
 
 
 def _job(unit: SystemUnit, model_folder, scenario_dir, facts, sys_display, why, beside) -> ResultJob:
-    model, scenario = _canonical(model_folder, scenario_dir.name)
-    family = model_rules.models()[model].family if model else None
+    model, scenario, family = _benchmark(model_folder, scenario_dir.name)
     return ResultJob(
         scenario_dir=scenario_dir,
         display=f"{unit.shown}/results/{unit.system}/{model_folder}/{scenario_dir.name}",
@@ -260,6 +259,14 @@ def _job(unit: SystemUnit, model_folder, scenario_dir, facts, sys_display, why, 
         scenario_folder=scenario_dir.name, model=model, scenario=scenario, family=family,
         system_facts=facts, system_display=sys_display, system_findings=why,
         compliance_beside=beside)
+
+
+@model_rules.cached(maxsize=4096)
+def _benchmark(model_folder: str, scenario_folder: str) -> tuple[str | None, str | None, str | None]:
+    """Benchmark, scenario and unit family of a result folder, decided once
+    per folder name (a tree repeats a few names thousands of times)."""
+    model, scenario = _canonical(model_folder, scenario_folder)
+    return model, scenario, model_rules.models()[model].family if model else None
 
 
 def _canonical(model_folder: str, scenario_folder: str) -> tuple[str | None, str | None]:
