@@ -18,6 +18,7 @@ missing system description or log rejects only the results it concerns.
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing
 import os
 import sys
@@ -41,6 +42,7 @@ PARALLEL_MIN_SYSTEMS = 16     # below this, a worker pool costs more than it sav
 MAX_CHUNK = 8                 # systems per task
 MAX_SYSTEM_JSON = 1024 * 1024
 _WORKER: dict = {}
+_STARTED: dict[tuple, "_Run"] = {}   # trees started (start()) and not yet read
 
 
 def sniff(header_line: str) -> bool:
@@ -58,11 +60,14 @@ def read(path: Path, display: str, round_: str | None = None, workers: int | Non
     result is judged by the round whose official seeds its log shows.
     ``rules`` replaces schemas/rules (tests judge quick runs by relaxed rules)."""
     out = ReadResult()
-    units = systems(path, display)
+    run = _STARTED.pop((os.fspath(path), display, round_), None) \
+        if workers is None and rules is None else None
+    if run is None:
+        run = _Run(systems(path, display), round_, workers, rules)
     rounds: set[str] = set()
-    progress = _Progress(len(units), display)
+    progress = _Progress(len(run.units), display)
     results = 0
-    for judged in outcomes(units, round_, workers, rules):
+    for judged in run:
         progress.step()
         for outcome in judged:
             results += 1
@@ -104,31 +109,77 @@ class _Progress:
             sys.stderr.flush()
 
 
+def start(path: Path, display: str, round_: str | None = None) -> None:
+    """Begin reading a tree in worker processes and return at once: the
+    results wait for the :func:`read` of the same tree (same path, display
+    and round), which takes them. The CLI starts a tree before it imports the
+    table libraries, so that the workers judge results while it imports. A
+    started tree that is never read is stopped at exit."""
+    key = (os.fspath(path), display, round_)
+    if key not in _STARTED:
+        _STARTED[key] = _Run(systems(path, display), round_, None, None)
+
+
 def outcomes(units: list[SystemUnit], round_: str | None, workers: int | None = None,
              rules: dict[str, RoundRules] | None = None) -> Iterator[list[Outcome]]:
     """The judged results of each system folder, in order, in parallel across
     cores when there are enough systems."""
-    rounds = round_rules.all_rounds() if rules is None else rules
-    formats = round_rules.formats()
-    keys = log_keys(rounds, formats)
-    count = workers or os.cpu_count() or 1
-    if count <= 1 or len(units) < PARALLEL_MIN_SYSTEMS:
+    return iter(_Run(units, round_, workers, rules))
+
+
+class _Run:
+    """The judging of a tree's system folders: in a pool of worker processes
+    (every chunk submitted at once, when the run is made) when there are
+    enough systems, else in this process as they are asked for. Iterating
+    gives each system's outcomes in order."""
+
+    def __init__(self, units: list[SystemUnit], round_: str | None, workers: int | None,
+                 rules: dict[str, RoundRules] | None):
+        self.units, self.round = units, round_
+        self.rounds = round_rules.all_rounds() if rules is None else rules
+        self.formats = round_rules.formats()
+        self.keys = log_keys(self.rounds, self.formats)
+        self.pool, self.futures, self.chunks = None, [], []
+        count = workers or os.cpu_count() or 1
+        if count <= 1 or len(units) < PARALLEL_MIN_SYSTEMS:
+            return
+        size = max(1, min(MAX_CHUNK, len(units) // (count * 4)))
+        self.chunks = [units[i:i + size] for i in range(0, len(units), size)]
+        try:
+            self.pool = ProcessPoolExecutor(max_workers=count, mp_context=_context(),
+                                            initializer=_init_worker,
+                                            initargs=(self.rounds, self.formats, round_, self.keys))
+            self.futures = [self.pool.submit(_judge_chunk, chunk) for chunk in self.chunks]
+        except (OSError, BrokenProcessPool):   # no processes to be had: judge here
+            self.stop()
+        else:
+            atexit.register(self.stop)
+
+    def stop(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+            atexit.unregister(self.stop)
+
+    def _here(self, units: list[SystemUnit]) -> Iterator[list[Outcome]]:
         for unit in units:
-            yield judge_system(unit, rounds, formats, round_, keys)
-        return
-    size = max(1, min(MAX_CHUNK, len(units) // (count * 4)))
-    chunks = [units[i:i + size] for i in range(0, len(units), size)]
-    done = 0
-    try:
-        with ProcessPoolExecutor(max_workers=count, mp_context=_context(), initializer=_init_worker,
-                                 initargs=(rounds, formats, round_, keys)) as pool:
-            for judged in pool.map(_judge_chunk, chunks):
-                yield from judged
+            yield judge_system(unit, self.rounds, self.formats, self.round, self.keys)
+
+    def __iter__(self) -> Iterator[list[Outcome]]:
+        if self.pool is None:
+            yield from self._here([u for chunk in self.chunks for u in chunk] if self.chunks else self.units)
+            return
+        done = 0
+        try:
+            for future in self.futures:
+                judged = future.result()
                 done += 1
-    except BrokenProcessPool:
-        # a worker could not start or died (e.g. no usable __main__): finish here
-        for chunk in chunks[done:]:
-            yield from (judge_system(unit, rounds, formats, round_, keys) for unit in chunk)
+                yield from judged
+        except BrokenProcessPool:
+            # a worker could not start or died (e.g. no usable __main__): finish here
+            yield from self._here([u for chunk in self.chunks[done:] for u in chunk])
+        finally:
+            self.stop()
 
 
 def _context():
@@ -199,8 +250,7 @@ def jobs_of(unit: SystemUnit) -> list[ResultJob]:
 
 
 def _job(unit: SystemUnit, model_folder, scenario_dir, facts, sys_display, why, beside) -> ResultJob:
-    model, scenario = _canonical(model_folder, scenario_dir.name)
-    family = model_rules.models()[model].family if model else None
+    model, scenario, family = _benchmark(model_folder, scenario_dir.name)
     return ResultJob(
         scenario_dir=scenario_dir,
         display=f"{unit.shown}/results/{unit.system}/{model_folder}/{scenario_dir.name}",
@@ -209,6 +259,14 @@ def _job(unit: SystemUnit, model_folder, scenario_dir, facts, sys_display, why, 
         scenario_folder=scenario_dir.name, model=model, scenario=scenario, family=family,
         system_facts=facts, system_display=sys_display, system_findings=why,
         compliance_beside=beside)
+
+
+@model_rules.cached(maxsize=4096)
+def _benchmark(model_folder: str, scenario_folder: str) -> tuple[str | None, str | None, str | None]:
+    """Benchmark, scenario and unit family of a result folder, decided once
+    per folder name (a tree repeats a few names thousands of times)."""
+    model, scenario = _canonical(model_folder, scenario_folder)
+    return model, scenario, model_rules.models()[model].family if model else None
 
 
 def _canonical(model_folder: str, scenario_folder: str) -> tuple[str | None, str | None]:

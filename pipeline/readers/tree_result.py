@@ -13,6 +13,7 @@ is named where the submitter's layout puts it.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -83,12 +84,18 @@ def judge(job: ResultJob, rounds: dict[str, RoundRules], formats: Formats,
     """``keys``: the LoadGen keys to parse (:func:`log_keys`, computed once by
     the caller; None computes them)."""
     detail_display = f"{job.display}/{DETAIL}"
-    early = _before_log(job, detail_display)
+    base = os.fspath(job.scenario_dir)
+    detail = f"{base}/{DETAIL}"
+    early = _before_log(job)
     if early:
+        if not os.path.isfile(detail):
+            early.append(folder_checks.missing_file(detail_display, "the performance detail log"))
         return Outcome(detail_display, None, early)
     keys = log_keys(rounds, formats) if keys is None else keys
-    log, found = loadgen.read_log(job.scenario_dir / DETAIL, detail_display, keys)
-    if log is None:
+    log, found = loadgen.read_log(detail, detail_display, keys)
+    if log is None:   # read first, asked why after: one system call less for a log that is there
+        if not os.path.isfile(detail):
+            found = [folder_checks.missing_file(detail_display, "the performance detail log")]
         return Outcome(detail_display, None, found)
     found = list(log.findings)
     rules, why = run_checks.round_of(log, rounds, explicit_round)
@@ -98,7 +105,7 @@ def judge(job: ResultJob, rounds: dict[str, RoundRules], formats: Formats,
     found += run_checks.check_run(log, rules, job.model, job.scenario, job.division)
     found += folder_checks.check_system(job.system_facts, job.system_display, rules,
                                         job.submitter, job.division)
-    found += _companions(job, rules, formats)
+    found += _companions(job, base, rules, formats)
     value, more = _value(log, job, rules, formats)
     found += more
     if any(f.severity == "error" for f in found):
@@ -107,8 +114,8 @@ def judge(job: ResultJob, rounds: dict[str, RoundRules], formats: Formats,
     return Outcome(detail_display, record, found, rules.round)
 
 
-def _before_log(job: ResultJob, detail_display: str) -> list[Finding]:
-    """What rejects a result before its log is read."""
+def _before_log(job: ResultJob) -> list[Finding]:
+    """What rejects a result before its log is read (besides a missing log)."""
     found = list(job.system_findings)
     if job.model is None:
         found.append(finding("unknown-model", job.display, f"folder {job.model_folder}",
@@ -116,33 +123,33 @@ def _before_log(job: ResultJob, detail_display: str) -> list[Finding]:
     if job.scenario is None:
         found.append(finding("unknown-scenario", job.display, f"folder {job.scenario_folder}",
                              "an MLPerf scenario", job.scenario_folder, "unknown scenario"))
-    if not (job.scenario_dir / DETAIL).is_file():
-        found.append(folder_checks.missing_file(detail_display, "the performance detail log"))
     return found
 
 
-def _companions(job: ResultJob, rules: RoundRules, formats: Formats) -> list[Finding]:
+def _companions(job: ResultJob, base: str, rules: RoundRules, formats: Formats) -> list[Finding]:
+    """``base``: the scenario folder, as a string (paths are joined as text
+    here, thousands of times per tree)."""
     found: list[Finding] = []
-    if not (job.scenario_dir / SUMMARY).is_file():
+    if not os.path.isfile(f"{base}/{SUMMARY}"):
         found.append(folder_checks.missing_file(f"{job.display}/{SUMMARY}", "the performance summary"))
     targets = rules.accuracy_targets(job.model, job.scenario)
     if targets and rules.enforced("accuracy", job.division):
-        found += folder_checks.check_accuracy(job.scenario_dir / ACCURACY, f"{job.display}/{ACCURACY}",
+        found += folder_checks.check_accuracy(f"{base}/{ACCURACY}", f"{job.display}/{ACCURACY}",
                                               targets, formats)
     tests = rules.compliance.get(job.model)
     if tests and rules.enforced("compliance", job.division):
-        found += folder_checks.check_compliance(lambda t: _test_folder(job, t), tests, rules)
+        found += folder_checks.check_compliance(lambda t: _test_folder(job, base, t), tests, rules)
     return found
 
 
-def _test_folder(job: ResultJob, test: str) -> tuple[Path, str]:
+def _test_folder(job: ResultJob, base: str, test: str) -> tuple[str, str]:
     """The test's folder inside the scenario folder (v6.x) when it is there,
     else beside results/ (v5.x) when the submitter has compliance/."""
     inside = f"results/{job.system}/{job.model_folder}/{job.scenario_folder}/{test}"
     rel = inside
-    if job.compliance_beside and not (job.scenario_dir / test).is_dir():
+    if job.compliance_beside and not os.path.isdir(f"{base}/{test}"):
         rel = f"compliance/{job.system}/{job.model_folder}/{job.scenario_folder}/{test}"
-    return job.submitter_dir / rel, f"{job.submitter_display}/{rel}"
+    return f"{os.fspath(job.submitter_dir)}/{rel}", f"{job.submitter_display}/{rel}"
 
 
 def _value(log, job: ResultJob, rules: RoundRules, formats: Formats):
