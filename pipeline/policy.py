@@ -25,6 +25,7 @@ import yaml
 from . import params as params_mod, rules
 from .errors import ConfigError
 from .findings import Finding, finding
+from .model import DEFAULT_REFERENCE_VENDOR
 
 POLICY = ("params.yaml", "schemas/", "published/", "pipeline/", "pyproject.toml", "dvc.yaml", ".github/")
 GENERATED = ("dvc.lock", "data/", "results/", "audit/", "reports/", "metrics.json")
@@ -41,6 +42,13 @@ class Policy:
     reference_submitter: str
     source: str                          # "base 1a2b3c4d5e6f", "head (working tree)", ...
     published: Path | None = None        # the published/ tables the crosscheck reads (policy too)
+    reference_vendor: str = DEFAULT_REFERENCE_VENDOR   # partner results: on this vendor's parts
+
+    @classmethod
+    def of(cls, schemas: Path, compare: dict, source: str, published: Path | None = None) -> "Policy":
+        """From the ``compare`` section of a params.yaml (:func:`pipeline.params.load`)."""
+        return cls(schemas, compare["tolerance_pct"], compare["reference_submitter"], source, published,
+                   compare["reference_vendor"])
 
 
 def is_policy(path: str) -> bool:
@@ -104,8 +112,7 @@ def base_policy(top: Path, commit: str, params_path: str, workdir: Path) -> Poli
         published = workdir / "published"
     text = blob(top, commit, params_path)
     compare = _params(text, workdir, f"{params_path} at {commit[:12]}")
-    return Policy(schemas, compare["tolerance_pct"], compare["reference_submitter"], f"base {commit[:12]}",
-                  published)
+    return Policy.of(schemas, compare, f"base {commit[:12]}", published)
 
 
 def head_policy(top: Path, params_path: str) -> Policy:
@@ -114,8 +121,7 @@ def head_policy(top: Path, params_path: str) -> Policy:
     path = top / params_path
     compare = params_mod.load(path if path.is_file() else None)["compare"]
     published = top / "published" if (top / "published").is_dir() else None
-    return Policy(schemas, compare["tolerance_pct"], compare["reference_submitter"], "head (working tree)",
-                  published)
+    return Policy.of(schemas, compare, "head (working tree)", published)
 
 
 def _params(text: bytes | None, tmp: Path, what: str) -> dict:
@@ -211,7 +217,7 @@ def outcomes(root: Path, policy: Policy) -> dict[str, dict]:
     with active(policy):
         report = ingest_mod.ingest([root], root=root)
         compared = {r["source"]: r for r in compare_mod.compare(
-            report.table, policy.tolerance_pct, policy.reference_submitter).rows}
+            report.table, policy.tolerance_pct, policy.reference_submitter, policy.reference_vendor).rows}
     out = {}
     for row in report.table.to_dict("records"):
         r = compared.get(row["source"], {})
