@@ -134,12 +134,14 @@ def _crosscheck(table: list[dict], mine, gated: list[Gated], pol: policy_mod.Pol
     from . import crosscheck
 
     published: dict[str, list[dict]] = {}
+    scratch = pol.published.parent.as_posix() + "/"   # a published row is named from the repository root
     for round_ in sorted({g.round for g in gated}):
         folder = pol.published / round_        # published/<round>/: that round's tables
         by_round: dict[str, list[dict]] = {}
         for path in sorted(p for p in folder.glob("*") if p.is_file() and p.suffix in (".csv", ".json")):
             for r in eng.ingest([path], round_=round_, status="verified").rows:
-                by_round.setdefault(str(r["round"]), []).append(r)
+                by_round.setdefault(str(r["round"]), []).append(
+                    {**r, "source": str(r["source"]).removeprefix(scratch)})
         published.update(sorted(by_round.items()))
     if not published:
         return []

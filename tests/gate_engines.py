@@ -62,7 +62,15 @@ def agree(repo: Path, args: tuple, env: dict | None = None) -> dict | None:
     assert rows[0] == frames[0], (rows, frames)
     if rows[0] in (0, 1):
         doc_rows, doc_frames = json.loads(rows[1]), json.loads(frames[1])
-        assert doc_rows == doc_frames
+        assert doc_rows == doc_frames, _difference(doc_rows, doc_frames)
         return doc_rows
     assert rows[1] == frames[1]
     return None
+
+
+def _difference(a: dict, b: dict) -> str:
+    """The first parts of two documents that differ (this module is not assert-rewritten)."""
+    for key in a:
+        if a[key] != b.get(key):
+            return f"{key}: rows {json.dumps(a[key])[:1500]}\n frames {json.dumps(b.get(key))[:1500]}"
+    return "keys differ"
