@@ -87,7 +87,7 @@ def run(paths: list[Path], root: Path, base: str | None, params_path: Path = Pat
         if changed_policy and allow_policy_change:
             try:
                 rows, found = policy_mod.flips(root, pol, policy_mod.head_policy(
-                    top, _rel(params_path, cwd, top)), prefix)
+                    top, _rel(params_path, cwd, top)), prefix, engine)
             except ConfigError as exc:      # the new policy itself does not load: it cannot pass
                 rows, found = [], [finding("policy-change", "schemas/", "whole file", "a policy that loads",
                                            str(exc), "the changed policy does not load")]

@@ -210,16 +210,17 @@ def generated_findings(changes: dict[str, str]) -> list[Finding]:
 
 # ---- what the new policy would do ------------------------------------------------------------
 
-def outcomes(root: Path, policy: Policy) -> dict[str, dict]:
-    """result source -> its status and verdict (or outcome) under POLICY."""
-    from . import compare as compare_mod, ingest as ingest_mod
+def outcomes(root: Path, policy: Policy, engine: str = "rows") -> dict[str, dict]:
+    """result source -> its status and verdict (or outcome) under POLICY
+    (ENGINE: see :mod:`pipeline.gate_results`)."""
+    from .gate_results import engine_of
 
+    eng = engine_of(engine)
     with active(policy):
-        report = ingest_mod.ingest([root], root=root)
-        compared = {r["source"]: r for r in compare_mod.compare(
-            report.table, policy.tolerance_pct, policy.reference_submitter, policy.reference_vendor).rows}
+        report = eng.ingest([root], root=root)
+        compared = {r["source"]: r for r in eng.compare(report.rows, policy)}
     out = {}
-    for row in report.table.to_dict("records"):
+    for row in report.rows:
         r = compared.get(row["source"], {})
         out[row["source"]] = {k: row[k] for k in ("round", "submitter", "system", "model", "scenario")} | {
             "status": row["status"], "verdict": r.get("verdict") or "reference",
@@ -231,9 +232,10 @@ def outcomes(root: Path, policy: Policy) -> dict[str, dict]:
     return out
 
 
-def flips(root: Path, base: Policy, head: Policy, prefix: str) -> tuple[list[dict], list[Finding]]:
+def flips(root: Path, base: Policy, head: Policy, prefix: str,
+          engine: str = "rows") -> tuple[list[dict], list[Finding]]:
     """Every shipped result whose verdict or status differs between the two policies."""
-    before, after = outcomes(root, base), outcomes(root, head)
+    before, after = outcomes(root, base, engine), outcomes(root, head, engine)
     rows, found = [], []
     for source in sorted(set(before) | set(after)):
         a = before.get(source) or {"status": None, "verdict": "absent"}

@@ -11,6 +11,7 @@ hostile case of tests/test_gate_bypasses.py is checked both ways.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from datetime import datetime, timezone
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from pipeline import clock, gate as gate_mod, gate_results, rules
+from pipeline import clock, gate as gate_mod, rules
 from pipeline.cli import cli
 
 PINNED = datetime(2026, 6, 1, tzinfo=timezone.utc)   # a clock both runs share
@@ -39,8 +40,8 @@ def _json_args(args: tuple) -> list[str]:
 
 def run(repo: Path, args: tuple, engine: str, env: dict | None = None) -> tuple[int, str]:
     """One in-process gate run with ENGINE: (exit code, output)."""
-    real_check, real_now = gate_results.check, clock.now
-    gate_mod.check = lambda *a, **k: real_check(*a[:5], engine=engine)
+    real_run, real_now = gate_mod.run, clock.now
+    gate_mod.run = functools.partial(real_run, engine=engine)
     clock.now = lambda: PINNED
     before = os.getcwd()
     os.chdir(repo)
@@ -50,7 +51,7 @@ def run(repo: Path, args: tuple, engine: str, env: dict | None = None) -> tuple[
             "GITHUB_BASE_REF": None, "MLREPRO_SCHEMAS": None, **(env or {})})
     finally:
         os.chdir(before)
-        gate_mod.check, clock.now = real_check, real_now
+        gate_mod.run, clock.now = real_run, real_now
         rules.clear_caches()
     assert done.exception is None or isinstance(done.exception, SystemExit), repr(done.exception)
     return done.exit_code, done.stdout if done.exit_code in (0, 1) else done.output
