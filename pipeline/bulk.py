@@ -23,6 +23,7 @@ from .normalize import (EXCLUDED_CPU, EXCLUDED_POWER, NUMBER_PATTERN, PLACEHOLDE
                         build_row, exclusion)
 from .readers.base import Disposition
 from .readers.tabular import RawTable
+from .rows import merge_warnings, normalise_records, rejected as _rejected
 from .table import COLUMNS
 
 DESCRIPTIVE = ("round", "submitter", "system", "platform", "accelerator", "accelerators_per_node",
@@ -51,7 +52,7 @@ def normalise_result(result, ctx: Context) -> BulkResult:
 
     out = BulkResult(pd.DataFrame(columns=list(COLUMNS)), list(result.findings),
                      list(result.dispositions))
-    frames, rows, records = [], [], list(result.records)
+    frames, records = [], list(result.records)
     for raw_table in result.tables:
         if len(raw_table) < BULK_MIN_ROWS:   # a few rows: the row path costs less than pandas
             records.extend(raw_table.record(i) for i in range(len(raw_table)))
@@ -60,18 +61,9 @@ def normalise_result(result, ctx: Context) -> BulkResult:
         out.findings.extend(done.findings)
         out.dispositions.extend(done.dispositions)
         frames.append(done.frame)
-    for record in records:
-        source = f"{record.file}:{record.line}"
-        reason = exclusion(record)
-        if reason:
-            out.dispositions.append(Disposition(source, "excluded", "", reason))
-            continue
-        row, found = build_row(record, ctx)
-        out.findings.extend(found)
-        if row is None:
-            out.dispositions.append(_rejected(source, found))
-        else:
-            rows.append(row)
+    rows, found, dispositions = normalise_records(records, ctx)
+    out.findings.extend(found)
+    out.dispositions.extend(dispositions)
     if rows:
         frames.append(to_frame(rows))
     frames = [f for f in frames if len(f)]
@@ -79,31 +71,6 @@ def normalise_result(result, ctx: Context) -> BulkResult:
         out.frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     out.findings = merge_warnings(out.findings)
     return out
-
-
-def merge_warnings(found: list[Finding]) -> list[Finding]:
-    """One warning per file, code, field and value: an unregistered name or a
-    count that disagrees is said once (at its first row, with how many rows
-    share it), not once per row. Errors are kept as they are."""
-    groups: dict[tuple, list[int]] = {}
-    for i, f in enumerate(found):
-        if f.severity == "warning":
-            groups.setdefault((f.code, f.file, f.place.rsplit(", ", 1)[-1], f.expected, f.found),
-                              []).append(i)
-    drop = set()
-    merged = {}
-    for members in groups.values():
-        if len(members) > 1:
-            first = found[members[0]]
-            merged[members[0]] = replace(first, place=f"{first.place} (and {len(members) - 1} more "
-                                                      f"row{'s' if len(members) > 2 else ''})")
-            drop.update(members[1:])
-    return [merged.get(i, f) for i, f in enumerate(found) if i not in drop]
-
-
-def _rejected(source: str, found: list[Finding]) -> Disposition:
-    return Disposition(source, "rejected", ",".join(dict.fromkeys(f.code for f in found)),
-                       "; ".join(f.message for f in found))
 
 
 def _missing(column: pd.Series) -> np.ndarray:

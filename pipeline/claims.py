@@ -37,8 +37,8 @@ from . import rules, scaling, textcheck
 from .compare import compare, power_capped_name
 from .findings import Finding, ReportShape, finding
 from .formulas import ratio, within
-from .model import (COMPARISON_DISCLAIMER, DEFAULT_REFERENCE_SUBMITTER, STATUSES, UNVERIFIED_FOOTNOTE, Row,
-                    typed_rows)
+from .model import (COMPARISON_DISCLAIMER, DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, STATUSES,
+                    UNVERIFIED_FOOTNOTE, Row, typed_rows)
 from .readers.base import read_text
 
 KINDS = ("ratio", "scaling", "reproducibility")
@@ -326,15 +326,22 @@ def _brief(row: dict | None) -> dict | None:
     return {k: row[k] for k in ("round", "submitter", "system", "value", "units", "status", "source")}
 
 
-def check_claims(ledger: Ledger, results: pd.DataFrame, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER) -> ClaimsReport:
+def check_claims(ledger: Ledger, results: pd.DataFrame, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
+                 reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> ClaimsReport:
+    """Every claim of the ledger against RESULTS; the reference submitter and
+    vendor (``compare.*`` of params.yaml, read by the caller) decide which
+    results are partner results and what they are compared with."""
     report = ClaimsReport(findings=list(ledger.findings))
     for cid, line in ledger.invalid:
         row = _row(cid, None, "invalid", "the claim's ledger entry is invalid (see findings)")
         report.rows.append({**row, "line": line})
     index = scaling.single_node_index(results)
     for claim in ledger.claims:
-        check = {"ratio": _ratio, "scaling": _scaling, "reproducibility": _reproducibility}[claim.kind]
-        row, found = check(claim, results, ledger, reference_submitter, index)
+        if claim.kind == "reproducibility":
+            row, found = _reproducibility(claim, results, ledger, reference_submitter, reference_vendor)
+        else:
+            check = {"ratio": _ratio, "scaling": _scaling}[claim.kind]
+            row, found = check(claim, results, ledger, reference_submitter, index)
         report.rows.append(row)
         report.findings.extend(found)
     report.rows = typed_rows("ClaimRow", sorted(report.rows, key=lambda r: r["line"] or 0))
@@ -500,7 +507,7 @@ def _scaling(claim, results, ledger, reference_submitter, index):
     return row, _verdict_findings(row, claim, ledger)
 
 
-def _reproducibility(claim, results, ledger, reference_submitter, index):
+def _reproducibility(claim, results, ledger, reference_submitter, reference_vendor):
     selector = {"round": ledger.round, **claim.subject} if ledger.round else dict(claim.subject)
     partners = match(results, selector)
     partners = partners[partners["submitter"] != reference_submitter]
@@ -510,7 +517,8 @@ def _reproducibility(claim, results, ledger, reference_submitter, index):
                     f"claim {claim.id}: the subject {selector} matches no partner result")
         return _row(claim.id, claim, "unmatched", f.message), [f]
     refs = results[results["submitter"] == reference_submitter]
-    rep = compare(pd.concat([partners, refs], ignore_index=True), claim.claimed, reference_submitter)
+    rep = compare(pd.concat([partners, refs], ignore_index=True), claim.claimed, reference_submitter,
+                  reference_vendor)
     compared = [r for r in rep.rows if r["verdict"] in ("agree", "deviates")]
     outside = [{k: r[k] for k in ("submitter", "system", "model", "scenario", "value", "reference_system",
                                   "reference_value", "deviation_pct", "label")}

@@ -681,7 +681,7 @@ def claims(ledger, results, reference_submitter, params_path, only_verdict, fmt,
     _guard({"LEDGER": ledger, "RESULTS": results, "--params": params_path}, {"--output": output})
     book = claims_mod.read_ledger(ledger)
     frame, found = _load_table(results)
-    report = claims_mod.check_claims(book, frame, ref)
+    report = claims_mod.check_claims(book, frame, ref, _params(params_path)["compare"]["reference_vendor"])
     report.findings[:0] = found
     report = _filtered(report, {"verdict": only_verdict})
     _finish(report, fmt, output, quiet, verbose, CLAIM_COLUMNS, exit_zero)

@@ -29,24 +29,13 @@ import numpy as np
 import pandas as pd
 
 from . import rules
-from .findings import Finding, ReportShape, located
-from .formulas import deviation_pct, within
-from .model import (DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEFAULT_TOLERANCE_PCT,
-                    UNVERIFIED_FOOTNOTE, Row, Source, plain, typed_rows)
-
-MATCH = ("round", "accelerator", "accelerators_per_node", "nodes", "model", "scenario")
-PARTNER_COLUMNS = ("round", "submitter", "system", "accelerator", "accelerator_variant",
-                   "accelerators_per_node", "nodes",
-                   "total_accelerators", "model", "scenario", "division", "units", "value", "source")
-COLUMNS = PARTNER_COLUMNS + (
-    "reference_submitter", "reference_system", "reference_value", "reference_source",
-    "reference_status", "reference_rule", "deviation_pct", "tolerance_pct", "verdict", "reason",
-    "partner_status", "status", "label", "footnote")
-
-
-def power_capped_name(text: object) -> bool:
-    """A system id or name that says power-capped (the pattern is in schemas/)."""
-    return bool(rules.power_cap_pattern().search(str(text or "")))
+from .findings import Finding, ReportShape
+from .formulas import VERDICT_WITHIN, deviation_pct, rounded_pct, within
+from .model import (DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEFAULT_TOLERANCE_PCT, Row, plain,
+                    typed_rows)
+from .reference import (COLUMNS, DECISION, MATCH, PARTNER_COLUMNS, REF_FIELDS,  # noqa: F401
+                        decide as _decide, decision, deviation_finding, power_capped_name, reference_index,
+                        vendors, vendors_of)
 
 
 @dataclass
@@ -96,25 +85,6 @@ class CompareReport(ReportShape):
         }
 
 
-def deviation_finding(r: dict, prefix: str = "", own: bool = True) -> Finding:
-    """The ``deviates-from-reference`` finding of one agreement row, at the
-    partner's file and line (``prefix`` makes root-relative files repo-relative).
-    ``own=False``: a warning for a partner moved out of tolerance by a gated
-    reference change (the gate)."""
-    where = Source.parse(r["source"]).moved(prefix)
-    where = Source(where.file, where.line, column="value")
-    ref = Source.parse(r.get("reference_source")).moved(prefix) if r.get("reference_source") else None
-    return located(
-        "deviates-from-reference", where,
-        f"within ±{plain(r['tolerance_pct'])}% of {plain(r['reference_value'])} "
-        f"({r['reference_system']}" + (f", {ref}" if ref else "") + ")",
-        f"{plain(r['value'])} ({r['deviation_pct']:+.2f}%)",
-        f"{r['submitter']} {r['model']} {r['scenario']} deviates from the reference "
-        f"by {r['deviation_pct']:+.2f}%" + ("" if own else " (after the gated reference change)")
-        + (" [unverified]" if r.get("label") == "unverified" else ""),
-        severity="error" if own else "warning")
-
-
 def _power_capped(frame: pd.DataFrame) -> pd.Series:
     pattern = rules.power_cap_pattern()
     name = frame["system_name"].fillna("") if "system_name" in frame.columns else ""
@@ -122,34 +92,10 @@ def _power_capped(frame: pd.DataFrame) -> pd.Series:
             | pd.Series(name, index=frame.index).astype("str").str.contains(pattern))
 
 
-def _better_first(units: str):
-    """Sort key: best result first (rates high, latencies low), then system id."""
-    sign = 1.0 if rules.is_latency(units) else -1.0
-    return lambda r: (sign * r["value"], r["system"])
-
-
-# What decides a partner row's reference: everything but its own value.
-DECISION = MATCH + ("division", "units", "total_accelerators", "status", "capped")
-REF_FIELDS = DECISION + ("system", "value", "source")
-
-
 def _dicts(frame: pd.DataFrame, columns: tuple[str, ...]) -> list[dict]:
     """Rows as dicts of plain Python values (faster than to_dict on Arrow strings)."""
     arrays = [frame[c].to_numpy(dtype=object) for c in columns]
     return [dict(zip(columns, values)) for values in zip(*arrays)]
-
-
-@rules.cached()
-def vendors() -> dict[str, str]:
-    """Accelerator name -> vendor, from schemas/accelerators.yaml."""
-    return {str(e["name"]): str(e.get("vendor") or "")
-            for e in rules.load_yaml("accelerators.yaml").get("accelerators") or []}
-
-
-def vendors_of(accelerator: str) -> set[str | None]:
-    """The vendors of an accelerator's parts (one for a homogeneous system);
-    None for a part the registry lacks."""
-    return {vendors().get(part) or None for part in str(accelerator).split("+")}
 
 
 def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
@@ -160,9 +106,7 @@ def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
     if "accelerator_variant" not in results.columns:   # a v1 table
         results = results.assign(accelerator_variant=results["accelerator"])
     refs = results[results["submitter"] == reference_submitter]
-    by_key: dict[tuple, list[dict]] = {}
-    for ref in _dicts(refs.assign(capped=_power_capped(refs)), REF_FIELDS):
-        by_key.setdefault(tuple(ref[k] for k in MATCH), []).append(ref)
+    by_key = reference_index(_dicts(refs.assign(capped=_power_capped(refs)), REF_FIELDS))
     partners = results[results["submitter"] != reference_submitter]
     partners = partners.reset_index(drop=True)   # in the table's own (deterministic) order
     partners = partners.assign(capped=_power_capped(partners))
@@ -172,8 +116,8 @@ def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
     codes = partners.groupby(list(DECISION), sort=False, dropna=False).ngroup().to_numpy()
     firsts = pd.Series(range(len(codes))).groupby(codes).first().to_numpy()
     keys = _dicts(partners.iloc[firsts], DECISION)
-    decisions = pd.DataFrame([_decide(k, by_key.get(tuple(k[m] for m in MATCH), []), reference_vendor,
-                                      reference_submitter) for k in keys])
+    decisions = pd.DataFrame([decision(k, by_key.get(tuple(k[m] for m in MATCH), []), reference_vendor,
+                                       reference_submitter) for k in keys])
     table = partners[list(PARTNER_COLUMNS)].copy()
     for col in decisions.columns:  # categorical: one copy of each decided text, not one per row
         values = decisions[col].to_numpy()[codes]
@@ -182,69 +126,12 @@ def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
     table["reference_submitter"] = reference_submitter
     table["tolerance_pct"] = tolerance_pct
     table["partner_status"] = pd.Categorical(partners["status"].to_numpy())
+    # reference.judge, as columns: the same formulas, applied to every compared row at once
     compared = table["reference_value"].notna().to_numpy()
     ref_value = table["reference_value"].to_numpy(dtype="float64")
     dev = deviation_pct(table["value"].to_numpy(dtype="float64"), np.where(compared, ref_value, 1.0))
-    table["deviation_pct"] = np.where(compared, np.round(dev, 6), np.nan)
+    table["deviation_pct"] = np.where(compared, rounded_pct(dev), np.nan)
     table["verdict"] = pd.Categorical(np.where(
-        compared, np.where(within(dev, tolerance_pct), "agree", "deviates"), table["verdict"].to_numpy()))
-    statuses_ok = ((table["partner_status"] == "verified").to_numpy()
-                   & (~compared | (table["reference_status"] == "verified").to_numpy()))
-    table["status"] = pd.Categorical(np.where(statuses_ok, "verified", "post-deadline"))
-    table["label"] = pd.Categorical(np.where(statuses_ok, "verified", "unverified"))
-    table["footnote"] = pd.Categorical(np.where(statuses_ok, "", UNVERIFIED_FOOTNOTE))
+        compared, np.where(within(dev, tolerance_pct), VERDICT_WITHIN[True], VERDICT_WITHIN[False]),
+        table["verdict"].to_numpy()))
     return CompareReport(table[list(COLUMNS)], tolerance_pct, reference_submitter, reference_vendor)
-
-
-def _decide(row: dict, candidates: list[dict], ref_vendor: str, ref_submitter: str) -> dict:
-    """The reference of every partner row sharing ``row``'s decision key."""
-    out = {"reference_system": None, "reference_value": None, "reference_source": None,
-           "reference_status": None, "reference_rule": None, "verdict": None, "reason": ""}
-
-    def finish(verdict: str, reason: str = "") -> dict:
-        return {**out, "verdict": verdict, "reason": reason}
-
-    found = vendors_of(row["accelerator"])
-    if None in found:
-        return finish("excluded", f"not a partner result: {row['accelerator']} is not in "
-                                  f"schemas/accelerators.yaml (vendor unknown, so not a {ref_vendor} part)")
-    if found != {ref_vendor}:
-        return finish("excluded", f"not a partner result: {row['accelerator']} is "
-                                  f"{' and '.join(sorted(found))}'s, not {ref_vendor}'s")
-    if row["capped"]:
-        return finish("excluded", "power-capped configuration")
-    if not candidates:
-        return finish("no-reference", f"no {ref_submitter} result for this round, accelerator, "
-                                      "accelerators per node, nodes, model and scenario")
-    if row["status"] == "verified":
-        pool = [c for c in candidates if c["status"] == "verified"]
-        if not pool:
-            return finish("no-reference", f"only post-deadline {ref_submitter} results match; "
-                                          "a verified result is compared with verified references only")
-    else:
-        pool = [c for c in candidates if c["status"] == "verified"] or candidates
-    eligible, why_not = [], []
-    for c in pool:
-        if c["division"] != row["division"]:
-            why_not.append(f"division differs ({row['division']} against {c['division']})")
-        elif c["units"] != row["units"]:
-            why_not.append(f"units differ ({row['units']} against {c['units']})")
-        elif c["capped"]:
-            why_not.append(f"reference {c['system']} is power-capped")
-        elif c["total_accelerators"] != row["total_accelerators"]:
-            why_not.append(f"accelerator count differs ({row['total_accelerators']} against "
-                           f"{c['total_accelerators']})")
-        else:
-            eligible.append(c)
-    if not eligible:
-        return finish("excluded", why_not[0])
-    eligible.sort(key=_better_first(row["units"]))
-    ref = eligible[0]
-    direction = "lowest latency" if rules.is_latency(row["units"]) else "highest value"
-    names = ", ".join(c["system"] for c in eligible[:5])
-    more = f" and {len(eligible) - 5} more" if len(eligible) > 5 else ""
-    rule = ("only candidate" if len(eligible) == 1 else
-            f"best of {len(eligible)} ({direction}; ties by system id): {names}{more}")
-    return {**out, "reference_system": ref["system"], "reference_value": ref["value"],
-            "reference_source": ref["source"], "reference_status": ref["status"],
-            "reference_rule": rule}

@@ -23,14 +23,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .findings import Finding, Report, finding
 from .formulas import deviation_pct, within
 from .model import typed_rows
 
 KEY = ("round", "submitter", "system", "model", "scenario")
+if TYPE_CHECKING:
+    import pandas as pd
+
 VERDICTS = ("matches", "differs", "not-published")
 COLUMNS = ("round", "submitter", "system", "model", "scenario", "division", "units", "value",
            "result_id", "source", "published_value", "published_result_id", "published_source",
@@ -42,6 +44,8 @@ def load_published(paths: Iterable[Path], round_: str | None = None
     """Read published tables (any format the readers know; a published table is
     verified by definition) into canonical frames, one per round. Findings of
     the reading (a row of the table that cannot be read) are returned."""
+    import pandas as pd
+
     from .ingest import ingest
 
     tables: dict[str, list[pd.DataFrame]] = {}
@@ -49,12 +53,14 @@ def load_published(paths: Iterable[Path], round_: str | None = None
     for path in paths:
         report = ingest([Path(path)], round_=round_, status="verified")
         found.extend(report.findings)
-        for name, frame in report.table.groupby("round", sort=True):   # not round_: the next path needs it
-            tables.setdefault(str(name), []).append(frame)
+        for stated, frame in report.table.groupby("round", sort=True):   # never rebinds round_
+            tables.setdefault(str(stated), []).append(frame)
     return {r: pd.concat(frames, ignore_index=True) for r, frames in sorted(tables.items())}, found
 
 
 def _by_round(published) -> dict[str, pd.DataFrame]:
+    import pandas as pd
+
     if isinstance(published, Mapping):
         frames = list(published.values())
     elif isinstance(published, pd.DataFrame):
@@ -69,8 +75,8 @@ def _by_round(published) -> dict[str, pd.DataFrame]:
 
 
 def _text(value) -> str | None:
-    return None if value is None or (isinstance(value, float) and value != value) or value is pd.NA \
-        else str(value)
+    return None if value is None or (isinstance(value, float) and value != value) \
+        or value.__class__.__name__ == "NAType" else str(value)
 
 
 def check(table: pd.DataFrame, published_tables, tolerance_pct: float = 0.0) -> Report:
@@ -79,14 +85,23 @@ def check(table: pd.DataFrame, published_tables, tolerance_pct: float = 0.0) -> 
     whose rows are the crosscheck verdicts and whose findings are the
     ``differs`` and ``not-published`` rows."""
     published = _by_round(published_tables)
+    return check_rows(_records(table), {r: _records(f) for r, f in published.items()}, tolerance_pct)
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return frame.astype(object).where(frame.notna(), None).to_dict("records")
+
+
+def check_rows(rows: list[dict], published: dict[str, list[dict]], tolerance_pct: float = 0.0) -> Report:
+    """:func:`check` on plain rows: ``published`` maps a round to its published rows."""
     index: dict[tuple, list[dict]] = {}
-    for frame in published.values():
-        for rec in frame.astype(object).where(frame.notna(), None).to_dict("records"):
+    for recs in published.values():
+        for rec in recs:
             index.setdefault(tuple(rec[k] for k in KEY), []).append(rec)
-    verified = table[table["status"] == "verified"]
-    checked = verified[verified["round"].astype(str).isin(published)]
+    verified = [r for r in rows if r["status"] == "verified"]
+    checked = [r for r in verified if str(r["round"]) in published]
     report = Report()
-    for rec in checked.astype(object).where(checked.notna(), None).to_dict("records"):
+    for rec in checked:
         row, found = _verdict(rec, index.get(tuple(rec[k] for k in KEY), []), tolerance_pct)
         report.rows.append({k: row.get(k) for k in COLUMNS})
         report.findings.extend(found)
@@ -97,8 +112,8 @@ def check(table: pd.DataFrame, published_tables, tolerance_pct: float = 0.0) -> 
         "published_rounds": sorted(published),
         "checked": len(report.rows),
         **counts,
-        "not_checked_post_deadline": int((table["status"] != "verified").sum()),
-        "not_checked_no_published_table": int(len(verified) - len(checked)),
+        "not_checked_post_deadline": sum(1 for r in rows if r["status"] != "verified"),
+        "not_checked_no_published_table": len(verified) - len(checked),
     }
     return report
 

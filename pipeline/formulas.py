@@ -1,4 +1,5 @@
-"""Every formula of the project, defined once.
+"""Every formula of the project, defined once (each takes a number or a
+numpy column alike, so that the row path and the columnar path share it).
 
 The reference is always the denominator, and every bound is inclusive. A
 tiny epsilon absorbs binary floating point (104/100 - 1 is not exactly 0.04),
@@ -20,8 +21,24 @@ def within(deviation: float, tolerance_pct: float) -> bool:
     return abs(deviation) <= tolerance_pct + EPSILON
 
 
+VERDICT_WITHIN = {True: "agree", False: "deviates"}   # the verdict of a compared result
+
+
 def agreement_verdict(deviation: float, tolerance_pct: float) -> str:
-    return "agree" if within(deviation, tolerance_pct) else "deviates"
+    return VERDICT_WITHIN[bool(within(deviation, tolerance_pct))]
+
+
+PCT_DIGITS = 6   # a deviation is kept to a millionth of a percent
+
+
+def rounded_pct(deviation):
+    """A deviation rounded to PCT_DIGITS decimals, half to even: numpy's
+    ``round(x, 6)`` (rint of x * 10**6, divided back). Takes a number or a
+    numpy column alike, and gives the same value for both."""
+    scale = 10.0 ** PCT_DIGITS
+    scaled = deviation * scale
+    whole = scaled.round() if hasattr(scaled, "round") else round(scaled)   # a column: rint; a number: half to even
+    return whole / scale
 
 
 def efficiency_pct(value: float, expected: float) -> float:

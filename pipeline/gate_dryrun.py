@@ -24,8 +24,8 @@ def dry_run(source: Path, submitter: str, round_: str, status: str, root: Path,
             submitted_at: datetime | None, fmt: str | None, notes: str | None,
             withdraws: list[dict] | None, params_path: Path | None, display_root: str) -> GateReport:
     compare = params_mod.load(params_path if params_path and params_path.is_file() else None)["compare"]
-    pol = Policy(rules.schemas_dir(), compare["tolerance_pct"], compare["reference_submitter"],
-                 "local (the installed tool's or $MLREPRO_SCHEMAS schemas, --params)")
+    pol = Policy.of(rules.schemas_dir(), compare, "local (the installed tool's or $MLREPRO_SCHEMAS schemas, "
+                    "--params)")
     report = GateReport()
     now = clock.now()
     with tempfile.TemporaryDirectory(prefix="mlrepro-dry-run-") as scratch:
@@ -45,5 +45,5 @@ def dry_run(source: Path, submitter: str, round_: str, status: str, root: Path,
     report.summary = {"dry_run": True, "sealed": False, "policy": pol.source, "clock": now.isoformat(),
                       "versions": [v.display for v in report.versions], **counts(report),
                       "tolerance_pct": pol.tolerance_pct, "reference_submitter": pol.reference_submitter,
-                      "withdrawals": report.withdrawals, "verdict": "pass" if report.ok else "fail"}
+                      "reference_vendor": pol.reference_vendor, "withdrawals": report.withdrawals, "verdict": "pass" if report.ok else "fail"}
     return report

@@ -13,13 +13,15 @@ import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .errors import UsageError
 from .model import COMPARISON_DISCLAIMER, UNVERIFIED_FOOTNOTE  # noqa: F401  (re-exported)
 from .model import LABEL_UNVERIFIED as UNVERIFIED_LABEL
 from .model import footnote, label, plain
+
+if TYPE_CHECKING:   # pandas only where a table is written: the gate writes none
+    import pandas as pd
 
 # files whose content is policy, never an output (the gate's --output params.yaml destroyed it)
 POLICY_FILES = ("params.yaml", "dvc.yaml", "dvc.lock", "claims.yaml", "pyproject.toml",

@@ -25,6 +25,7 @@ import yaml
 from . import params as params_mod, rules
 from .errors import ConfigError
 from .findings import Finding, finding
+from .model import DEFAULT_REFERENCE_VENDOR
 
 POLICY = ("params.yaml", "schemas/", "published/", "pipeline/", "pyproject.toml", "dvc.yaml", ".github/")
 GENERATED = ("dvc.lock", "data/", "results/", "audit/", "reports/", "metrics.json")
@@ -41,6 +42,13 @@ class Policy:
     reference_submitter: str
     source: str                          # "base 1a2b3c4d5e6f", "head (working tree)", ...
     published: Path | None = None        # the published/ tables the crosscheck reads (policy too)
+    reference_vendor: str = DEFAULT_REFERENCE_VENDOR   # partner results: on this vendor's parts
+
+    @classmethod
+    def of(cls, schemas: Path, compare: dict, source: str, published: Path | None = None) -> "Policy":
+        """From the ``compare`` section of a params.yaml (:func:`pipeline.params.load`)."""
+        return cls(schemas, compare["tolerance_pct"], compare["reference_submitter"], source, published,
+                   compare["reference_vendor"])
 
 
 def is_policy(path: str) -> bool:
@@ -104,8 +112,7 @@ def base_policy(top: Path, commit: str, params_path: str, workdir: Path) -> Poli
         published = workdir / "published"
     text = blob(top, commit, params_path)
     compare = _params(text, workdir, f"{params_path} at {commit[:12]}")
-    return Policy(schemas, compare["tolerance_pct"], compare["reference_submitter"], f"base {commit[:12]}",
-                  published)
+    return Policy.of(schemas, compare, f"base {commit[:12]}", published)
 
 
 def head_policy(top: Path, params_path: str) -> Policy:
@@ -114,8 +121,7 @@ def head_policy(top: Path, params_path: str) -> Policy:
     path = top / params_path
     compare = params_mod.load(path if path.is_file() else None)["compare"]
     published = top / "published" if (top / "published").is_dir() else None
-    return Policy(schemas, compare["tolerance_pct"], compare["reference_submitter"], "head (working tree)",
-                  published)
+    return Policy.of(schemas, compare, "head (working tree)", published)
 
 
 def _params(text: bytes | None, tmp: Path, what: str) -> dict:
@@ -204,16 +210,17 @@ def generated_findings(changes: dict[str, str]) -> list[Finding]:
 
 # ---- what the new policy would do ------------------------------------------------------------
 
-def outcomes(root: Path, policy: Policy) -> dict[str, dict]:
-    """result source -> its status and verdict (or outcome) under POLICY."""
-    from . import compare as compare_mod, ingest as ingest_mod
+def outcomes(root: Path, policy: Policy, engine: str = "rows") -> dict[str, dict]:
+    """result source -> its status and verdict (or outcome) under POLICY
+    (ENGINE: see :mod:`pipeline.gate_results`)."""
+    from .gate_results import engine_of
 
+    eng = engine_of(engine)
     with active(policy):
-        report = ingest_mod.ingest([root], root=root)
-        compared = {r["source"]: r for r in compare_mod.compare(
-            report.table, policy.tolerance_pct, policy.reference_submitter).rows}
+        report = eng.ingest([root], root=root)
+        compared = {r["source"]: r for r in eng.compare(report.rows, policy)}
     out = {}
-    for row in report.table.to_dict("records"):
+    for row in report.rows:
         r = compared.get(row["source"], {})
         out[row["source"]] = {k: row[k] for k in ("round", "submitter", "system", "model", "scenario")} | {
             "status": row["status"], "verdict": r.get("verdict") or "reference",
@@ -225,9 +232,10 @@ def outcomes(root: Path, policy: Policy) -> dict[str, dict]:
     return out
 
 
-def flips(root: Path, base: Policy, head: Policy, prefix: str) -> tuple[list[dict], list[Finding]]:
+def flips(root: Path, base: Policy, head: Policy, prefix: str,
+          engine: str = "rows") -> tuple[list[dict], list[Finding]]:
     """Every shipped result whose verdict or status differs between the two policies."""
-    before, after = outcomes(root, base), outcomes(root, head)
+    before, after = outcomes(root, base, engine), outcomes(root, head, engine)
     rows, found = [], []
     for source in sorted(set(before) | set(after)):
         a = before.get(source) or {"status": None, "verdict": "absent"}

@@ -76,11 +76,26 @@ def sha256_file(path: Path) -> str:
 
 
 @rules.cached()
+def _schema() -> dict:
+    with open(schemas_dir() / MANIFEST_SCHEMA, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+@rules.cached()
 def _validator():
     import jsonschema
 
-    with open(schemas_dir() / MANIFEST_SCHEMA, encoding="utf-8") as fh:
-        return jsonschema.Draft202012Validator(json.load(fh))
+    return jsonschema.Draft202012Validator(_schema())
+
+
+def _schema_errors(data: dict) -> list:
+    """jsonschema's errors, sorted by path; a manifest that is surely valid
+    (:mod:`pipeline.jsonvalid`) does not load jsonschema."""
+    from .jsonvalid import valid
+
+    if valid(data, _schema()):
+        return []
+    return sorted(_validator().iter_errors(data), key=lambda e: list(e.path))
 
 
 def _manifest_text(mpath: Path, where: str) -> tuple[str | None, list[Finding]]:
@@ -146,8 +161,7 @@ def load_manifest(version: Version) -> None:
     version.findings.extend(found)
     if found:
         return
-    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.path)) \
-        if isinstance(data, dict) else None
+    errors = _schema_errors(data) if isinstance(data, dict) else None
     if errors is None:
         add(finding("manifest-invalid", where, "top level", "a mapping", type(data).__name__,
                     "the manifest must be a mapping"))

@@ -15,18 +15,10 @@ from .errors import ConfigError, DataError
 from .findings import Finding, finding, located
 from .model import Source
 from . import rules
+from .rowschema import COLUMNS, INT_COLUMNS  # noqa: F401  (the columns, written once)
 from .rules import schemas_dir
 
 SCHEMA_FILE = rules.SCHEMA_FILE
-
-COLUMNS = (
-    "round", "submitter", "system", "system_name", "accelerator", "accelerator_variant",
-    "composition", "accelerators_per_node", "nodes", "total_accelerators", "model", "used_model",
-    "scenario",
-    "value", "units", "division", "availability", "status", "result_id", "source",
-    "submission_version",
-)
-INT_COLUMNS = ("accelerators_per_node", "nodes", "total_accelerators")
 
 
 @rules.cached()

@@ -492,3 +492,31 @@ def test_claims_text_output(shipped, tmp_path):
                for line in lines[header:])
     assert "unverified: Result not verified by MLCommons Association." in result.stdout
     assert run("claims", REPO / "claims.yaml", table_path, "--exit-zero", expect=0)
+
+
+def test_reproducibility_uses_the_reference_vendor_from_params(tmp_path):
+    """compare.reference_vendor decides which results are partner results, in
+    the library (passed in) and in the CLI (read from --params at the edge)."""
+    rows = published_rows("5.1-0001", "5.1-0027")
+    claim = claims.Claim("partners", "reproducibility", "", {"accelerator": "MI300X"}, None, 4.0, "pct", 0, 1)
+    ledger = claims.Ledger("l.yaml", "v5.1", [claim])
+    (amd,) = claims.check_claims(ledger, frame(rows), "AMD", "AMD").rows
+    (other,) = claims.check_claims(ledger, frame(rows), "AMD", "NVIDIA").rows
+    assert amd["compared"] == 3 and other["verdict"] == "no-reference"
+    assert "not NVIDIA's" in " ".join(other["notes"])
+
+    text = """
+        round: v5.1
+        claims:
+          - id: partners
+            text: partners reproduce AMD's MI300X figures
+            kind: reproducibility
+            subject: {accelerator: MI300X}
+            claimed_pct: 4
+    """
+    results = write_canonical(tmp_path / "results.csv", rows)
+    params = tmp_path / "params.yaml"
+    for vendor, verdict in (("AMD", "does-not-hold"), ("NVIDIA", "no-reference")):
+        params.write_text(f"compare:\n  reference_vendor: {vendor}\n", encoding="utf-8")
+        doc = run_json("claims", ledger_file(tmp_path, text), results, "--params", params)
+        assert [r["verdict"] for r in doc["rows"]] == [verdict], doc["rows"]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import gate_engines
 from conftest import ON_TIME, LATE, REPO
 from gitrepo import commit, git, init
 
@@ -98,7 +99,11 @@ def repo(base_repo, tmp_path) -> Path:
 
 
 def gate(repo: Path, *args: object, env: dict | None = None) -> subprocess.CompletedProcess:
-    return mlrepro(repo, "gate", "--base", "main", *args, env=env)
+    """The console script; then the same gate in-process with each engine
+    (rows, frames), which must agree (tests/gate_engines.py)."""
+    done = mlrepro(repo, "gate", "--base", "main", *args, env=env)
+    gate_engines.agree(repo, ("--base", "main", *args), env)
+    return done
 
 
 def sealed_version(repo: Path, submitter: str, number: int, text: str, name: str = "results.csv",

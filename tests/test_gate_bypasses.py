@@ -44,6 +44,7 @@ def set_params(repo: Path, **compare) -> None:
     ({"tolerance_pct": 50.0}, "compare.tolerance_pct", "4.0", "50.0"),
     ({"reference_submitter": "Dell"}, "compare.reference_submitter", "AMD", "Dell"),
     ({"reference_submitter": "Nobody"}, "compare.reference_submitter", "AMD", "Nobody"),
+    ({"reference_vendor": "NVIDIA"}, "compare.reference_vendor", "(absent)", "NVIDIA"),
 ])
 def test_a_pr_that_loosens_params_is_judged_by_the_base_and_fails(repo, change, key, old, new):
     set_params(repo, **change)

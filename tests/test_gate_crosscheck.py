@@ -30,6 +30,7 @@ def test_a_verified_result_that_differs_from_the_published_one_fails_the_gate(re
     [f] = [f for f in doc_of(done)["findings"] if f["code"] == "published-value-differs"]
     assert f["file"] == f"submissions/{ROUND}/Dell/v2/results.csv" and f["place"].startswith("line 2")
     assert f["found"].startswith("99500")
+    assert f"(published/{ROUND}/summary.csv:2)" in f["expected"]   # named from the repository, never a temporary path
 
 
 def test_an_invented_verified_result_is_not_published(repo):

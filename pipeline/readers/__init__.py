@@ -53,6 +53,14 @@ class _Readers(Mapping):
 
 
 READERS = _Readers()
+# folder readers whose sniff_dir lives in a light module (recognising a folder loads no worker pool)
+_SNIFF_DIR = {"submission-tree": "layout"}
+
+
+def _folder_sniffer(name: str):
+    if name in _SNIFF_DIR:
+        return importlib.import_module(f"{__name__}.{_SNIFF_DIR[name]}").sniff_dir
+    return READERS[name].sniff_dir
 FORMATS = tuple(_MODULES)
 HEAD_BYTES = 65536
 
@@ -62,7 +70,7 @@ def detect(path: Path) -> str | None:
     folder; None when no reader claims it."""
     if path.is_dir():
         return next((name for name, (_, folders) in _MODULES.items()
-                     if folders and READERS[name].sniff_dir(path)), None)
+                     if folders and _folder_sniffer(name)(path)), None)
     if not path.is_file():
         return None
     try:

@@ -14,9 +14,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
 from ..normalize import RawRecord
 from .base import ReadResult
 from .tabular import RawTable, complete_rows, open_csv, single_round
@@ -59,28 +56,38 @@ def read(path: Path, display: str) -> ReadResult:
     if csv_file.frame is not None:
         _read_columns(csv_file.frame, display, out)
         return out
+    columns = _columns(csv_file.header)
     for line, row in complete_rows(csv_file, display, out):
-        values, places = {}, {}
-        for name, columns in COLUMN_MAP.items():
-            for col in columns:
-                if col in row and row[col].strip():
-                    values[name], places[name] = row[col], f"line {line}, column {col}"
-                    break
-            else:
-                places[name] = f"line {line}, column {columns[0]}"
-        if str(row.get("has_power", "")).strip().lower() == "true":
-            values["power"] = "true"
+        values = {name: _pick(row, [c for c in candidates if c in row])
+                  for name, candidates in COLUMN_MAP.items()}
+        if "has_power" in row:
+            values["power"] = "true" if row["has_power"].strip().lower() == "true" else ""
+        places = {name: f"line {line}, column {col}" for name, col in columns.items()}
         out.records.append(RawRecord(display, line, values, places))
     out.round = single_round(r.fields.get("round", "") for r in out.records)
     return out
 
 
+def _columns(header) -> dict[str, str]:
+    """Canonical field -> the checker column its place names: the first present."""
+    return {name: next((c for c in candidates if c in header), candidates[0])
+            for name, candidates in COLUMN_MAP.items()}
+
+
+def _pick(row: dict, present: list[str]) -> str:
+    """A row's field, as the bulk path takes it: the first non-blank of the
+    present columns, else the last one's text ("" when none is present)."""
+    return next((row[c] for c in present if row[c].strip()), row[present[-1]] if present else "")
+
+
 def _read_columns(frame, display: str, out: ReadResult) -> None:
     """The bulk path: each canonical field from the first non-empty checker column."""
-    fields, columns = {}, {}
+    import numpy as np
+    import pandas as pd
+
+    fields, columns = {}, _columns(frame.columns)
     for name, candidates in COLUMN_MAP.items():
         present = [c for c in candidates if c in frame.columns]
-        columns[name] = present[0] if present else candidates[0]
         if not present:
             fields[name] = pd.Series("", index=frame.index, dtype="str")
             continue

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from ..findings import finding
 from ..normalize import RawRecord
 from .base import ReadResult
@@ -37,6 +35,8 @@ def read(path: Path, display: str) -> ReadResult:
                                         "unknown column (ignored)", severity="warning"))
     frame = csv_file.frame
     if frame is not None:   # the bulk path: lines map one to one onto rows
+        import numpy as np
+
         if "platform" not in frame.columns:
             frame["platform"] = frame["system"]
         out.tables.append(RawTable(display, frame, np.arange(2, len(frame) + 2),

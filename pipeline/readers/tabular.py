@@ -6,17 +6,37 @@ one go into text columns; :mod:`pipeline.bulk` then takes the per-row
 decisions once per distinct combination of descriptive fields. Any other CSV
 goes through the row-by-row path, which gives the exact finding for every row.
 Both paths produce the same rows.
+
+Without columns (:func:`rows_only`: the gate's small-table path), no table
+library is imported: a CSV whose lines map one to one onto rows gives every
+row as the columns would (an all-blank row included), any other CSV goes the
+row-by-row path as above.
 """
 
 from __future__ import annotations
 
 import io
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
-import numpy as np
-import pandas as pd
-
 from ..normalize import RawRecord
+
+_COLUMNS: ContextVar[bool] = ContextVar("mlrepro_columns", default=True)
+
+
+@contextmanager
+def rows_only():
+    """Within: readers hand over records, never pandas columns (same rows, same findings)."""
+    token = _COLUMNS.set(False)
+    try:
+        yield
+    finally:
+        _COLUMNS.reset(token)
+
+
+def columns_allowed() -> bool:
+    return _COLUMNS.get()
 
 
 @dataclass
@@ -24,8 +44,8 @@ class RawTable:
     """Records of one file as text columns; ``frame`` has canonical field names."""
 
     file: str
-    frame: pd.DataFrame          # canonical field -> text ("" where absent)
-    lines: np.ndarray            # 1-based line of each row
+    frame: "pd.DataFrame"        # canonical field -> text ("" where absent)
+    lines: "np.ndarray"          # 1-based line of each row
     columns: dict[str, str]      # canonical field -> the file's column name (for places)
 
     def __len__(self) -> int:
@@ -41,28 +61,56 @@ class RawTable:
         return RawRecord(self.file, line, fields, places)
 
 
-def parse_csv(text: str) -> pd.DataFrame | None:
+def _one_to_one(text: str) -> bool:
+    return not ("\r" in text or "\n\n" in text.rstrip("\n") or not text.strip())
+
+
+def _expected_rows(text: str) -> int:
+    newlines = text.count("\n")
+    return newlines - 1 if text.endswith("\n") else newlines
+
+
+def parse_csv(text: str) -> "pd.DataFrame | None":
     """All rows as text columns when lines map one to one onto rows, else None."""
-    if "\r" in text or "\n\n" in text.rstrip("\n") or not text.strip():
+    if not _one_to_one(text):
         return None
+    import pandas as pd
+
     data = text.encode("utf-8")
     try:
         frame = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, engine="pyarrow")
     except Exception:  # any parse problem: the row path reports it precisely
         return None
-    newlines = text.count("\n")
-    expected = newlines - 1 if text.endswith("\n") else newlines
-    if len(frame) != expected or len(frame) == 0:
+    if len(frame) != _expected_rows(text) or len(frame) == 0:
         return None
     frame.columns = [str(c).strip() for c in frame.columns]
     return frame
+
+
+def parse_rows(text: str) -> tuple[list[str], list[tuple[int, list[str]]]] | None:
+    """Without a table library: header and (line, fields) of every row, an
+    all-blank one included, when lines map one to one onto rows and every row
+    has the header's field count (what :func:`parse_csv` takes), else None."""
+    if not _one_to_one(text):
+        return None
+    import csv
+
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+    try:
+        parsed = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error:
+        return None
+    if len(parsed) - 1 != _expected_rows(text) or len(parsed) < 2 or \
+            any(len(fields) != len(parsed[0]) for fields in parsed):
+        return None
+    return [h.strip() for h in parsed[0]], [(i + 2, fields) for i, fields in enumerate(parsed[1:])]
 
 
 @dataclass
 class CsvFile:
     """A CSV opened for a reader: columns when the bulk path applies, else rows."""
 
-    frame: pd.DataFrame | None
+    frame: "pd.DataFrame | None"
     header: list[str]
     rows: list[tuple[int, list[str]]] | None
 
@@ -77,14 +125,15 @@ def open_csv(path, display: str, required: tuple[str, ...], expected: str, out) 
     if text is None:
         out.findings.extend(found)
         return None
-    frame = parse_csv(text)
-    header, rows = (list(frame.columns), None) if frame is not None else csv_rows(text)
+    frame = parse_csv(text) if columns_allowed() else None
+    parsed = None if columns_allowed() else parse_rows(text)
+    header, rows = (list(frame.columns), None) if frame is not None else (parsed or csv_rows(text))
     missing = [c for c in required if c not in header]
     if not missing:
         return CsvFile(frame, header, rows)
     out.findings.append(finding("missing-column", display, "line 1 (header)", expected,
                                 f"missing {missing}", f"required column {missing[0]!r} is absent"))
-    for line, _ in (rows if rows is not None else csv_rows(text)[1]):
+    for line, _ in (rows if rows is not None and parsed is None else csv_rows(text)[1]):
         out.dispositions.append(Disposition(f"{display}:{line}", "rejected", "missing-column",
                                             "the file lacks a required column"))
     return None

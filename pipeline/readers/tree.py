@@ -34,6 +34,7 @@ from ..findings import Finding, finding
 from . import jsonsafe, round_rules
 from .base import ReadResult, read_text
 from .folder_checks import missing_file
+from .layout import _is_submitter, _subfolders, sniff_dir, submitter_folders  # noqa: F401
 from .round_rules import Formats, RoundRules
 from .tree_result import Outcome, ResultJob, judge, log_keys
 
@@ -47,10 +48,6 @@ _STARTED: dict[tuple, "_Run"] = {}   # trees started (start()) and not yet read
 
 def sniff(header_line: str) -> bool:
     return False  # a folder, not a file: see sniff_dir
-
-
-def sniff_dir(path: Path) -> bool:
-    return bool(submitter_folders(path, path.name))
 
 
 def read(path: Path, display: str, round_: str | None = None, workers: int | None = None,
@@ -209,20 +206,6 @@ def judge_system(unit: SystemUnit, rounds: dict[str, RoundRules], formats: Forma
 
 # -- walking the tree -------------------------------------------------------
 
-def submitter_folders(path: Path, display: str) -> list[tuple[Path, str, str | None]]:
-    """(folder, display, division) of each submitter folder the path holds."""
-    if _is_submitter(path):
-        division = path.parent.name if path.parent.name in model_rules.choices("division") else None
-        return [(path, display, division)]
-    if path.name in model_rules.choices("division"):
-        return [(c, f"{display}/{c.name}", path.name) for c in _subfolders(path) if _is_submitter(c)]
-    out = []
-    for division in model_rules.choices("division"):
-        if (path / division).is_dir():
-            out += submitter_folders(path / division, f"{display}/{division}")
-    return out
-
-
 @dataclass(frozen=True)
 class SystemUnit:
     """One ``results/<system>`` folder of a submitter: the unit of work."""
@@ -300,17 +283,3 @@ def _system(folder: Path, shown: str, system: str) -> tuple[dict | None, str, tu
         return None, display, (finding("duplicate-key", display, f"key {repeated[0]}", f"{repeated[0]!r} once",
                                        f"{repeated[0]!r} twice", "the system description states a key twice"),)
     return data, display, ()
-
-
-def _is_submitter(path: Path) -> bool:
-    """results/ and systems/; inside a division folder results/ alone will do
-    (its missing system descriptions then reject its results)."""
-    return (path / "results").is_dir() and ((path / "systems").is_dir() or path.parent.name in model_rules.choices("division"))
-
-
-def _subfolders(path: Path) -> list[Path]:
-    try:
-        entries = sorted(os.scandir(path), key=lambda e: e.name)
-    except OSError:
-        return []
-    return [Path(e.path) for e in entries if not e.name.startswith(".") and e.is_dir()]

@@ -1,0 +1,41 @@
+"""Where an MLPerf submission tree keeps its submitters: enough to recognise
+a tree (``sniff_dir``) without loading the tree reader and its worker pool."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .. import rules as model_rules
+
+
+def sniff_dir(path: Path) -> bool:
+    return bool(submitter_folders(path, path.name))
+
+
+def submitter_folders(path: Path, display: str) -> list[tuple[Path, str, str | None]]:
+    """(folder, display, division) of each submitter folder the path holds."""
+    if _is_submitter(path):
+        division = path.parent.name if path.parent.name in model_rules.choices("division") else None
+        return [(path, display, division)]
+    if path.name in model_rules.choices("division"):
+        return [(c, f"{display}/{c.name}", path.name) for c in _subfolders(path) if _is_submitter(c)]
+    out = []
+    for division in model_rules.choices("division"):
+        if (path / division).is_dir():
+            out += submitter_folders(path / division, f"{display}/{division}")
+    return out
+
+
+def _is_submitter(path: Path) -> bool:
+    """results/ and systems/; inside a division folder results/ alone will do
+    (its missing system descriptions then reject its results)."""
+    return (path / "results").is_dir() and ((path / "systems").is_dir() or path.parent.name in model_rules.choices("division"))
+
+
+def _subfolders(path: Path) -> list[Path]:
+    try:
+        entries = sorted(os.scandir(path), key=lambda e: e.name)
+    except OSError:
+        return []
+    return [Path(e.path) for e in entries if not e.name.startswith(".") and e.is_dir()]

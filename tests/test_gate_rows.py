@@ -1,0 +1,158 @@
+"""Issue 12: the gate's small-table path. The gate holds a few hundred rows as
+plain dicts and imports no table library, with the same report as the
+columnar path (pandas, pandera); issue 13: it reads the reference vendor from
+the base's params.yaml."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from datetime import datetime, timezone
+
+import pytest
+from hypothesis import given, strategies as st
+
+import gate_engines
+from conftest import REPO
+from gitrepo import commit, git
+from test_gate import (AMD, DELL_SYSTEM, PYTHON, ROUND, base_repo, csv_text, gate, repo,  # noqa: F401
+                       submit)
+from test_gate_bypasses import doc_of
+from test_gate_crosscheck import publish
+
+from pipeline import clock, gate as gate_mod, rowschema, table
+
+HEAVY = ("pandas", "pandera", "pyarrow", "polars", "great_expectations")
+
+
+def test_a_gate_run_imports_no_table_library(repo):
+    """Crosscheck (a published table at the base), withdrawals (v2 supersedes
+    v1), a deviation and the rendering: all without pandas and friends."""
+    publish(repo, {"Server": "95000"})
+    submit(repo, csv_text("Dell", {"Server": "95000"}, DELL_SYSTEM), "Dell")    # -5.27 %, as published
+    commit(repo, "Dell v2")
+    code = ("import sys\nfrom pipeline.cli import main\n"
+            "sys.argv = ['mlrepro', 'gate', '--base', 'main', '--format', 'json', '-o', 'gate.xml']\n"
+            "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code\n"
+            f"print(sorted(m for m in {HEAVY!r} if m in sys.modules), code, file=sys.stderr)")
+    done = subprocess.run([str(PYTHON), "-c", code], cwd=repo, capture_output=True, text=True)
+    doc = json.loads(done.stdout)
+    assert doc["summary"]["results"] == 1 and doc["summary"]["withdrawals"][0]["supersedes"] == 1
+    assert [f["code"] for f in doc["findings"] if f["severity"] == "error"] == ["deviates-from-reference"]
+    assert done.stderr.strip().splitlines()[-1] == "[] 1", done.stderr
+
+
+def test_every_shipped_version_gets_the_same_report_from_both_engines(monkeypatch):
+    """Each shipped version folder, gated by name (the installed policy), with
+    the rows engine and with the frames engine: the same document."""
+    monkeypatch.setattr(clock, "now", lambda: datetime(2026, 3, 1, tzinfo=timezone.utc))
+    root = REPO / "submissions"
+    versions = sorted(root.glob("*/*/v*"))
+    assert len(versions) > 30
+    for version in versions:
+        docs = []
+        for engine in gate_mod.ENGINES:
+            report = gate_mod.run([version], root, None, cwd=REPO, engine=engine)
+            docs.append({**report.to_dict(), "files": report.files, "withdrawals": report.withdrawals})
+        assert docs[0] == docs[1], version
+        assert docs[0]["rows"], version
+
+
+@pytest.mark.parametrize("base_vendor, verdict", [("AMD", "deviates"), ("NVIDIA", "excluded")])
+def test_the_gate_reads_the_reference_vendor_from_the_bases_params(repo, base_vendor, verdict):
+    git(repo, "checkout", "-q", "main")
+    params = repo / "params.yaml"
+    params.write_text(params.read_text(encoding="utf-8") + f"  reference_vendor: {base_vendor}\n",
+                      encoding="utf-8")
+    commit(repo, f"policy: reference vendor {base_vendor}")
+    git(repo, "checkout", "-q", "-b", "pr-vendor")
+    submit(repo, csv_text("Dell", {"Server": "95000"}, DELL_SYSTEM), "Dell")     # -5.27 %
+    commit(repo, "Dell v2")
+    doc = doc_of(gate(repo, "--format", "json"))
+    assert doc["summary"]["reference_vendor"] == base_vendor
+    [row] = doc["rows"]
+    assert row["verdict"] == verdict
+    if verdict == "excluded":
+        assert "not NVIDIA's" in row["reason"] and doc["summary"]["verdict"] == "pass"
+
+
+# ---- the schema on plain rows: pandera's outcome, finding for finding -------------------------
+
+GOOD = dict(round="v6.0", submitter="A", system="s", system_name=None, accelerator="MI300X",
+            accelerator_variant="MI300X", composition="MI300X:8", accelerators_per_node=8, nodes=1,
+            total_accelerators=8, model="m", used_model="m", scenario="Offline", value=1.0, units="u",
+            division="closed", availability="available", status="verified", result_id=None,
+            source="f.csv:2", submission_version=1)
+BAD = [
+    dict(round="6.0", value=-5.0, scenario="Bogus", accelerators_per_node=0, submitter=""),
+    dict(composition="x y", model=None, division="x", nodes=0),
+    dict(value=0.0, status="late", total_accelerators=0, availability=None, round="v6.0\n"),
+    dict(system="", units="", source="g.csv:9", submission_version=None, used_model=None),
+    dict(accelerator=None, accelerator_variant="", composition="MI300X:8,MI325X:x", value=1e-300),
+]
+
+
+def test_rowschema_gives_panderas_findings_and_rejections():
+    rows = [dict(GOOD)] + [{**GOOD, "source": f"f.csv:{i + 3}", **bad} for i, bad in enumerate(BAD)]
+    accepted, rejected, found = table.validate(table.to_frame(rows))
+    light = rowschema.validate(rows, rowschema.spec())
+    assert [f.to_dict() for f in light[2]] == [f.to_dict() for f in found]
+    assert [r["source"] for r in light[0]] == list(accepted["source"])
+    assert [r["source"] for r in light[1]] == list(rejected["source"])
+    assert len(found) > 12
+
+
+def test_a_check_the_row_validator_does_not_know_is_left_to_pandera(tmp_path, monkeypatch):
+    import shutil
+
+    from pipeline import rows, rules
+
+    schemas = tmp_path / "schemas"
+    shutil.copytree(REPO / "schemas", schemas)
+    path = schemas / rules.SCHEMA_FILE
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        "submitter:            {dtype: str, nullable: false, checks: {str_length: {min_value: 1}}}",
+        "submitter:            {dtype: str, nullable: false, checks: {str_startswith: D}}"), encoding="utf-8")
+    monkeypatch.setenv("MLREPRO_SCHEMAS", str(schemas))
+    rules.clear_caches()
+    assert rowschema.spec() is None
+    done = rows.ingest([REPO / "submissions" / "v6.0" / "AMD" / "v1"], root=REPO / "submissions")
+    assert not done.rows and {f.place.rsplit(", ", 1)[-1] for f in done.findings} == {"column submitter"}
+    assert {f.expected for f in done.findings} == {"str_startswith('D')"}
+    rules.clear_caches()
+
+
+# ---- manifests: jsonschema only when a manifest may be invalid ---------------------------------
+
+def _manifests():
+    import yaml
+
+    return [yaml.safe_load(p.read_text(encoding="utf-8")) for p in sorted((REPO / "submissions").rglob("manifest.yaml"))]
+
+
+def test_every_shipped_manifest_is_valid_without_jsonschema():
+    from pipeline import jsonvalid, store
+
+    assert all(jsonvalid.valid(m, store._schema()) for m in _manifests())
+
+
+_VALUES = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-2, 2) | st.sampled_from(
+    ["", "x", "v6.0", "6.0", "verified", "late", "a" * 64, "0" * 64, "2026-02-20T10:00:00Z", "AMD", "Dell v2"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(
+        ["path", "format", "sha256", "system", "model", "scenario", "reason", "division", "extra"]), inner,
+        max_size=4), max_leaves=8)
+
+
+@given(data=st.data())
+def test_jsonvalid_says_valid_only_when_jsonschema_finds_no_error(data):
+    from pipeline import jsonvalid, store
+
+    manifest = json.loads(json.dumps(data.draw(st.sampled_from(_manifests()))))
+    for _ in range(data.draw(st.integers(0, 3))):
+        key = data.draw(st.sampled_from(sorted(manifest) + ["withdraws", "supersedes", "extra"]))
+        if data.draw(st.booleans()) and key in manifest:
+            del manifest[key]
+        else:
+            manifest[key] = data.draw(_VALUES)
+    if jsonvalid.valid(manifest, store._schema()):
+        assert not list(store._validator().iter_errors(manifest)), manifest
