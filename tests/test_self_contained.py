@@ -9,8 +9,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 REAL = REPO / "tests" / "real"
-# ../shared, /work/shared, or a path built as `<something>.parent / "shared"`
-OUTSIDE = re.compile(r"\.\./shared|/work/shared|\.parent\s*/\s*[\"']shared[\"']")
+# The sibling folder "shared" reached as a relative path, as this machine's
+# absolute path, or built as `<something>.parent / "shared"`. The spellings are
+# assembled from parts so that this guard names no such path itself.
+SIBLING, MACHINE_ROOT = "shared", "/" + "work"
+RELATIVE, ABSOLUTE = "../" + SIBLING, MACHINE_ROOT + "/" + SIBLING
+OUTSIDE = re.compile("|".join((re.escape(RELATIVE), re.escape(ABSOLUTE),
+                               r"\.parent\s*/\s*[\"']" + SIBLING + r"[\"']")))
 MAX_BYTES = 10 * 1024 * 1024
 
 
@@ -31,8 +36,8 @@ def test_nothing_reads_outside_the_project():
 
 
 def test_the_guard_sees_the_old_spellings():
-    for line in ('SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "mlperf"',
-                 "open('../shared/mlperf/x.json')", 'TREE = "/work/shared/mlperf"'):
+    for line in (f'SHARED = Path(__file__).resolve().parents[1].parent / "{SIBLING}" / "mlperf"',
+                 f"open('{RELATIVE}/mlperf/x.json')", f'TREE = "{ABSOLUTE}/mlperf"'):
         assert OUTSIDE.search(line), line
     assert not OUTSIDE.search('REAL = Path(__file__).resolve().parent / "real"')
 
