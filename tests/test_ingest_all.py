@@ -76,3 +76,20 @@ def test_the_parts_of_submitters_read_together_are_the_bytes_of_each_read_alone(
             assert (together / name / part).read_bytes() == (alone / part).read_bytes(), f"{name}/{part}"
     codes = {n: set(pd.read_csv(together / n / "rejected.csv")["codes"]) for n in ("v6.0-Quirky", "v6.0-Checker")}
     assert "duplicate-row" in codes["v6.0-Quirky"] and codes["v6.0-Checker"], codes
+
+
+def test_coerce_leaves_a_canonical_column_as_it_is_and_converts_any_other():
+    """coerce skips columns already of their canonical type (ingest-all coerces
+    parts that are canonical already): the result is what full conversion gives."""
+    rows = [canonical_row(), canonical_row(system="S2", system_name="x", result_id="r", submission_version=None)]
+    raw = pd.DataFrame(rows, columns=list(table.COLUMNS)).astype(object)      # nothing canonical
+    once = table.coerce(raw)
+    assert _same(table.coerce(once), once)
+    other = once.astype({"system": "string", "nodes": "int32", "value": "float32"})
+    again = table.coerce(other)
+    assert _same(again, once)
+    assert str(again["system"].dtype) == "str" and again["nodes"].dtype == "int64"
+    assert _same(table.to_frame([]), table.coerce(pd.DataFrame([], columns=list(table.COLUMNS))))
+    handed = table.to_frame([])
+    handed["extra"] = 1                               # the shared empty frame is never handed out itself
+    assert list(table.to_frame([]).columns) == list(table.COLUMNS)
