@@ -48,8 +48,8 @@ def load_published(paths: Iterable[Path], round_: str | None = None
     for path in paths:
         report = ingest([Path(path)], round_=round_, status="verified")
         found.extend(report.findings)
-        for round_, frame in report.table.groupby("round", sort=True):
-            tables.setdefault(str(round_), []).append(frame)
+        for name, frame in report.table.groupby("round", sort=True):   # not round_: the next path needs it
+            tables.setdefault(str(name), []).append(frame)
     return {r: pd.concat(frames, ignore_index=True) for r, frames in sorted(tables.items())}, found
 
 
