@@ -17,10 +17,10 @@ $(VENV)/.installed: pyproject.toml
 	@touch $@
 
 ## run: the whole pipeline on the shipped submissions (dvc repro); a dvc.lock
-## left unreadable by a killed run is first restored from git (bin/restore-lock)
+## left unreadable by a killed run is first restored from git (bin/restore-lock,
+## which then runs dvc repro in the same process: one start-up, not two)
 run: install
-	@$(BIN)/python bin/restore-lock
-	$(BIN)/dvc repro
+	$(BIN)/python bin/restore-lock dvc repro
 	@echo
 	@echo "outputs:"
 	@echo "  data/results.parquet            canonical table (accepted rows)"

@@ -760,5 +760,57 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
     _finish(report, fmt, output, quiet, verbose, CROSSCHECK_COLUMNS, exit_zero)
 
 
+
+# ---- analyse (issue 12): the pipeline's steps after the table, in one process ------------
+
+@cli.command()
+@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--rejected", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="Rejected and excluded inputs (data/rejected.csv), for the metrics.")
+@click.option("--claims", "ledger", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              required=True, help="The claims ledger (claims.yaml).")
+@click.option("--crosscheck", "crosschecks", nargs=2, multiple=True, metavar="PUBLISHED OUT",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="A published MLCommons table and where its crosscheck goes (repeatable).")
+@click.option("--agreement-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The agreement table (compare).")
+@click.option("--summary-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="JSON summary of the agreement (per-partner rates).")
+@click.option("--verified-dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder of the verified set: results.csv and agreement.csv.")
+@click.option("--post-deadline-dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder of the post-deadline (unverified) set: results.csv and agreement.csv.")
+@click.option("--metrics-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="metrics.json (dvc metrics show).")
+@click.option("--details-out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder of the agreement counts per status, round and partner (metrics/).")
+@click.option("--claims-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The claims recomputed (audit/claims.json).")
+@click.option("--scaling-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The scaling efficiencies (audit/scaling.json).")
+@params_option
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("submissions"),
+              show_default=True, help="Submissions root the table's sources are relative to.")
+@output_options
+@exit_zero
+def analyse(results, rejected, ledger, crosschecks, agreement_out, summary_out, verified_dir, post_deadline_dir,
+            metrics_out, details_out, claims_out, scaling_out, params_path, root, fmt, output, quiet, verbose,
+            exit_zero):
+    """Everything computed from the canonical table, in one process (the DVC pipeline's
+    analyse stage): compare, partition, metrics, claims, scaling, crosscheck."""
+    from . import analyse as analyse_mod
+
+    tol, ref = _compare_params(params_path)
+    vendor = _params(params_path)["compare"]["reference_vendor"]
+    out = analyse_mod.Outputs(agreement_out, summary_out, verified_dir, post_deadline_dir, metrics_out,
+                              details_out, claims_out, scaling_out, [tuple(pair) for pair in crosschecks])
+    _guard({"RESULTS": results, "--rejected": rejected, "--claims": ledger, "--params": params_path,
+            "--crosscheck": [published for published, _ in crosschecks]},
+           {"--output": output, **out.files()})
+    report = analyse_mod.analyse(results, rejected, ledger, out, tol, ref, vendor,
+                                 prefix=lambda frame: _root_prefix(root, frame))
+    _finish(report, fmt, output, quiet, verbose, ("step", "wrote", "summary"), exit_zero)
+
+
 def main() -> None:
     cli(prog_name="mlrepro")

@@ -60,11 +60,27 @@ def ingest(paths: list[Path], fmt: str | None = None, round_: str | None = None,
            visible: clock.Clock | None = None) -> IngestReport:
     """Read submissions roots, submitter folders, version folders or raw files.
     VISIBLE tells when a version became visible (default: the git clock)."""
+    report, frame = read_unchecked(paths, fmt, round_, status, root, visible)
+    return settle(report, table.validate(frame))
+
+
+def read_unchecked(paths: list[Path], fmt: str | None = None, round_: str | None = None,
+            status: str | None = None, root: Path | None = None,
+            visible: clock.Clock | None = None) -> tuple[IngestReport, pd.DataFrame]:
+    """All of :func:`ingest` but the table schema: the report so far and the
+    rows still to be checked. :func:`settle` finishes it with what
+    ``table.validate`` says of those rows (``ingest-all`` checks the rows of
+    all the submitters it reads in one call: :func:`pipeline.merge.validate_each`)."""
     report = IngestReport(table.to_frame([]))
     parts = walk.collect(paths, report, fmt, round_, status, root, visible)
     frame = table.coerce(pd.concat(parts, ignore_index=True)) if parts else table.to_frame([])
-    frame = _reject_duplicates(frame, report)
-    accepted, rejected, found = table.validate(frame)
+    return report, _reject_duplicates(frame, report)
+
+
+def settle(report: IngestReport, validated: tuple[pd.DataFrame, pd.DataFrame, list[Finding]]) -> IngestReport:
+    """The report with the schema's verdict on its rows: ``validated`` is
+    ``table.validate``'s (accepted, rejected, findings) of those rows."""
+    accepted, rejected, found = validated
     report.findings.extend(found)
     report.dispositions.extend(schema_dispositions(rejected["source"], found))
     report.table = accepted.reset_index(drop=True)

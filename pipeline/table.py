@@ -7,6 +7,7 @@ table into findings so that no row disappears without a reason.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
@@ -37,13 +38,27 @@ def schema():
 
 def to_frame(rows: list[dict]) -> pd.DataFrame:
     """Rows (dicts) to a frame with the canonical columns and dtypes."""
+    if not rows:   # built once: ingest starts every report with it
+        return _no_rows().copy()
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     return coerce(frame)
+
+
+@lru_cache(maxsize=1)
+def _no_rows() -> pd.DataFrame:
+    return coerce(pd.DataFrame([], columns=list(COLUMNS)))
+
+
+def _dtype(col: str):
+    return pd.api.types.pandas_dtype("int64" if col in INT_COLUMNS else "float64" if col == "value"
+                                     else "Int64" if col == "submission_version" else "str")
 
 
 def coerce(frame: pd.DataFrame) -> pd.DataFrame:
     frame = frame.copy()
     for col in COLUMNS:
+        if frame[col].dtype == _dtype(col):   # already canonical: converting it changes nothing
+            continue
         if col in INT_COLUMNS:
             frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("int64")
         elif col == "value":

@@ -1,0 +1,158 @@
+"""Analyse: everything the DVC pipeline computes from the canonical table, in
+one process (the ``analyse`` stage, ``mlrepro analyse``).
+
+Eight stages did this before, each a process paying its own start-up
+(pandas, pyarrow, pandera: about a second) to read ``data/results.parquet``
+once more. This module reads the table once and runs, in this order, what
+each of these commands does, writing the very bytes each writes
+(``tests/test_analyse.py`` runs both ways and compares every file):
+
+=========== ========================================================================
+step        the same as
+=========== ========================================================================
+compare     ``mlrepro compare RESULTS -o AGREEMENT --summary-out SUMMARY``
+partition   ``mlrepro partition RESULTS --verified-out V/results.csv
+            --post-deadline-out P/results.csv``, then the same of AGREEMENT
+            (``V/agreement.csv``, ``P/agreement.csv``): the two sets stay apart
+metrics     ``mlrepro metrics RESULTS --agreement AGREEMENT --rejected REJECTED
+            -o METRICS --details-out DETAILS``
+claims      ``mlrepro claims LEDGER RESULTS -o CLAIMS_OUT``
+scaling     ``mlrepro scaling RESULTS -o SCALING_OUT``
+crosscheck  ``mlrepro crosscheck RESULTS --published TABLE -o OUT``, once per
+            (TABLE, OUT) pair
+=========== ========================================================================
+
+Each step's findings are those of its command; the table's own (rows that
+fail the schema) are listed once. Nothing is printed here: the CLI prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .findings import Finding, ReportShape
+from .model import DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEFAULT_TOLERANCE_PCT
+
+SET_FILES = ("results.csv", "agreement.csv")
+
+
+@dataclass
+class Outputs:
+    """Where each step writes (the dvc.yaml ``analyse`` stage names each)."""
+
+    agreement: Path
+    summary: Path
+    verified_dir: Path
+    post_deadline_dir: Path
+    metrics: Path
+    details: Path
+    claims: Path
+    scaling: Path
+    crosscheck: list[tuple[Path, Path]] = field(default_factory=list)   # (published table, output)
+
+    def files(self) -> dict[str, Path]:
+        """Every output file by the option that names it (for the CLI's path checks)."""
+        named = {"--agreement-out": self.agreement, "--summary-out": self.summary,
+                 "--metrics-out": self.metrics, "--claims-out": self.claims, "--scaling-out": self.scaling}
+        for name in SET_FILES:
+            named[f"--verified-dir {name}"] = self.verified_dir / name
+            named[f"--post-deadline-dir {name}"] = self.post_deadline_dir / name
+        for i, (_, out) in enumerate(self.crosscheck):
+            named[f"--crosscheck #{i + 1}"] = out
+        return named
+
+
+@dataclass
+class AnalyseReport(ReportShape):
+    """One row per step: what it wrote and its summary line; every step's findings."""
+
+    rows: list[dict] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    written: list[Path] = field(default_factory=list)
+
+    @property
+    def summary(self) -> dict:
+        return {"steps": len(self.rows), "files_written": len(self.written)}
+
+    def add(self, step: str, report, wrote: list[Path], seen: list[Finding]) -> None:
+        self.rows.append({"step": step, "wrote": " ".join(p.as_posix() for p in wrote),
+                          "summary": ", ".join(f"{k}={v}" for k, v in report.summary.items()
+                                               if not isinstance(v, (dict, list)))})
+        self.findings.extend(f for f in report.findings if f not in seen)
+        self.written.extend(wrote)
+
+
+def analyse(results: Path, rejected: Path, ledger: Path, out: Outputs,
+            tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
+            reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
+            reference_vendor: str = DEFAULT_REFERENCE_VENDOR, prefix=None) -> AnalyseReport:
+    """Run every step; ``prefix(frame)``: what goes before a row's source in
+    compare's findings (the submissions root from the repository root)."""
+    from . import claims, compare, crosscheck, metrics, scaling, table
+    from .outputs import write_json, write_report
+
+    frame, found = table.load(results)
+    report = AnalyseReport(findings=list(found))
+
+    agreement = compare.compare(frame, tolerance_pct, reference_submitter, reference_vendor)
+    agreement.read_findings = found
+    agreement.prefix = prefix(frame) if prefix else ""
+    write_json(agreement.summary, out.summary)
+    write_report(agreement, out.agreement)
+    report.add("compare", agreement, [out.agreement, out.summary], found)
+
+    for source, name in ((results, "results.csv"), (out.agreement, "agreement.csv")):
+        sets = _partition(_read_any(source), source, out.verified_dir / name, out.post_deadline_dir / name)
+        report.add(f"partition {name}", sets, [out.verified_dir / name, out.post_deadline_dir / name], found)
+
+    counts = metrics.compute(results, out.agreement, rejected)
+    metrics.write(counts, out.metrics, out.details)
+    report.rows.append({"step": "metrics", "wrote": f"{out.metrics.as_posix()} {out.details.as_posix()}/",
+                        "summary": ", ".join(f"{k}={v}" for k, v in counts.totals.items())})
+    report.written.append(out.metrics)
+
+    ledger_report = claims.check_claims(claims.read_ledger(ledger), frame, reference_submitter)
+    ledger_report.findings[:0] = found
+    write_report(ledger_report, out.claims)
+    report.add("claims", ledger_report, [out.claims], found)
+
+    efficiency = scaling.scaling(frame, reference_submitter)
+    efficiency.findings[:0] = found
+    write_report(efficiency, out.scaling)
+    report.add("scaling", efficiency, [out.scaling], found)
+
+    for published_path, path in out.crosscheck:
+        published, read_findings = crosscheck.load_published([published_path])
+        looked_up = crosscheck.check(frame, published, 0.0)
+        # the published table's own warnings are not this check's; its errors are
+        looked_up.findings[:0] = found
+        looked_up.findings.extend(f for f in read_findings if f.severity == "error")
+        write_report(looked_up, path)
+        report.add(f"crosscheck {published_path.as_posix()}", looked_up, [path], found)
+    return report
+
+
+def _read_any(path: Path):
+    """What ``mlrepro partition`` reads: a canonical table, or any table with a
+    status column (the agreement table)."""
+    from . import table
+    from .errors import ConfigError
+
+    try:
+        return table.read(path)
+    except ConfigError:
+        frame = table.read_frame(path)
+    if "status" not in frame.columns:
+        raise table.TableUnreadable(path, "a table with a status column", "no status column") from None
+    return frame
+
+
+def _partition(frame, source: Path, verified: Path, post_deadline: Path):
+    from . import partition
+    from .outputs import write_table
+
+    sets = partition.partition(frame, source.as_posix())
+    write_table(sets.verified, verified)
+    write_table(sets.post_deadline, post_deadline)
+    return sets
