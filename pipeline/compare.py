@@ -32,7 +32,7 @@ from . import rules
 from .findings import Finding, ReportShape, located
 from .formulas import deviation_pct, within
 from .model import (DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEFAULT_TOLERANCE_PCT,
-                    UNVERIFIED_FOOTNOTE, Source, plain)
+                    LABEL_UNVERIFIED, UNVERIFIED_FOOTNOTE, Source, plain)
 
 MATCH = ("round", "accelerator", "accelerators_per_node", "nodes", "model", "scenario")
 PARTNER_COLUMNS = ("round", "submitter", "system", "accelerator", "accelerator_variant",
@@ -71,9 +71,35 @@ class CompareReport(ReportShape):
 
     @property
     def findings(self) -> list[Finding]:
-        deviating = self.table[self.table["verdict"] == "deviates"]
-        return self.read_findings + [deviation_finding(r, self.prefix)
-                                     for r in plain(deviating.to_dict("records"))]
+        return self.findings_head(None)
+
+    # Text output shows a few findings and rows of a table that may hold a million:
+    # only those are built (one finding per deviating row would be 500,000 objects).
+    def _deviating(self) -> pd.DataFrame:
+        return self.table[(self.table["verdict"] == "deviates").to_numpy()]
+
+    def finding_count(self) -> int:
+        return len(self.read_findings) + int((self.table["verdict"] == "deviates").sum())
+
+    def error_count(self) -> int:
+        return (sum(1 for f in self.read_findings if f.severity == "error")
+                + int((self.table["verdict"] == "deviates").sum()))
+
+    def findings_head(self, limit: int | None) -> list[Finding]:
+        head = self.read_findings if limit is None else self.read_findings[:limit]
+        deviating = self._deviating()
+        if limit is not None:
+            deviating = deviating.head(limit - len(head))
+        return head + [deviation_finding(r, self.prefix) for r in plain(deviating.to_dict("records"))]
+
+    def row_count(self) -> int:
+        return len(self.table)
+
+    def rows_head(self, limit: int | None) -> list[dict]:
+        return plain((self.table if limit is None else self.table.head(limit)).to_dict("records"))
+
+    def any_unverified(self) -> bool:
+        return bool((self.table["label"] == LABEL_UNVERIFIED).any())
 
     @property
     def summary(self) -> dict:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from .model import Source, plain
+from .model import LABEL_UNVERIFIED, Source, plain
 
 # code -> one-line meaning. Documented in the README.
 CODES: dict[str, str] = {
@@ -189,7 +189,30 @@ class ReportShape:
 
     @property
     def ok(self) -> bool:
-        return not self.errors
+        return self.error_count() == 0
+
+    # What text output needs, without building every row and finding: a report
+    # over a large table (a million rows) overrides these to build only what is shown.
+    def finding_count(self) -> int:
+        return len(self.findings)
+
+    def error_count(self) -> int:
+        return len(self.errors)
+
+    def findings_head(self, limit: int | None) -> list[Finding]:
+        """The first ``limit`` findings (all of them for None)."""
+        return list(self.findings) if limit is None else list(self.findings[:limit])
+
+    def row_count(self) -> int:
+        return len(self.rows)
+
+    def rows_head(self, limit: int | None) -> list[dict]:
+        """The first ``limit`` rows (all of them for None)."""
+        return list(self.rows) if limit is None else list(self.rows[:limit])
+
+    def any_unverified(self) -> bool:
+        """Whether any row is labelled unverified (text output adds the MLCommons footnote)."""
+        return any(r.get("label") == LABEL_UNVERIFIED for r in self.rows)
 
     def frame(self):
         """The rows as a table (CSV and Parquet outputs); a report holding a

@@ -17,7 +17,7 @@ import pandas as pd
 from . import bulk, clock, readers, rules, table
 from .errors import UsageError
 from .findings import Finding, ReportShape, finding
-from .model import Source, plain
+from .model import Source
 from .normalize import Context
 from .readers.base import Disposition, ReadResult
 from .store import MANIFEST, VERSION_DIR, Version, find_versions, load_manifest, version_at
@@ -41,9 +41,20 @@ class IngestReport(ReportShape):
 
     @property
     def rows(self) -> list[dict]:
-        from .outputs import label_frame
+        return self.rows_head(None)
 
-        return plain(label_frame(self.table).to_dict("records"))
+    def row_count(self) -> int:
+        return len(self.table)
+
+    def rows_head(self, limit: int | None) -> list[dict]:
+        from .outputs import labelled_rows
+
+        return labelled_rows(self.table, limit)
+
+    def any_unverified(self) -> bool:
+        from .outputs import any_unverified
+
+        return any_unverified(self.table)
 
     def frame(self) -> pd.DataFrame:
         return self.table

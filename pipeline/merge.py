@@ -34,7 +34,6 @@ import pandas as pd
 from . import table
 from .errors import ConfigError
 from .findings import Finding, ReportShape
-from .model import plain
 
 PARTS = ("results.parquet", "rejected.csv", "findings.json", "versions.csv")
 VERSION_COLUMNS = ["round", "submitter", "version", "path", "used", "status_declared", "status",
@@ -58,9 +57,20 @@ class MergeReport(ReportShape):
 
     @property
     def rows(self) -> list[dict]:
-        from .outputs import label_frame
+        return self.rows_head(None)
 
-        return plain(label_frame(self.table).to_dict("records"))
+    def row_count(self) -> int:
+        return len(self.table)
+
+    def rows_head(self, limit: int | None) -> list[dict]:
+        from .outputs import labelled_rows
+
+        return labelled_rows(self.table, limit)
+
+    def any_unverified(self) -> bool:
+        from .outputs import any_unverified
+
+        return any_unverified(self.table)
 
     def frame(self) -> pd.DataFrame:
         return self.table

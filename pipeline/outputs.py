@@ -135,3 +135,14 @@ def label_frame(frame: pd.DataFrame) -> pd.DataFrame:
     frame["label"] = [label(s) for s in frame["status"]]
     frame["footnote"] = [footnote(s) for s in frame["status"]]
     return frame
+
+
+def labelled_rows(frame: pd.DataFrame, limit: int | None = None) -> list[dict]:
+    """The first ``limit`` rows (all for None) of a table carrying a status
+    column, labelled, as dicts of JSON-safe values."""
+    return plain(label_frame(frame if limit is None else frame.head(limit)).to_dict("records"))
+
+
+def any_unverified(frame: pd.DataFrame) -> bool:
+    """Whether a table carrying a status column holds a row labelled unverified."""
+    return bool(len(frame)) and bool((frame["status"].astype("str") != "verified").any())
