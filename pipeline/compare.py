@@ -75,8 +75,9 @@ class CompareReport(ReportShape):
 
     # Text output shows a few findings and rows of a table that may hold a million:
     # only those are built (one finding per deviating row would be 500,000 objects).
-    def _deviating(self) -> pd.DataFrame:
-        return self.table[(self.table["verdict"] == "deviates").to_numpy()]
+    def _deviating(self, limit: int | None = None) -> pd.DataFrame:
+        at = np.flatnonzero((self.table["verdict"] == "deviates").to_numpy())
+        return self.table.iloc[at if limit is None else at[:max(limit, 0)]]
 
     def finding_count(self) -> int:
         return len(self.read_findings) + int((self.table["verdict"] == "deviates").sum())
@@ -87,9 +88,7 @@ class CompareReport(ReportShape):
 
     def findings_head(self, limit: int | None) -> list[Finding]:
         head = self.read_findings if limit is None else self.read_findings[:limit]
-        deviating = self._deviating()
-        if limit is not None:
-            deviating = deviating.head(limit - len(head))
+        deviating = self._deviating(None if limit is None else limit - len(head))
         return head + [deviation_finding(r, self.prefix) for r in plain(deviating.to_dict("records"))]
 
     def row_count(self) -> int:
@@ -202,9 +201,11 @@ def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
                                       reference_submitter) for k in keys])
     table = partners[list(PARTNER_COLUMNS)].copy()
     for col in decisions.columns:  # categorical: one copy of each decided text, not one per row
-        values = decisions[col].to_numpy()[codes]
-        table[col] = pd.Categorical(values) if decisions[col].dtype == object and col not in (
-            "reference_value",) else values
+        if decisions[col].dtype == object and col != "reference_value":
+            per_key = pd.Categorical(decisions[col].to_numpy())   # categories from the few keys
+            table[col] = pd.Categorical.from_codes(per_key.codes[codes], dtype=per_key.dtype)
+        else:
+            table[col] = decisions[col].to_numpy()[codes]
     table["reference_submitter"] = reference_submitter
     table["tolerance_pct"] = tolerance_pct
     table["partner_status"] = pd.Categorical(partners["status"].to_numpy())
