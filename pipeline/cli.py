@@ -156,7 +156,7 @@ def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
             click.echo(render.text(report, columns, limit, with_findings=False))
     else:
         click.echo(render.render(report, fmt, columns, limit))
-    if report.errors and not exit_zero_flag:
+    if not exit_zero_flag and not report.ok:
         raise SystemExit(EXIT_FINDINGS)
 
 

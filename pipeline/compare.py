@@ -31,8 +31,8 @@ import pandas as pd
 from . import rules
 from .findings import Finding, ReportShape
 from .formulas import VERDICT_WITHIN, deviation_pct, rounded_pct, within
-from .model import (DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEFAULT_TOLERANCE_PCT, Row, plain,
-                    typed_rows)
+from .model import (DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEFAULT_TOLERANCE_PCT, LABEL_UNVERIFIED,
+                    Row, plain, typed_rows)
 from .reference import (COLUMNS, DECISION, MATCH, PARTNER_COLUMNS, REF_FIELDS,  # noqa: F401
                         decide as _decide, decision, deviation_finding, power_capped_name, reference_index,
                         vendors, vendors_of)
@@ -56,13 +56,38 @@ class CompareReport(ReportShape):
     @property
     def rows(self) -> list[Row]:
         """The agreement rows, typed (``AgreementRow``)."""
-        return typed_rows("AgreementRow", self.table.to_dict("records"))
+        return self.rows_head(None)
 
     @property
     def findings(self) -> list[Finding]:
-        deviating = self.table[self.table["verdict"] == "deviates"]
-        return self.read_findings + [deviation_finding(r, self.prefix)
-                                     for r in plain(deviating.to_dict("records"))]
+        return self.findings_head(None)
+
+    # Text output shows a few findings and rows of a table that may hold a million:
+    # only those are built (one finding per deviating row would be 500,000 objects).
+    def _deviating(self, limit: int | None = None) -> pd.DataFrame:
+        at = np.flatnonzero((self.table["verdict"] == "deviates").to_numpy())
+        return self.table.iloc[at if limit is None else at[:max(limit, 0)]]
+
+    def finding_count(self) -> int:
+        return len(self.read_findings) + int((self.table["verdict"] == "deviates").sum())
+
+    def error_count(self) -> int:
+        return (sum(1 for f in self.read_findings if f.severity == "error")
+                + int((self.table["verdict"] == "deviates").sum()))
+
+    def findings_head(self, limit: int | None) -> list[Finding]:
+        head = self.read_findings if limit is None else self.read_findings[:limit]
+        deviating = self._deviating(None if limit is None else limit - len(head))
+        return head + [deviation_finding(r, self.prefix) for r in plain(deviating.to_dict("records"))]
+
+    def row_count(self) -> int:
+        return len(self.table)
+
+    def rows_head(self, limit: int | None) -> list[Row]:
+        return typed_rows("AgreementRow", (self.table if limit is None else self.table.head(limit)).to_dict("records"))
+
+    def any_unverified(self) -> bool:
+        return bool((self.table["label"] == LABEL_UNVERIFIED).any())
 
     @property
     def summary(self) -> dict:
@@ -120,9 +145,11 @@ def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
                                        reference_submitter) for k in keys])
     table = partners[list(PARTNER_COLUMNS)].copy()
     for col in decisions.columns:  # categorical: one copy of each decided text, not one per row
-        values = decisions[col].to_numpy()[codes]
-        table[col] = pd.Categorical(values) if decisions[col].dtype == object and col not in (
-            "reference_value",) else values
+        if decisions[col].dtype == object and col != "reference_value":
+            per_key = pd.Categorical(decisions[col].to_numpy())   # categories from the few keys
+            table[col] = pd.Categorical.from_codes(per_key.codes[codes], dtype=per_key.dtype)
+        else:
+            table[col] = decisions[col].to_numpy()[codes]
     table["reference_submitter"] = reference_submitter
     table["tolerance_pct"] = tolerance_pct
     table["partner_status"] = pd.Categorical(partners["status"].to_numpy())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from .model import Row, Source, plain, typed_rows
+from .model import LABEL_UNVERIFIED, Row, Source, plain, typed_rows
 
 # code -> one-line meaning. Documented in the README.
 CODES: dict[str, str] = {
@@ -191,7 +191,30 @@ class ReportShape:
 
     @property
     def ok(self) -> bool:
-        return not self.errors
+        return self.error_count() == 0
+
+    # What text output needs, without building every row and finding: a report
+    # over a large table (a million rows) overrides these to build only what is shown.
+    def finding_count(self) -> int:
+        return len(self.findings)
+
+    def error_count(self) -> int:
+        return len(self.errors)
+
+    def findings_head(self, limit: int | None) -> list[Finding]:
+        """The first ``limit`` findings (all of them for None)."""
+        return list(self.findings) if limit is None else list(self.findings[:limit])
+
+    def row_count(self) -> int:
+        return len(self.rows)
+
+    def rows_head(self, limit: int | None) -> list[dict]:
+        """The first ``limit`` rows (all of them for None)."""
+        return list(self.rows) if limit is None else list(self.rows[:limit])
+
+    def any_unverified(self) -> bool:
+        """Whether any row is labelled unverified (text output adds the MLCommons footnote)."""
+        return any(r.get("label") == LABEL_UNVERIFIED for r in self.rows)
 
     def frame(self):
         """The rows as a table (CSV and Parquet outputs); a report holding a
@@ -221,9 +244,22 @@ class TableReport(ReportShape):
 
     @property
     def rows(self) -> list[Row]:
+        return self.rows_head(None)
+
+    def row_count(self) -> int:
+        return len(self.table)
+
+    def rows_head(self, limit: int | None) -> list[Row]:
+        """The first ``limit`` rows, labelled and typed: built only for those."""
         from .outputs import label_frame
 
-        return typed_rows("ResultRow", label_frame(self.table).to_dict("records"))
+        head = self.table if limit is None else self.table.head(limit)
+        return typed_rows("ResultRow", label_frame(head).to_dict("records"))
+
+    def any_unverified(self) -> bool:
+        from .outputs import any_unverified
+
+        return any_unverified(self.table)
 
     def frame(self):
         return self.table

@@ -16,7 +16,6 @@ import pandas as pd
 
 from . import bulk, clock, table, walk
 from .findings import Finding, TableReport
-from .model import plain
 from .readers.base import Disposition
 from .rows import KEY, duplicates, schema_dispositions
 

@@ -133,7 +133,20 @@ def write_report(report, path: str | Path, fmt: str | None = None) -> None:
 
 def label_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """Add the MLCommons label and footnote to a table carrying a status column."""
+    import pandas as pd
+
     frame = frame.copy()
-    frame["label"] = [label(s) for s in frame["status"]]
-    frame["footnote"] = [footnote(s) for s in frame["status"]]
+    if not len(frame):
+        frame["label"] = [label(s) for s in frame["status"]]
+        frame["footnote"] = [footnote(s) for s in frame["status"]]
+        return frame
+    # model.label and model.footnote once per distinct status, applied to every row
+    codes, distinct = pd.factorize(frame["status"], use_na_sentinel=False)
+    frame["label"] = pd.array([label(s) for s in distinct], dtype="str").take(codes)
+    frame["footnote"] = pd.array([footnote(s) for s in distinct], dtype="str").take(codes)
     return frame
+
+
+def any_unverified(frame: pd.DataFrame) -> bool:
+    """Whether a table carrying a status column holds a row labelled unverified."""
+    return bool(len(frame)) and bool((frame["status"].astype("str") != "verified").any())

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .findings import Finding, ReportShape, finding
-from .model import Row, typed_rows
+from .model import LABEL_UNVERIFIED, Row, typed_rows
 from .outputs import label_frame
 
 
@@ -26,7 +26,19 @@ class PartitionReport(ReportShape):
     def rows(self) -> list[Row]:
         """The verified set's rows, then the post-deadline set's, typed
         (``PartitionRow``: the columns of the table partitioned, labelled)."""
-        return typed_rows("PartitionRow", self.verified.to_dict("records") + self.post_deadline.to_dict("records"))
+        return self.rows_head(None)
+
+    def row_count(self) -> int:
+        return len(self.verified) + len(self.post_deadline)
+
+    def rows_head(self, limit: int | None) -> list[Row]:
+        """The first ``limit`` rows (verified first), built only for those."""
+        head = self.verified if limit is None else self.verified.head(limit)
+        rest = self.post_deadline if limit is None else self.post_deadline.head(limit - len(head))
+        return typed_rows("PartitionRow", head.to_dict("records") + rest.to_dict("records"))
+
+    def any_unverified(self) -> bool:
+        return any((f["label"] == LABEL_UNVERIFIED).any() for f in (self.verified, self.post_deadline))
 
     def frame(self) -> pd.DataFrame:
         return pd.concat([self.verified, self.post_deadline], ignore_index=True)

@@ -32,7 +32,9 @@ def _is_gate(report) -> bool:
 
 
 def findings_lines(report, limit: int | None = TEXT_LIMIT) -> list[str]:
-    return _capped([f"{f.severity}: {f.render()}" for f in report.findings], limit, "findings")
+    """At most ``limit`` findings, then how many more there are (only those shown are built)."""
+    lines = [f"{f.severity}: {f.render()}" for f in report.findings_head(limit)]
+    return _more(lines, report.finding_count(), "findings")
 
 
 def render(report, fmt: str, columns: tuple[str, ...] | None = None, limit: int | None = TEXT_LIMIT) -> str:
@@ -69,7 +71,7 @@ def summary_line(report) -> str:
     s = report.summary
     shown = ", ".join(f"{k}={_cell_text(v)}" for k, v in s.items()
                       if v is not None and not isinstance(v, (dict, list)))
-    return f"summary: {shown}, findings={len(report.findings)}, errors={len(report.errors)}"
+    return f"summary: {shown}, findings={report.finding_count()}, errors={report.error_count()}"
 
 
 def text(report, columns: tuple[str, ...] | None = None, limit: int | None = TEXT_LIMIT,
@@ -80,20 +82,22 @@ def text(report, columns: tuple[str, ...] | None = None, limit: int | None = TEX
     if _is_gate(report):
         return gate_text(report, with_findings)
     lines = findings_lines(report, limit) if with_findings else []
-    rows = report.rows
-    if columns and rows:
-        lines += _capped(table_lines(rows, columns), None if limit is None else limit + 1, "rows")
-    if any(r.get("label") == LABEL_UNVERIFIED for r in rows):
+    if columns:
+        rows = report.rows_head(limit)   # columns as wide as the widest cell shown
+        if rows:
+            lines += _more(table_lines(rows, columns), report.row_count() + 1, "rows")
+    if report.any_unverified():
         lines.append(f"{LABEL_UNVERIFIED}: {UNVERIFIED_FOOTNOTE}")
     lines.append(summary_line(report))
     return "\n".join(lines)
 
 
-def _capped(lines: list[str], limit: int | None, what: str) -> list[str]:
-    if limit is None or len(lines) <= limit:
-        return lines
-    return lines[:limit] + [f"... and {len(lines) - limit} more {what} (all of them with "
-                            f"--format json or -o FILE)"]
+def _more(shown: list[str], total: int, what: str) -> list[str]:
+    """``shown`` (the first lines of ``total``), then how many more there are."""
+    if total <= len(shown):
+        return shown
+    return shown + [f"... and {total - len(shown)} more {what} (all of them with "
+                    f"--format json or -o FILE)"]
 
 
 def gate_verdict(report) -> str:

@@ -91,7 +91,7 @@ def test_the_polars_floor_finds_what_the_pipeline_finds(tmp_path):
     out.mkdir()
     import scale
 
-    ingest, compare, partition = (json.loads(mlrepro(args))["summary"]
+    ingest, compare, partition = (scale.summary_of(mlrepro(args))
                                   for args in scale.pipeline_commands(root, out))
     import contextlib
     import io

@@ -156,5 +156,7 @@ def complete_rows(csv_file: CsvFile, display: str, out):
 
 def single_round(values) -> str | None:
     """The round a file states, when all its rows state the same one."""
+    if hasattr(values, "unique"):   # a column: each distinct value once, not a set over every row
+        values = values.unique()
     rounds = {str(v).strip() for v in values} - {"", "None", "nan"}
     return rounds.pop() if len(rounds) == 1 else None
