@@ -26,7 +26,10 @@ from pathlib import Path
 import polars as pl
 import yaml
 
-MATCH = ["round", "accelerator", "accelerators_per_node", "nodes", "model", "scenario"]
+# the pipeline's match key plus what makes a candidate eligible (pipeline/reference.py:
+# same division; the synthetic rows' units follow from model and scenario, and their
+# accelerator counts from the system, with no power-capped system)
+MATCH = ["round", "accelerator", "accelerators_per_node", "nodes", "model", "scenario", "division"]
 REFERENCE = "AMD"
 TOLERANCE_PCT = 4.0
 EPSILON = 1e-9

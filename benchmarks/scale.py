@@ -77,6 +77,8 @@ def one_size(tmp: Path, rows: int) -> dict:
             "post_deadline": partition["post_deadline"], "agree": compare["agree"],
             "deviates": compare["deviates"], "no_reference": compare["no-reference"],
             "floor_counts": floor,
+            # the floor does the same work only if it reaches the same verdicts
+            "same_verdicts": all(floor[v] == compare[v] for v in ("agree", "deviates")),
             "pipeline": {**spread([r[0] for r in runs["pipeline"]]),
                          "peak_rss_mib": round(max(r[1] for r in runs["pipeline"]), 1), "stages": per_stage},
             "floor": {**spread([r[0] for r in runs["floor"]]),
