@@ -48,6 +48,7 @@ import pandas as pd
 from . import rules
 from .errors import ConfigError
 from .findings import Finding, ReportShape, finding
+from .lazy import deferred
 from .model import Row, typed_rows
 from .outputs import atomic_path
 
@@ -58,6 +59,9 @@ SITE = "mlrepro"
 RUN_TIME = datetime(2000, 1, 1, tzinfo=timezone.utc)
 ID_KEYS = ("id", "validation_id", "checkpoint_id", "expectation_suite_id")
 TIME_KEYS = ("run_time", "validation_time", "ge_load_time")
+# imported by GX for expectations our suites do not use (KL divergence, KS tests): loaded on
+# first use only (pipeline/lazy.py), about 1 s of the audit's start-up
+GX_DEFERRED = ("scipy.stats", "altair")
 
 
 def suites_dir() -> Path:
@@ -178,7 +182,8 @@ def _quiet_gx(messages: list[str]):
 
 def _context(docs_dir: Path | None):
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
-    import great_expectations as gx
+    with deferred(*GX_DEFERRED):
+        import great_expectations as gx
     from great_expectations.data_context.types.base import (
         DataContextConfig, InMemoryStoreBackendDefaults, ProgressBarsConfig)
 

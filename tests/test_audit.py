@@ -230,3 +230,64 @@ def test_great_expectations_is_imported_by_the_audit_module_only():
     users = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "pipeline").rglob("*.py")
                    if imports.search(p.read_text(encoding="utf-8")))
     assert users == ["pipeline/audit.py"]
+
+
+# ---- scipy.stats and altair: imported by GX for expectations our suites do not use -----------
+
+def _fresh(code: str) -> str:
+    """``code`` run by a new interpreter in the project folder: its stdout."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_shipped_suites_run_without_loading_scipy_stats_or_altair(sets):
+    out = _fresh(f"""
+import sys
+from pipeline import audit
+report = audit.audit({str(sets['verified'])!r}, {str(sets['post'])!r})
+assert report.success and report.suites
+print(*(type(sys.modules.get(name)).__name__ for name in audit.GX_DEFERRED))
+""")
+    assert out.split() == ["_LazyModule"] * len(audit.GX_DEFERRED)
+
+
+def test_an_expectation_that_uses_scipy_still_runs(sets, tmp_path):
+    """A suite with GX's KL-divergence expectation (scipy.stats): scipy is
+    loaded when the expectation uses it and the result is evaluated."""
+    (tmp_path / "kl.json").write_text(json.dumps({
+        "name": "kl", "meta": {"mlrepro": {"runs_on": "verified"}},
+        "expectations": [{"type": "expect_column_kl_divergence_to_be_less_than",
+                          "kwargs": {"column": "value", "threshold": 0.1,
+                                     "partition_object": {"bins": [0, 1e12], "weights": [1.0]}}},
+                         {"type": "expect_column_kl_divergence_to_be_less_than",
+                          "kwargs": {"column": "value", "threshold": 0.1,
+                                     "partition_object": {"bins": [0, 1, 1e12], "weights": [0.99, 0.01]}}}]}))
+    out = _fresh(f"""
+import json, sys
+from pipeline import audit
+report = audit.audit({str(sets['verified'])!r}, {str(sets['post'])!r}, suites_folder={str(tmp_path)!r})
+results = report.results["kl"]["results"]
+print(json.dumps([[r["success"], r["exception_info"]["raised_exception"]] for r in results]))
+print(type(sys.modules["scipy.stats"]).__name__)
+""")
+    outcomes, loaded = out.splitlines()
+    assert json.loads(outcomes) == [[True, False], [False, False]]
+    assert loaded == "module"
+
+
+def test_deferred_modules_run_on_first_use_only(tmp_path):
+    (tmp_path / "heavy.py").write_text("import sys\nsys.heavy_ran = True\nVALUE = 42\n")
+    out = _fresh(f"""
+import sys
+sys.path.insert(0, {str(tmp_path)!r})
+from pipeline.lazy import deferred
+with deferred("heavy"):
+    import heavy
+before = getattr(sys, "heavy_ran", False)
+print(before, heavy.VALUE, getattr(sys, "heavy_ran", False))
+""")
+    assert out.split() == ["False", "42", "True"]

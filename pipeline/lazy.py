@@ -1,0 +1,52 @@
+"""Modules a dependency imports eagerly for a feature the pipeline does not
+use, loaded only when that feature is used.
+
+``import great_expectations`` imports every expectation GX ships, among them
+the KL-divergence expectation and two Kolmogorov-Smirnov metrics, which
+import ``scipy.stats`` and ``altair`` at module level: about 1 s of the audit
+stage's start-up on 2 cores, for expectations none of our suites uses.
+Inside :func:`deferred`, the first import of each named module makes a module
+object whose code runs on its first attribute access
+(:class:`importlib.util.LazyLoader`, the standard library's lazy import):
+nothing changes for code that uses the module, it is only loaded later, or
+never when nothing uses it. A module already imported stays as it is.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import sys
+from contextlib import contextmanager
+
+
+class _DeferringFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, names: frozenset[str]):
+        self.names = names
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname not in self.names:
+            return None
+        spec = self._real_spec(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec   # not found or not lazily loadable: the ordinary import decides
+        spec.loader = importlib.util.LazyLoader(spec.loader)
+        return spec
+
+    def _real_spec(self, fullname):
+        sys.meta_path.remove(self)
+        try:
+            return importlib.util.find_spec(fullname)
+        finally:
+            sys.meta_path.insert(0, self)
+
+
+@contextmanager
+def deferred(*names: str):
+    """Imports of ``names`` (full dotted names) made inside the block are lazy."""
+    finder = _DeferringFinder(frozenset(names))
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
