@@ -20,7 +20,14 @@ claims      ``mlrepro claims LEDGER RESULTS -o CLAIMS_OUT``
 scaling     ``mlrepro scaling RESULTS -o SCALING_OUT``
 crosscheck  ``mlrepro crosscheck RESULTS --published TABLE -o OUT``, once per
             (TABLE, OUT) pair
+audit       ``mlrepro audit V/results.csv P/results.csv -o DIR --no-data-docs``
+            (the GX suites over the two sets just written): ``DIR/validation.json``
+            is ``--validation-out``
 =========== ========================================================================
+
+The audit was a stage of its own, a process paying pandas' start-up once
+more; it reads the two set files this module writes, as ``mlrepro audit``
+does, so its validation.json is the same bytes.
 
 Each step's findings are those of its command; the table's own (rows that
 fail the schema) are listed once. Nothing is printed here: the CLI prints.
@@ -50,6 +57,8 @@ class Outputs:
     claims: Path
     scaling: Path
     crosscheck: list[tuple[Path, Path]] = field(default_factory=list)   # (published table, output)
+    validation: Path | None = None   # the audit's validation.json (no audit when None)
+    suites: Path | None = None       # the audit's suites folder (default schemas/expectations)
 
     def files(self) -> dict[str, Path]:
         """Every output file by the option that names it (for the CLI's path checks)."""
@@ -60,6 +69,8 @@ class Outputs:
             named[f"--post-deadline-dir {name}"] = self.post_deadline_dir / name
         for i, (_, out) in enumerate(self.crosscheck):
             named[f"--crosscheck #{i + 1}"] = out
+        if self.validation is not None:
+            named["--validation-out"] = self.validation
         return named
 
 
@@ -130,6 +141,14 @@ def analyse(results: Path, rejected: Path, ledger: Path, out: Outputs,
         looked_up.findings.extend(f for f in read_findings if f.severity == "error")
         write_report(looked_up, path)
         report.add(f"crosscheck {published_path.as_posix()}", looked_up, [path], found)
+
+    if out.validation is not None:
+        from . import audit
+
+        suites = audit.audit(out.verified_dir / "results.csv", out.post_deadline_dir / "results.csv",
+                             None, out.suites)
+        write_report(suites, out.validation)
+        report.add("audit", suites, [out.validation], found)
     return report
 
 

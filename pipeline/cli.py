@@ -788,22 +788,32 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
               help="The claims recomputed (audit/claims.json).")
 @click.option("--scaling-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="The scaling efficiencies (audit/scaling.json).")
+@click.option("--validation-out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Run the GX suites over the two sets (as `mlrepro audit ... --no-data-docs`) and "
+                   "write their validation.json here (audit/validation.json).")
+@click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Folder of the GX suites for --validation-out (default schemas/expectations).")
 @params_option
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("submissions"),
               show_default=True, help="Submissions root the table's sources are relative to.")
 @output_options
 @exit_zero
 def analyse(results, rejected, ledger, crosschecks, agreement_out, summary_out, verified_dir, post_deadline_dir,
-            metrics_out, details_out, claims_out, scaling_out, params_path, root, fmt, output, quiet, verbose,
-            exit_zero):
+            metrics_out, details_out, claims_out, scaling_out, validation_out, suites, params_path, root, fmt,
+            output, quiet, verbose, exit_zero):
     """Everything computed from the canonical table, in one process (the DVC pipeline's
-    analyse stage): compare, partition, metrics, claims, scaling, crosscheck."""
+    analyse stage): compare, partition, metrics, claims, scaling, crosscheck, and with
+    --validation-out the GX suites over the two sets (audit)."""
     from . import analyse as analyse_mod
 
+    if suites is not None and validation_out is None:
+        raise click.BadParameter("--suites is for the audit, which runs with --validation-out",
+                                 param_hint="--suites")
     tol, ref = _compare_params(params_path)
     vendor = _params(params_path)["compare"]["reference_vendor"]
     out = analyse_mod.Outputs(agreement_out, summary_out, verified_dir, post_deadline_dir, metrics_out,
-                              details_out, claims_out, scaling_out, [tuple(pair) for pair in crosschecks])
+                              details_out, claims_out, scaling_out, [tuple(pair) for pair in crosschecks],
+                              validation_out, suites)
     _guard({"RESULTS": results, "--rejected": rejected, "--claims": ledger, "--params": params_path,
             "--crosscheck": [published for published, _ in crosschecks]},
            {"--output": output, **out.files()})

@@ -1,7 +1,7 @@
 """`mlrepro analyse` (the DVC pipeline's analyse stage) runs compare,
-partition, metrics, claims, scaling and crosscheck in one process: every
-file it writes is the bytes the command of that step writes on its own (the
-eight stages the pipeline had before), for the shipped submissions and for a
+partition, metrics, claims, scaling, crosscheck and audit in one process:
+every file it writes is the bytes the command of that step writes on its own
+(the nine stages the pipeline had before), for the shipped submissions and for a
 table with rows that fail the schema and a published table that differs."""
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ def one_by_one(table: str, out: Path) -> None:
     for round_, published in PUBLISHED.items():
         run("crosscheck", table, "--published", published, "-o", out / f"crosscheck/{round_}.json",
             "--exit-zero", expect=0)
+    run("audit", out / "verified/results.csv", out / "post_deadline/results.csv", "-o", out / "audit",
+        "--no-data-docs", "--exit-zero", expect=0)
 
 
 def analyse_args(table: str, out: Path) -> list:
@@ -53,11 +55,15 @@ def analyse_args(table: str, out: Path) -> list:
     return args + ["--agreement-out", out / "agreement.csv", "--summary-out", out / "agreement_summary.json",
                    "--verified-dir", out / "verified", "--post-deadline-dir", out / "post_deadline",
                    "--metrics-out", out / "metrics.json", "--details-out", out / "metrics",
-                   "--claims-out", out / "claims.json", "--scaling-out", out / "scaling.json"]
+                   "--claims-out", out / "claims.json", "--scaling-out", out / "scaling.json",
+                   "--validation-out", out / "audit/validation.json"]
 
 
 def files(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    """Every file's bytes, the folder's own path in them (the audit's findings
+    name the set files they were given) written <out>."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes().replace(str(folder).encode(), b"<out>")
+            for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def test_every_file_is_the_bytes_its_own_command_writes(work):
@@ -67,7 +73,7 @@ def test_every_file_is_the_bytes_its_own_command_writes(work):
     assert len(apart) > 20 and sorted(together) == sorted(apart)
     assert [name for name in apart if apart[name] != together[name]] == []
     for step in ("compare", "partition results.csv", "partition agreement.csv", "metrics", "claims",
-                 "scaling", "crosscheck"):
+                 "scaling", "crosscheck", "audit"):
         assert f"\n{step}" in "\n" + done.stdout, step
     assert "[deviates-from-reference]" in done.stderr and "[claim-not-supported]" in done.stderr
 
@@ -92,6 +98,7 @@ def test_a_table_with_bad_rows_and_a_differing_published_value(work):
     crosscheck = [json.loads(apart[f"crosscheck/{r}.json"]) for r in PUBLISHED]
     assert sum(doc["summary"]["differs"] for doc in crosscheck) == 1
     assert "[published-value-differs]" in failed.stderr
+    assert "[expectation-failed]" in failed.stderr and b"<out>/verified/results.csv" in apart["audit/validation.json"]
 
 
 def test_an_output_that_is_an_input_is_refused_before_anything_is_written(work):
