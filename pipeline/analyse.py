@@ -23,11 +23,18 @@ crosscheck  ``mlrepro crosscheck RESULTS --published TABLE -o OUT``, once per
 audit       ``mlrepro audit V/results.csv P/results.csv -o DIR --no-data-docs``
             (the GX suites over the two sets just written): ``DIR/validation.json``
             is ``--validation-out``
+report      ``mlrepro report RESULTS --agreement AGREEMENT --rejected REJECTED
+            --versions VERSIONS --claims CLAIMS_OUT --scaling SCALING_OUT
+            --validation VALIDATION_OUT --plot-data PLOT -o REPORT`` (the files
+            just written)
 =========== ========================================================================
 
 The audit was a stage of its own, a process paying pandas' start-up once
 more; it reads the two set files this module writes, as ``mlrepro audit``
-does, so its validation.json is the same bytes.
+does, so its validation.json is the same bytes. The report was a stage of
+its own too; it reads the files the steps before it wrote, as ``mlrepro
+report`` does. Neither bought an incremental rebuild: whatever changes their
+inputs reruns this stage anyway.
 
 Each step's findings are those of its command; the table's own (rows that
 fail the schema) are listed once. Nothing is printed here: the CLI prints.
@@ -59,6 +66,9 @@ class Outputs:
     crosscheck: list[tuple[Path, Path]] = field(default_factory=list)   # (published table, output)
     validation: Path | None = None   # the audit's validation.json (no audit when None)
     suites: Path | None = None       # the audit's suites folder (default schemas/expectations)
+    report: Path | None = None       # the HTML report (no report when None) ...
+    plot_data: Path | None = None    # ... and its deviation data (default deviation.csv beside it)
+    versions: Path | None = None     # the report's input data/versions.csv
 
     def files(self) -> dict[str, Path]:
         """Every output file by the option that names it (for the CLI's path checks)."""
@@ -71,7 +81,13 @@ class Outputs:
             named[f"--crosscheck #{i + 1}"] = out
         if self.validation is not None:
             named["--validation-out"] = self.validation
+        if self.report is not None:
+            named["--report-out"] = self.report
+            named["--plot-data"] = self.plot_path()
         return named
+
+    def plot_path(self) -> Path:
+        return self.plot_data or self.report.parent / "deviation.csv"
 
 
 @dataclass
@@ -81,6 +97,7 @@ class AnalyseReport(ReportShape):
     rows: list[dict] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     written: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)   # the report's warnings (an input it could not use)
 
     @property
     def summary(self) -> dict:
@@ -149,7 +166,24 @@ def analyse(results: Path, rejected: Path, ledger: Path, out: Outputs,
                              None, out.suites)
         write_report(suites, out.validation)
         report.add("audit", suites, [out.validation], found)
+
+    if out.report is not None:
+        _report(results, rejected, out, report)
     return report
+
+
+def _report(results: Path, rejected: Path, out: Outputs, report: AnalyseReport) -> None:
+    from . import report as report_mod
+    from .outputs import write_table, write_text
+
+    doc = report_mod.build(report_mod.Inputs(results, out.agreement, rejected, out.versions, out.scaling,
+                                             out.claims, None, out.validation), out.report)
+    write_text(doc.html, out.report)
+    write_table(doc.deviation, out.plot_path())
+    report.rows.append({"step": "report", "wrote": f"{out.report.as_posix()} {out.plot_path().as_posix()}",
+                        "summary": f"warnings={len(doc.notes)}"})
+    report.written += [out.report, out.plot_path()]
+    report.notes += [f"warning: {note}" for note in doc.notes]
 
 
 def _read_any(path: Path):

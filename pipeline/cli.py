@@ -793,33 +793,45 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
                    "write their validation.json here (audit/validation.json).")
 @click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder of the GX suites for --validation-out (default schemas/expectations).")
+@click.option("--report-out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the HTML report here last (as `mlrepro report` of the files written; "
+                   "needs --versions and --validation-out).")
+@click.option("--versions", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Submission versions (data/versions.csv), for --report-out.")
+@click.option("--plot-data", type=click.Path(dir_okay=False, path_type=Path),
+              help="CSV for `dvc plots`, with --report-out (default: deviation.csv beside the report).")
 @params_option
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("submissions"),
               show_default=True, help="Submissions root the table's sources are relative to.")
 @output_options
 @exit_zero
 def analyse(results, rejected, ledger, crosschecks, agreement_out, summary_out, verified_dir, post_deadline_dir,
-            metrics_out, details_out, claims_out, scaling_out, validation_out, suites, params_path, root, fmt,
-            output, quiet, verbose, exit_zero):
+            metrics_out, details_out, claims_out, scaling_out, validation_out, suites, report_out, versions,
+            plot_data, params_path, root, fmt, output, quiet, verbose, exit_zero):
     """Everything computed from the canonical table, in one process (the DVC pipeline's
-    analyse stage): compare, partition, metrics, claims, scaling, crosscheck, and with
-    --validation-out the GX suites over the two sets (audit)."""
+    analyse stage): compare, partition, metrics, claims, scaling, crosscheck, with
+    --validation-out the GX suites over the two sets (audit), with --report-out the report."""
     from . import analyse as analyse_mod
 
     if suites is not None and validation_out is None:
         raise click.BadParameter("--suites is for the audit, which runs with --validation-out",
                                  param_hint="--suites")
+    if report_out is not None and (versions is None or validation_out is None):
+        raise click.BadParameter("the report needs --versions and --validation-out", param_hint="--report-out")
+    if report_out is None and (versions is not None or plot_data is not None):
+        raise click.BadParameter("--versions and --plot-data are for the report (--report-out)",
+                                 param_hint="--versions/--plot-data")
     tol, ref = _compare_params(params_path)
     vendor = _params(params_path)["compare"]["reference_vendor"]
     out = analyse_mod.Outputs(agreement_out, summary_out, verified_dir, post_deadline_dir, metrics_out,
                               details_out, claims_out, scaling_out, [tuple(pair) for pair in crosschecks],
-                              validation_out, suites)
+                              validation_out, suites, report_out, plot_data, versions)
     _guard({"RESULTS": results, "--rejected": rejected, "--claims": ledger, "--params": params_path,
-            "--crosscheck": [published for published, _ in crosschecks]},
+            "--crosscheck": [published for published, _ in crosschecks], "--versions": versions},
            {"--output": output, **out.files()})
     report = analyse_mod.analyse(results, rejected, ledger, out, tol, ref, vendor,
                                  prefix=lambda frame: _root_prefix(root, frame))
-    _finish(report, fmt, output, quiet, verbose, ("step", "wrote", "summary"), exit_zero)
+    _finish(report, fmt, output, quiet, verbose, ("step", "wrote", "summary"), exit_zero, notes=report.notes)
 
 
 def main() -> None:

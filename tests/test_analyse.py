@@ -1,7 +1,7 @@
 """`mlrepro analyse` (the DVC pipeline's analyse stage) runs compare,
-partition, metrics, claims, scaling, crosscheck and audit in one process:
-every file it writes is the bytes the command of that step writes on its own
-(the nine stages the pipeline had before), for the shipped submissions and for a
+partition, metrics, claims, scaling, crosscheck, audit and report in one
+process: every file it writes is the bytes the command of that step writes on
+its own (the ten stages the pipeline had before), for the shipped submissions and for a
 table with rows that fail the schema and a published table that differs."""
 
 from __future__ import annotations
@@ -46,6 +46,10 @@ def one_by_one(table: str, out: Path) -> None:
             "--exit-zero", expect=0)
     run("audit", out / "verified/results.csv", out / "post_deadline/results.csv", "-o", out / "audit",
         "--no-data-docs", "--exit-zero", expect=0)
+    run("report", table, "--agreement", out / "agreement.csv", "--rejected", "data/rejected.csv",
+        "--versions", "data/versions.csv", "--claims", out / "claims.json", "--scaling", out / "scaling.json",
+        "--validation", out / "audit/validation.json", "--plot-data", out / "reports/deviation.csv",
+        "-o", out / "reports/index.html", expect=0)
 
 
 def analyse_args(table: str, out: Path) -> list:
@@ -56,14 +60,18 @@ def analyse_args(table: str, out: Path) -> list:
                    "--verified-dir", out / "verified", "--post-deadline-dir", out / "post_deadline",
                    "--metrics-out", out / "metrics.json", "--details-out", out / "metrics",
                    "--claims-out", out / "claims.json", "--scaling-out", out / "scaling.json",
-                   "--validation-out", out / "audit/validation.json"]
+                   "--validation-out", out / "audit/validation.json", "--versions", "data/versions.csv",
+                   "--report-out", out / "reports/index.html", "--plot-data", out / "reports/deviation.csv"]
 
 
 def files(folder: Path) -> dict[str, bytes]:
     """Every file's bytes, the folder's own path in them (the audit's findings
-    name the set files they were given) written <out>."""
-    return {p.relative_to(folder).as_posix(): p.read_bytes().replace(str(folder).encode(), b"<out>")
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    name the set files they were given; the report lists its inputs, with
+    line-break hints <wbr> in paths) written <out>."""
+    def normal(path: Path) -> bytes:
+        raw = path.read_bytes()
+        return (raw.replace(b"<wbr>", b"") if path.suffix == ".html" else raw).replace(str(folder).encode(), b"<out>")
+    return {p.relative_to(folder).as_posix(): normal(p) for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def test_every_file_is_the_bytes_its_own_command_writes(work):
@@ -73,7 +81,7 @@ def test_every_file_is_the_bytes_its_own_command_writes(work):
     assert len(apart) > 20 and sorted(together) == sorted(apart)
     assert [name for name in apart if apart[name] != together[name]] == []
     for step in ("compare", "partition results.csv", "partition agreement.csv", "metrics", "claims",
-                 "scaling", "crosscheck", "audit"):
+                 "scaling", "crosscheck", "audit", "report"):
         assert f"\n{step}" in "\n" + done.stdout, step
     assert "[deviates-from-reference]" in done.stderr and "[claim-not-supported]" in done.stderr
 
@@ -93,7 +101,8 @@ def test_a_table_with_bad_rows_and_a_differing_published_value(work):
     failed = run(*analyse_args("data/odd.parquet", work / "together"), expect=1)
     apart, together = files(work / "apart"), files(work / "together")
     assert sorted(together) == sorted(apart)
-    assert [name for name in apart if apart[name] != together[name]] == []
+    # the report lists each input's sha256: validation.json's names the set files by their folder
+    assert [name for name in apart if apart[name] != together[name]] == ["reports/index.html"]
     assert failed.stderr.count("[schema-violation]") == 2
     crosscheck = [json.loads(apart[f"crosscheck/{r}.json"]) for r in PUBLISHED]
     assert sum(doc["summary"]["differs"] for doc in crosscheck) == 1
@@ -106,4 +115,17 @@ def test_an_output_that_is_an_input_is_refused_before_anything_is_written(work):
     args[args.index("--claims-out") + 1] = "claims.yaml"
     result = run(*args, expect=2)
     assert "claims.yaml" in result.stderr
+    assert not (work / "out").exists()
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--suites", "data"], "--validation-out"),
+    (["--report-out", "r.html"], "--versions"),
+    (["--versions", "data/versions.csv"], "--report-out"),
+])
+def test_the_audit_and_report_options_go_together(work, extra, message):
+    args = analyse_args("data/results.parquet", work / "out")
+    cut = args.index("--validation-out")
+    result = run(*args[:cut], *extra, expect=2)
+    assert message in result.stderr
     assert not (work / "out").exists()

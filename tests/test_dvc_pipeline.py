@@ -33,7 +33,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 DVC = str(BIN / "dvc")
-STAGES = {"ingest", "analyse", "report"}
+STAGES = {"ingest", "analyse"}
 # A PATH with no trace of the project's virtual environment.
 BARE_PATH = os.pathsep.join(p for p in ("/usr/local/bin", "/usr/bin", "/bin") if Path(p).is_dir())
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
