@@ -113,8 +113,17 @@ class CompareReport(ReportShape):
 def _power_capped(frame: pd.DataFrame) -> pd.Series:
     pattern = rules.power_cap_pattern()
     name = frame["system_name"].fillna("") if "system_name" in frame.columns else ""
-    return (frame["system"].astype("str").str.contains(pattern)
-            | pd.Series(name, index=frame.index).astype("str").str.contains(pattern))
+    return (_contains(frame["system"].astype("str"), pattern)
+            | _contains(pd.Series(name, index=frame.index).astype("str"), pattern))
+
+
+def _contains(column: pd.Series, pattern: str) -> pd.Series:
+    """``column.str.contains(pattern)``, matched once per distinct text (a few hundred systems)."""
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    if (codes < 0).any():   # a missing text: as str.contains has it
+        return column.str.contains(pattern)
+    hits = pd.Series(uniques, dtype=column.dtype).str.contains(pattern).to_numpy(dtype=bool)
+    return pd.Series(hits[codes], index=column.index)
 
 
 def _dicts(frame: pd.DataFrame, columns: tuple[str, ...]) -> list[dict]:
@@ -148,6 +157,8 @@ def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
         if decisions[col].dtype == object and col != "reference_value":
             per_key = pd.Categorical(decisions[col].to_numpy())   # categories from the few keys
             table[col] = pd.Categorical.from_codes(per_key.codes[codes], dtype=per_key.dtype)
+        elif isinstance(decisions[col].dtype, pd.StringDtype):   # taken from the few keys' texts
+            table[col] = decisions[col].array.take(codes)
         else:
             table[col] = decisions[col].to_numpy()[codes]
     table["reference_submitter"] = reference_submitter
