@@ -155,14 +155,17 @@ def _coded(df: pd.DataFrame, column: str) -> Coded:
     if column not in df.columns:
         return Coded(np.zeros(len(df), dtype=np.int64), np.array([None], dtype=object))
     raw_codes, uniques = pd.factorize(df[column].astype("str"), use_na_sentinel=True)
-    stripped = pd.Series(uniques, dtype="str").str.strip()
-    text = stripped.where(~stripped.str.lower().isin(PLACEHOLDERS))
-    # equal texts share a code (" AMD" and "AMD"); the last code is the missing value
-    text_codes, distinct = pd.factorize(text, use_na_sentinel=True)
-    text_codes = np.where(text_codes < 0, len(distinct), text_codes)
-    to_text = np.append(text_codes, len(distinct)).astype(np.int64)   # raw code -1 (NA): missing
-    values = np.array([_python(v) for v in distinct.tolist()] + [None], dtype=object)
-    return Coded(to_text[raw_codes], values)
+    raw = uniques.tolist()
+    if all(text.isascii() for text in raw):   # Python's strip and lower are pandas' on ASCII
+        texts = [None if (stripped := text.strip()).lower() in PLACEHOLDERS else stripped
+                 for text in raw]
+    else:
+        stripped = pd.Series(uniques, dtype="str").str.strip()
+        texts = [_python(v) for v in stripped.where(~stripped.str.lower().isin(PLACEHOLDERS)).tolist()]
+    # equal texts share a code (" AMD" and "AMD"); raw code -1 (NA) is the last: missing
+    index: dict = {}
+    to_text = [index.setdefault(text, len(index)) for text in texts + [None]]
+    return Coded(np.array(to_text, dtype=np.int64)[raw_codes], np.array(list(index) + [None], dtype=object)[:-1])
 
 
 def _python(value):

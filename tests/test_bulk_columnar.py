@@ -114,3 +114,14 @@ def test_bulk_equals_row_path_on_real_summaries(tmp_path, monkeypatch, source, p
     assert len(fast) > 0 and len(fast) + len(fast_out) == len(path.read_text().splitlines()) - 1
     from pipeline.table import coerce
     pd.testing.assert_frame_equal(coerce(fast), coerce(slow))      # dtypes too
+
+
+@pytest.mark.parametrize("cells", [
+    [" AMD", "TBD", "\tDell\t", "-", "Null", "", "x"],                       # ASCII: Python's strip
+    ["\u00a0AMD\u00a0", "Gigabyte\u3000", "N/A", "İ", "Σ", " ", "AMD"],      # not: pandas' strip
+], ids=["ascii", "unicode"])
+def test_coded_is_text_on_both_strip_paths(cells):
+    frame = pd.DataFrame({"c": pd.array(cells * 3 + [None], dtype="str")})
+    coded = bulk._coded(frame, "c")
+    assert coded.values[coded.codes].tolist() == \
+        bulk._text(frame, "c").to_numpy(dtype=object, na_value=None).tolist()
