@@ -139,6 +139,8 @@ def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
     round); deviations and verdicts are computed as columns."""
     if "accelerator_variant" not in results.columns:   # a v1 table
         results = results.assign(accelerator_variant=results["accelerator"])
+    used = set(REF_FIELDS) | set(PARTNER_COLUMNS) | {"system_name"}
+    results = results[[c for c in results.columns if c in used]]   # no copy of the columns compare never reads
     refs = results[results["submitter"] == reference_submitter]
     by_key = reference_index(_dicts(refs.assign(capped=_power_capped(refs)), REF_FIELDS))
     partners = results[results["submitter"] != reference_submitter]
@@ -152,7 +154,7 @@ def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
     keys = _dicts(partners.iloc[firsts], DECISION)
     decisions = pd.DataFrame([decision(k, by_key.get(tuple(k[m] for m in MATCH), []), reference_vendor,
                                        reference_submitter) for k in keys])
-    table = partners[list(PARTNER_COLUMNS)].copy()
+    table = partners[list(PARTNER_COLUMNS)]   # copy-on-write: adding columns leaves partners as it is
     for col in decisions.columns:  # categorical: one copy of each decided text, not one per row
         if decisions[col].dtype == object and col != "reference_value":
             per_key = pd.Categorical(decisions[col].to_numpy())   # categories from the few keys
