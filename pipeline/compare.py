@@ -165,7 +165,7 @@ def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
             table[col] = decisions[col].to_numpy()[codes]
     table["reference_submitter"] = reference_submitter
     table["tolerance_pct"] = tolerance_pct
-    table["partner_status"] = pd.Categorical(partners["status"].to_numpy())
+    table["partner_status"] = pd.Categorical(partners["status"])   # factorised by Arrow, not per Python string
     # reference.judge, as columns: the same formulas, applied to every compared row at once
     compared = table["reference_value"].notna().to_numpy()
     ref_value = table["reference_value"].to_numpy(dtype="float64")
