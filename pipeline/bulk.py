@@ -77,20 +77,38 @@ def _missing(column: pd.Series) -> np.ndarray:
     return column.str.lower().isin(PLACEHOLDERS).to_numpy()
 
 
+@dataclass
+class Coded:
+    """A column as codes into its distinct values: ``values[codes[i]]`` is row i's
+    value (a Python str, or None for a missing one)."""
+
+    codes: np.ndarray     # int64, one per row
+    values: np.ndarray    # object, one per distinct value
+
+    def isna(self) -> np.ndarray:
+        return np.array([v is None for v in self.values], dtype=bool)[self.codes]
+
+    def equals(self, text: str) -> np.ndarray:
+        return np.array([v == text for v in self.values], dtype=bool)[self.codes]
+
+    def at(self, idx: np.ndarray) -> np.ndarray:
+        return self.values[self.codes[idx]]
+
+
 def normalise(table: RawTable, ctx: Context) -> BulkResult:
     df = table.frame
-    text = {c: _text(df, c) for c in DESCRIPTIVE + PER_ROW}
-    excluded_cpu = text["accelerator"].isna().to_numpy() & (
-        text["accelerators_per_node"].isna() | (text["accelerators_per_node"] == "0")).to_numpy()
-    excluded_power = (text["power"] == "true").to_numpy() & ~excluded_cpu
+    text = {c: _coded(df, c) for c in DESCRIPTIVE + PER_ROW if c != "value"}
+    excluded_cpu = text["accelerator"].isna() & (
+        text["accelerators_per_node"].isna() | text["accelerators_per_node"].equals("0"))
+    excluded_power = text["power"].equals("true") & ~excluded_cpu
     excluded = excluded_cpu | excluded_power
 
-    value_text = text["value"]
+    value_text = _text(df, "value")
     value = pd.to_numeric(value_text.where(value_text.str.fullmatch(NUMBER_PATTERN), None),
                           errors="coerce").to_numpy(dtype="float64")
     good = ~excluded & np.isfinite(value) & (value > 0)
     warned = np.zeros(len(df), dtype=bool)
-    columns: dict[str, np.ndarray] = {}
+    columns: dict[str, Coded] = {}
     for fields, resolve, names in _resolvers(ctx):
         results, ok, warn = _resolve_unique(text, fields, resolve)
         good &= ok
@@ -131,6 +149,25 @@ def _text(df: pd.DataFrame, column: str) -> pd.Series:
     return stripped.where(~stripped.str.lower().isin(PLACEHOLDERS))
 
 
+def _coded(df: pd.DataFrame, column: str) -> Coded:
+    """:func:`_text` of a column, computed once per distinct raw value: the
+    same strip and placeholder test, on the distinct values only."""
+    if column not in df.columns:
+        return Coded(np.zeros(len(df), dtype=np.int64), np.array([None], dtype=object))
+    raw_codes, uniques = pd.factorize(df[column].astype("str"), use_na_sentinel=True)
+    raw = uniques.tolist()
+    if all(text.isascii() for text in raw):   # Python's strip and lower are pandas' on ASCII
+        texts = [None if (stripped := text.strip()).lower() in PLACEHOLDERS else stripped
+                 for text in raw]
+    else:
+        stripped = pd.Series(uniques, dtype="str").str.strip()
+        texts = [_python(v) for v in stripped.where(~stripped.str.lower().isin(PLACEHOLDERS)).tolist()]
+    # equal texts share a code (" AMD" and "AMD"); raw code -1 (NA) is the last: missing
+    index: dict = {}
+    to_text = [index.setdefault(text, len(index)) for text in texts + [None]]
+    return Coded(np.array(to_text, dtype=np.int64)[raw_codes], np.array(list(index) + [None], dtype=object)[:-1])
+
+
 def _python(value):
     return None if value is None or value is pd.NA or (isinstance(value, float) and value != value) \
         else value
@@ -158,14 +195,29 @@ def _resolvers(ctx: Context):
     )
 
 
+def group_codes(coded: list[np.ndarray], sizes: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """One code per distinct combination of several code columns, in order of
+    first appearance, and the first row of each combination."""
+    n = len(coded[0]) if coded else 0
+    combined = np.zeros(n, dtype=np.int64)
+    radix = 1
+    for codes, size in zip(coded, sizes):
+        if radix * (size + 1) >= 2 ** 62:      # keep the mixed-radix key in int64
+            combined, uniques = pd.factorize(combined)
+            radix = len(uniques)
+        combined = combined * (size + 1) + codes
+        radix *= size + 1
+    groups, _ = pd.factorize(combined)
+    firsts = np.flatnonzero(~pd.Series(groups).duplicated().to_numpy())
+    return groups.astype(np.int64), firsts
+
+
 def _resolve_unique(text: dict, fields: tuple[str, ...], resolve):
     """Run a resolver once per distinct combination of its input fields.
-    Returns (output columns, no error, has a warning) per row."""
-    keys = pd.DataFrame({f: text[f] for f in fields})
-    codes = keys.groupby(list(fields), sort=False, dropna=False).ngroup().to_numpy()
-    firsts = pd.Series(np.arange(len(codes))).groupby(codes).first().to_numpy()
-    firsts_keys = keys.iloc[firsts]
-    columns = [[_python(v) for v in firsts_keys[f].tolist()] for f in fields]
+    Returns (output columns as codes into per-combination values, no error,
+    has a warning per row)."""
+    groups, firsts = group_codes([text[f].codes for f in fields], [len(text[f].values) for f in fields])
+    columns = [text[f].at(firsts).tolist() for f in fields]
     values, oks, warns = [], [], []
     for j in range(len(firsts)):
         result, problems = resolve(*(column[j] for column in columns))
@@ -174,33 +226,48 @@ def _resolve_unique(text: dict, fields: tuple[str, ...], resolve):
         warns.append(bool(problems))
     width = len(values[0]) if values else 0
     per_group = [np.array([v[j] for v in values] + [None], dtype=object)[:-1] for j in range(width)]
-    if not len(codes):
-        return [col[codes] for col in per_group], np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
-    return ([col[codes] for col in per_group], np.array(oks, dtype=bool)[codes],
-            np.array(warns, dtype=bool)[codes])
+    return ([Coded(groups, col) for col in per_group], np.array(oks, dtype=bool)[groups],
+            np.array(warns, dtype=bool)[groups])
 
 
-def _used_models(used: pd.Series, model: pd.Series) -> np.ndarray:
+def _used_models(used: Coded, model: Coded, idx: np.ndarray) -> Coded:
     """normalize.used_model once per distinct (used model, model) pair."""
-    keys = pd.DataFrame({"u": used.to_numpy(dtype=object, na_value=None),
-                         "m": model.to_numpy(dtype=object)})
-    codes = keys.groupby(["u", "m"], sort=False, dropna=False).ngroup().to_numpy()
-    if not len(codes):
-        return np.zeros(0, dtype=object)
-    firsts = pd.Series(np.arange(len(codes))).groupby(codes).first().to_numpy()
-    values = [normalize.used_model(_python(keys["u"].iat[i]), keys["m"].iat[i]) for i in firsts]
-    return np.array(values + [None], dtype=object)[:-1][codes]
+    u, m = used.codes[idx], model.codes[idx]
+    groups, firsts = group_codes([u, m], [len(used.values), len(model.values)])
+    values = [normalize.used_model(used.values[u[i]], model.values[m[i]]) for i in firsts]
+    return Coded(groups, np.array(values + [None], dtype=object)[:-1])
+
+
+def _strings(values: np.ndarray, codes: np.ndarray):
+    """A str column (missing as NA) from per-code values: the distinct values
+    become an Arrow string array once, the rows take from it."""
+    return pd.array(values.tolist() + [None], dtype="str").take(codes)
+
+
+def _column(coded: Coded, idx: np.ndarray):
+    """A canonical column of the accepted rows: str, or int64 when every
+    value is an int (else the values as objects, for table.coerce)."""
+    codes = coded.codes[idx]
+    kinds = {type(v) for v in coded.values}
+    if kinds <= {str, type(None)}:
+        return _strings(coded.values, codes)
+    if kinds == {int}:
+        return np.array(coded.values.tolist(), dtype=np.int64)[codes]
+    return coded.values[codes]
 
 
 def _assemble(table, ctx, text, value, columns, good) -> pd.DataFrame:
     idx = np.flatnonzero(good)
-    frame = pd.DataFrame({name: col[idx] for name, col in columns.items()})
+    frame = pd.DataFrame({name: _column(col, idx) for name, col in columns.items()})
     frame["value"] = value[idx]
-    frame["system_name"] = text["system_name"].iloc[idx].to_numpy(dtype=object, na_value=None)
-    frame["used_model"] = _used_models(text["used_model"].iloc[idx], frame["model"])
-    result_id = text["result_id"].iloc[idx]
-    frame["result_id"] = result_id.fillna(ctx.result_id_default).to_numpy(dtype=object, na_value=None) \
-        if ctx.result_id_default is not None else result_id.to_numpy(dtype=object, na_value=None)
+    frame["system_name"] = _column(text["system_name"], idx)
+    used = _used_models(text["used_model"], columns["model"], idx)
+    frame["used_model"] = _strings(used.values, used.codes)
+    result_id = text["result_id"]
+    if ctx.result_id_default is not None:
+        result_id = Coded(result_id.codes, np.array([ctx.result_id_default if v is None else v
+                                                    for v in result_id.values], dtype=object))
+    frame["result_id"] = _column(result_id, idx)
     frame["status"] = ctx.status
     frame["source"] = table.file + ":" + pd.Series(table.lines[idx], dtype="int64").astype("str")
     frame["submission_version"] = ctx.submission_version

@@ -113,8 +113,17 @@ class CompareReport(ReportShape):
 def _power_capped(frame: pd.DataFrame) -> pd.Series:
     pattern = rules.power_cap_pattern()
     name = frame["system_name"].fillna("") if "system_name" in frame.columns else ""
-    return (frame["system"].astype("str").str.contains(pattern)
-            | pd.Series(name, index=frame.index).astype("str").str.contains(pattern))
+    return (_contains(frame["system"].astype("str"), pattern)
+            | _contains(pd.Series(name, index=frame.index).astype("str"), pattern))
+
+
+def _contains(column: pd.Series, pattern: str) -> pd.Series:
+    """``column.str.contains(pattern)``, matched once per distinct text (a few hundred systems)."""
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    if (codes < 0).any():   # a missing text: as str.contains has it
+        return column.str.contains(pattern)
+    hits = pd.Series(uniques, dtype=column.dtype).str.contains(pattern).to_numpy(dtype=bool)
+    return pd.Series(hits[codes], index=column.index)
 
 
 def _dicts(frame: pd.DataFrame, columns: tuple[str, ...]) -> list[dict]:
@@ -130,6 +139,8 @@ def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
     round); deviations and verdicts are computed as columns."""
     if "accelerator_variant" not in results.columns:   # a v1 table
         results = results.assign(accelerator_variant=results["accelerator"])
+    used = set(REF_FIELDS) | set(PARTNER_COLUMNS) | {"system_name"}
+    results = results[[c for c in results.columns if c in used]]   # no copy of the columns compare never reads
     refs = results[results["submitter"] == reference_submitter]
     by_key = reference_index(_dicts(refs.assign(capped=_power_capped(refs)), REF_FIELDS))
     partners = results[results["submitter"] != reference_submitter]
@@ -143,16 +154,18 @@ def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
     keys = _dicts(partners.iloc[firsts], DECISION)
     decisions = pd.DataFrame([decision(k, by_key.get(tuple(k[m] for m in MATCH), []), reference_vendor,
                                        reference_submitter) for k in keys])
-    table = partners[list(PARTNER_COLUMNS)].copy()
+    table = partners[list(PARTNER_COLUMNS)]   # copy-on-write: adding columns leaves partners as it is
     for col in decisions.columns:  # categorical: one copy of each decided text, not one per row
         if decisions[col].dtype == object and col != "reference_value":
             per_key = pd.Categorical(decisions[col].to_numpy())   # categories from the few keys
             table[col] = pd.Categorical.from_codes(per_key.codes[codes], dtype=per_key.dtype)
+        elif isinstance(decisions[col].dtype, pd.StringDtype):   # taken from the few keys' texts
+            table[col] = decisions[col].array.take(codes)
         else:
             table[col] = decisions[col].to_numpy()[codes]
     table["reference_submitter"] = reference_submitter
     table["tolerance_pct"] = tolerance_pct
-    table["partner_status"] = pd.Categorical(partners["status"].to_numpy())
+    table["partner_status"] = pd.Categorical(partners["status"])   # factorised by Arrow, not per Python string
     # reference.judge, as columns: the same formulas, applied to every compared row at once
     compared = table["reference_value"].notna().to_numpy()
     ref_value = table["reference_value"].to_numpy(dtype="float64")

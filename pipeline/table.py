@@ -55,7 +55,7 @@ def _dtype(col: str):
 
 
 def coerce(frame: pd.DataFrame) -> pd.DataFrame:
-    frame = frame.copy()
+    frame = frame.copy(deep=False)   # copy-on-write (pandas 3): the caller's frame never changes
     for col in COLUMNS:
         if frame[col].dtype == _dtype(col):   # already canonical: converting it changes nothing
             continue
@@ -162,6 +162,7 @@ def load(path: str | Path) -> tuple[pd.DataFrame, list[Finding]]:
                                  "an integer" if col in INT_COLUMNS else "a number", frame.at[idx, col],
                                  "the row fails the canonical table schema"))
         bad |= wrong
-    accepted, _, more = validate(coerce(frame.loc[~bad, list(COLUMNS)]), display)
+    kept = frame.loc[~bad, list(COLUMNS)] if bad.any() else frame[list(COLUMNS)]   # no copy of 1M good rows
+    accepted, _, more = validate(coerce(kept), display)
     accepted = accepted.join(frame.loc[accepted.index, extra]) if extra else accepted
     return accepted.reset_index(drop=True), found + more
