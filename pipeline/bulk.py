@@ -22,7 +22,7 @@ from . import normalize, rules
 from .normalize import (EXCLUDED_CPU, EXCLUDED_POWER, NUMBER_PATTERN, PLACEHOLDERS, Context,
                         build_row, exclusion)
 from .readers.base import Disposition
-from .readers.tabular import RawTable
+from .readers.tabular import RawTable, RecordTable
 from .rows import merge_warnings, normalise_records, rejected as _rejected
 from .table import COLUMNS
 
@@ -31,6 +31,7 @@ DESCRIPTIVE = ("round", "submitter", "system", "platform", "accelerator", "accel
                "availability")
 PER_ROW = ("value", "result_id", "system_name", "power", "used_model")
 BULK_MIN_ROWS = 200   # below this, per-row normalisation is faster than column operations
+BULK_MIN_RECORDS = 200   # the same for a reader's records (a tree's results), made into columns
 
 
 @dataclass
@@ -53,8 +54,13 @@ def normalise_result(result, ctx: Context) -> BulkResult:
     out = BulkResult(pd.DataFrame(columns=list(COLUMNS)), list(result.findings),
                      list(result.dispositions))
     frames, records = [], list(result.records)
-    for raw_table in result.tables:
-        if len(raw_table) < BULK_MIN_ROWS:   # a few rows: the row path costs less than pandas
+    tables = list(result.tables)
+    if _bulk_records(records):   # many records (a tree's results): in bulk as well
+        tables.append(RecordTable(records))
+        records = []
+    for raw_table in tables:
+        if len(raw_table) < BULK_MIN_ROWS and not isinstance(raw_table, RecordTable):
+            # a few rows: the row path costs less than pandas (records: see _bulk_records)
             records.extend(raw_table.record(i) for i in range(len(raw_table)))
             continue
         done = normalise(raw_table, ctx)
@@ -71,6 +77,18 @@ def normalise_result(result, ctx: Context) -> BulkResult:
         out.frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     out.findings = merge_warnings(out.findings)
     return out
+
+
+def _bulk_records(records: list) -> bool:
+    """Whether records go the bulk path: enough of them, each with a line (its
+    source is ``file:line``) and without the power flag (the row path reads
+    it unstripped)."""
+    return len(records) >= max(BULK_MIN_RECORDS, 1) and all(r.line and "power" not in r.fields for r in records)
+
+
+def _source(table: RawTable, i: int) -> str:
+    files = getattr(table, "files", None)
+    return f"{table.file if files is None else files[i]}:{int(table.lines[i])}"
 
 
 def _missing(column: pd.Series) -> np.ndarray:
@@ -119,7 +137,7 @@ def normalise(table: RawTable, ctx: Context) -> BulkResult:
     out = BulkResult(_assemble(table, ctx, text, value, columns, fast))
     slow_rows, slow_at = [], []
     for i in np.flatnonzero(~fast):
-        source = f"{table.file}:{int(table.lines[i])}"
+        source = _source(table, int(i))
         if excluded_cpu[i]:
             out.dispositions.append(Disposition(source, "excluded", "", EXCLUDED_CPU))
         elif excluded_power[i]:
@@ -269,6 +287,8 @@ def _assemble(table, ctx, text, value, columns, good) -> pd.DataFrame:
                                                     for v in result_id.values], dtype=object))
     frame["result_id"] = _column(result_id, idx)
     frame["status"] = ctx.status
-    frame["source"] = table.file + ":" + pd.Series(table.lines[idx], dtype="int64").astype("str")
+    files = getattr(table, "files", None)
+    frame["source"] = (table.file + ":" + pd.Series(table.lines[idx], dtype="int64").astype("str")
+                       if files is None else [f"{files[i]}:{table.lines[i]}" for i in idx])
     frame["submission_version"] = ctx.submission_version
     return frame[list(COLUMNS)]

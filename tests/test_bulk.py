@@ -80,3 +80,53 @@ def test_a_quoted_line_break_takes_the_row_path(tmp_path):
     path.write_text(text, encoding="utf-8")
     result = results_csv.read(path, "r.csv")
     assert not result.tables and [r.line for r in result.records] == [2]
+
+
+def _records_normalised(path, monkeypatch, as_columns: bool):
+    """A reader's records (one file per record, as a submission tree gives
+    them) normalised in bulk as a RecordTable, or one by one."""
+    from dataclasses import replace
+
+    with monkeypatch.context() as m:
+        m.setattr(tabular, "parse_csv", lambda text: None)
+        m.setattr(bulk, "BULK_MIN_RECORDS", 0 if as_columns else 10**9)
+        result = results_csv.read(path, "r.csv")
+        result.records = [replace(r, file=f"tree/result{i % 3}/mlperf_log_detail.txt")
+                          for i, r in enumerate(result.records)]
+        done = bulk.normalise_result(result, Context(status="verified", round="v6.0"))
+    return (done.frame.reset_index(drop=True),
+            [(d.source, d.outcome, d.codes, d.reason) for d in done.dispositions],
+            [(f.code, f.file, f.place, f.expected, f.found, f.severity) for f in done.findings])
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # used as a context only
+@given(rows)
+def test_records_in_bulk_and_one_by_one_agree(tmp_path_factory, monkeypatch, data):
+    path = tmp_path_factory.mktemp("records") / "r.csv"
+    path.write_text(_csv(data), encoding="utf-8")
+    fast = _records_normalised(path, monkeypatch, as_columns=True)
+    slow = _records_normalised(path, monkeypatch, as_columns=False)
+    assert fast[1] == slow[1]          # the same dispositions, in the same order
+    assert fast[2] == slow[2]          # the same findings, in the same order
+    from pipeline.table import coerce
+    pd.testing.assert_frame_equal(coerce(fast[0]), coerce(slow[0]), check_dtype=False)
+    assert list(fast[0]["source"]) == list(slow[0]["source"])
+    assert len(fast[0]) + len(fast[1]) == len(data)
+
+
+def test_records_in_bulk_keep_each_records_file_and_order(tmp_path, monkeypatch):
+    good = dict(zip(HEADER, ["AMD", "8xMI300X_2xEPYC_9575F", "", "AMD Instinct MI300X 192GB HBM3", "8", "1",
+                             "llama2-70b-99.9", "Offline", "5.000", "Tokens/s", "closed", "available", ""]))
+    data = [good, {**good, "value": "100 282"}, {**good, "model": "llama3_1-8b", "value": "7.5"},
+            {**good, "accelerator": "MI999X"}, {**good, "accelerator": "", "accelerators_per_node": "0"},
+            {**good, "scenario": "Batch"}, {**good, "value": "12.25", "nodes": "2"}]
+    path = tmp_path / "r.csv"
+    path.write_text(_csv(data), encoding="utf-8")
+    fast = _records_normalised(path, monkeypatch, as_columns=True)
+    slow = _records_normalised(path, monkeypatch, as_columns=False)
+    assert len(fast[0]) >= 3 and fast[1] and fast[2]    # accepted, rejected and excluded rows, findings
+    assert fast[1] == slow[1] and fast[2] == slow[2]
+    assert list(fast[0]["source"]) == list(slow[0]["source"])
+    assert list(fast[0]["source"])[0] == "tree/result0/mlperf_log_detail.txt:2"
+    from pipeline.table import coerce
+    pd.testing.assert_frame_equal(coerce(fast[0]), coerce(slow[0]), check_dtype=False)

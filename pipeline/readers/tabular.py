@@ -61,6 +61,31 @@ class RawTable:
         return RawRecord(self.file, line, fields, places)
 
 
+class RecordTable(RawTable):
+    """Records of many files (a submission tree gives one per result) as text
+    columns, for the bulk path: each row keeps its own file, and its record
+    as the reader made it (the row path's findings name its exact places)."""
+
+    def __init__(self, records: list[RawRecord]):
+        import numpy as np
+        import pandas as pd
+
+        names = list(dict.fromkeys(name for r in records for name in r.fields))
+        frame = pd.DataFrame({name: [_cell(r.fields.get(name)) for r in records] for name in names},
+                             index=pd.RangeIndex(len(records)))
+        super().__init__("", frame, np.array([r.line for r in records], dtype=np.int64), {})
+        self.files = [r.file for r in records]
+        self.records = records
+
+    def record(self, i: int) -> RawRecord:
+        return self.records[i]
+
+
+def _cell(value: object) -> str:
+    """A field as text, "" where absent (RawRecord.get reads both as missing)."""
+    return "" if value is None else str(value)
+
+
 def _one_to_one(text: str) -> bool:
     return not ("\r" in text or "\n\n" in text.rstrip("\n") or not text.strip())
 
