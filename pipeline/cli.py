@@ -408,9 +408,12 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
     _guard({"RESULTS": results, "--params": params_path},
            {"--output": output, "--summary-out": summary_out})
     frame, found = _load_table(results)
-    report = compare_mod.compare(frame, tol, ref, vendor)
+    prefix = _root_prefix(root, frame)
+    held = [frame]
+    del frame   # compare lets the table go column by column as it takes the partner rows
+    report = compare_mod.compare(held.pop(), tol, ref, vendor)
     report.read_findings = found
-    report.prefix = _root_prefix(root, frame)
+    report.prefix = prefix
     if summary_out:
         write_json(report.summary, summary_out)
     report = _filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
