@@ -436,8 +436,8 @@ def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verb
 
     _guard({"RESULTS": results}, {"--verified-out": verified_out, "--post-deadline-out": post_deadline_out,
                                   "--output": output})
-    frame = _read_any(results, table)
-    report = partition_mod.partition(frame, results.as_posix())
+    held = [_read_any(results, table)]   # partition lets the table go column by column as it splits it
+    report = partition_mod.partition(held.pop(), results.as_posix())
     write_table(report.verified, verified_out)
     write_table(report.post_deadline, post_deadline_out)
     _finish(report, fmt, output, quiet, verbose, notes=[

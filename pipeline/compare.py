@@ -33,6 +33,7 @@ from .findings import Finding, ReportShape
 from .formulas import VERDICT_WITHIN, deviation_pct, rounded_pct, within
 from .model import (DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEFAULT_TOLERANCE_PCT, LABEL_UNVERIFIED,
                     Row, plain, typed_rows)
+from .table import release_unused
 from .reference import (COLUMNS, DECISION, MATCH, PARTNER_COLUMNS, REF_FIELDS,  # noqa: F401
                         decide as _decide, decision, deviation_finding, power_capped_name, reference_index,
                         vendors, vendors_of)
@@ -208,4 +209,5 @@ def _partner_rows(held: list[pd.DataFrame], keep: np.ndarray) -> pd.DataFrame:
     for name in names:
         taken[name] = results[name].take(at).reset_index(drop=True)
         results = results.drop(columns=[name])
+        release_unused()
     return pd.DataFrame(taken, columns=names)
