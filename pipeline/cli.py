@@ -408,9 +408,12 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
     _guard({"RESULTS": results, "--params": params_path},
            {"--output": output, "--summary-out": summary_out})
     frame, found = _load_table(results)
-    report = compare_mod.compare(frame, tol, ref, vendor)
+    prefix = _root_prefix(root, frame)
+    held = [frame]
+    del frame   # compare lets the table go column by column as it takes the partner rows
+    report = compare_mod.compare(held.pop(), tol, ref, vendor)
     report.read_findings = found
-    report.prefix = _root_prefix(root, frame)
+    report.prefix = prefix
     if summary_out:
         write_json(report.summary, summary_out)
     report = _filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
@@ -433,8 +436,8 @@ def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verb
 
     _guard({"RESULTS": results}, {"--verified-out": verified_out, "--post-deadline-out": post_deadline_out,
                                   "--output": output})
-    frame = _read_any(results, table)
-    report = partition_mod.partition(frame, results.as_posix())
+    held = [_read_any(results, table)]   # partition lets the table go column by column as it splits it
+    report = partition_mod.partition(held.pop(), results.as_posix())
     write_table(report.verified, verified_out)
     write_table(report.post_deadline, post_deadline_out)
     _finish(report, fmt, output, quiet, verbose, notes=[

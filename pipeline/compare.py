@@ -33,6 +33,7 @@ from .findings import Finding, ReportShape
 from .formulas import VERDICT_WITHIN, deviation_pct, rounded_pct, within
 from .model import (DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEFAULT_TOLERANCE_PCT, LABEL_UNVERIFIED,
                     Row, plain, typed_rows)
+from .table import release_unused
 from .reference import (COLUMNS, DECISION, MATCH, PARTNER_COLUMNS, REF_FIELDS,  # noqa: F401
                         decide as _decide, decision, deviation_finding, power_capped_name, reference_index,
                         vendors, vendors_of)
@@ -49,9 +50,15 @@ class CompareReport(ReportShape):
     reference_vendor: str = DEFAULT_REFERENCE_VENDOR
     read_findings: list[Finding] = field(default_factory=list)  # e.g. rows the table's schema refused
     prefix: str = ""  # before a row's source in a finding: the submissions root, from the repository root
+    # decided texts held as categoricals (a few distinct values over a million rows), written as text
+    text_columns: tuple[str, ...] = ()
 
     def frame(self) -> pd.DataFrame:
-        return self.table
+        """The table as it is written: the decided texts back as text columns
+        (the same file as when they were text all along)."""
+        if not self.text_columns:
+            return self.table
+        return self.table.assign(**{c: _text(self.table[c]) for c in self.text_columns})
 
     @property
     def rows(self) -> list[Row]:
@@ -110,6 +117,14 @@ class CompareReport(ReportShape):
         }
 
 
+def _text(column: pd.Series) -> pd.Series:
+    """A categorical column as a text column: each category's text taken per row
+    (by Arrow; astype("str") goes through a million Python objects)."""
+    texts = pd.array(column.cat.categories.to_numpy(dtype=object), dtype="str")
+    return pd.Series(texts.take(column.cat.codes.to_numpy(), allow_fill=True), index=column.index,
+                     name=column.name)
+
+
 def _power_capped(frame: pd.DataFrame) -> pd.Series:
     pattern = rules.power_cap_pattern()
     name = frame["system_name"].fillna("") if "system_name" in frame.columns else ""
@@ -143,8 +158,11 @@ def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
     results = results[[c for c in results.columns if c in used]]   # no copy of the columns compare never reads
     refs = results[results["submitter"] == reference_submitter]
     by_key = reference_index(_dicts(refs.assign(capped=_power_capped(refs)), REF_FIELDS))
-    partners = results[results["submitter"] != reference_submitter]
-    partners = partners.reset_index(drop=True)   # in the table's own (deterministic) order
+    del refs
+    keep = (results["submitter"] != reference_submitter).to_numpy()
+    held = [results]
+    del results   # the columns are let go one by one as they are taken (when the caller holds none: the CLI)
+    partners = _partner_rows(held, keep)
     partners = partners.assign(capped=_power_capped(partners))
     if partners.empty:
         return CompareReport(pd.DataFrame(columns=list(COLUMNS)), tolerance_pct, reference_submitter,
@@ -155,12 +173,13 @@ def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
     decisions = pd.DataFrame([decision(k, by_key.get(tuple(k[m] for m in MATCH), []), reference_vendor,
                                        reference_submitter) for k in keys])
     table = partners[list(PARTNER_COLUMNS)]   # copy-on-write: adding columns leaves partners as it is
+    texts = []
     for col in decisions.columns:  # categorical: one copy of each decided text, not one per row
-        if decisions[col].dtype == object and col != "reference_value":
-            per_key = pd.Categorical(decisions[col].to_numpy())   # categories from the few keys
+        if isinstance(decisions[col].dtype, pd.StringDtype):   # text written as text: see CompareReport.frame
+            texts.append(col)
+        if col != "reference_value" and (decisions[col].dtype == object or col in texts):
+            per_key = pd.Categorical(decisions[col].to_numpy(dtype=object))   # categories from the few keys
             table[col] = pd.Categorical.from_codes(per_key.codes[codes], dtype=per_key.dtype)
-        elif isinstance(decisions[col].dtype, pd.StringDtype):   # taken from the few keys' texts
-            table[col] = decisions[col].array.take(codes)
         else:
             table[col] = decisions[col].to_numpy()[codes]
     table["reference_submitter"] = reference_submitter
@@ -174,4 +193,21 @@ def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
     table["verdict"] = pd.Categorical(np.where(
         compared, np.where(within(dev, tolerance_pct), VERDICT_WITHIN[True], VERDICT_WITHIN[False]),
         table["verdict"].to_numpy()))
-    return CompareReport(table[list(COLUMNS)], tolerance_pct, reference_submitter, reference_vendor)
+    return CompareReport(table[list(COLUMNS)], tolerance_pct, reference_submitter, reference_vendor,
+                         text_columns=tuple(texts))
+
+
+def _partner_rows(held: list[pd.DataFrame], keep: np.ndarray) -> pd.DataFrame:
+    """``results[keep]`` (``results``: the one frame in ``held``, taken out),
+    one column at a time, each column let go once taken: at a million rows
+    the table and its partner copy are never both whole in memory (when no
+    one else holds the table)."""
+    results = held.pop()
+    at = np.flatnonzero(keep)
+    names = list(results.columns)
+    taken = {}
+    for name in names:
+        taken[name] = results[name].take(at).reset_index(drop=True)
+        results = results.drop(columns=[name])
+        release_unused()
+    return pd.DataFrame(taken, columns=names)

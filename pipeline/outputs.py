@@ -135,7 +135,7 @@ def label_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """Add the MLCommons label and footnote to a table carrying a status column."""
     import pandas as pd
 
-    frame = frame.copy()
+    frame = frame.copy(deep=False)   # the columns added are the copy's; the caller's frame never changes
     if not len(frame):
         frame["label"] = [label(s) for s in frame["status"]]
         frame["footnote"] = [footnote(s) for s in frame["status"]]

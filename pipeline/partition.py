@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from .findings import Finding, ReportShape, finding
 from .model import LABEL_UNVERIFIED, Row, typed_rows
 from .outputs import label_frame
+from .table import release_unused
 
 
 @dataclass
@@ -59,10 +61,28 @@ def partition(frame: pd.DataFrame, display: str = "<table>") -> PartitionReport:
         found.append(finding("invalid-choice", display, f"row {idx + 2} ({source}), column status",
                              "verified or post-deadline", frame.at[idx, "status"],
                              "a row without a valid status goes to neither set"))
-    verified = label_frame(frame[is_verified])
-    post = label_frame(frame[is_post])
-    if (verified["status"] != "verified").any() or len(verified) + len(post) + len(found) != len(frame):
+    rows = len(frame)
+    held = [frame]
+    del frame   # the sets are taken column by column as the table is let go (when the caller holds none)
+    verified, post = (label_frame(part) for part in _split(held, is_verified.to_numpy(), is_post.to_numpy()))
+    if (verified["status"] != "verified").any() or len(verified) + len(post) + len(found) != rows:
         found.append(finding("invariant-broken", display, "whole table",
                              "each row in exactly one set", "a row in both or neither",
                              "partition invariant broken"))
     return PartitionReport(verified.reset_index(drop=True), post.reset_index(drop=True), found)
+
+
+def _split(held: list[pd.DataFrame], *masks) -> list[pd.DataFrame]:
+    """``frame[mask]`` for each mask (``frame``: the one frame in ``held``,
+    taken out), one column at a time, each column let go once taken: at a
+    million rows the table and its sets are never both whole in memory."""
+    frame = held.pop()
+    names = list(frame.columns)
+    at = [np.flatnonzero(mask) for mask in masks]
+    taken: list[dict] = [{} for _ in masks]
+    for name in names:
+        for out, index in zip(taken, at):
+            out[name] = frame[name].take(index)   # the table's index labels kept, as frame[mask] keeps them
+        frame = frame.drop(columns=[name])
+        release_unused()
+    return [pd.DataFrame(out, columns=names) for out in taken]
