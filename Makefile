@@ -18,23 +18,24 @@ $(VENV)/.installed: pyproject.toml
 
 ## run: the whole pipeline on the shipped submissions (dvc repro); a dvc.lock
 ## left unreadable by a killed run is first restored from git (bin/restore-lock,
-## which then runs dvc repro in the same process: one start-up, not two)
+## which then runs dvc repro in the same process: one start-up, not two); the list
+## of outputs is one printf, not a shell per line
 run: install
 	$(BIN)/python bin/restore-lock dvc repro
-	@echo
-	@echo "outputs:"
-	@echo "  data/results.parquet            canonical table (accepted rows)"
-	@echo "  data/rejected.csv               rejected and excluded rows, with reasons"
-	@echo "  data/findings.json              every finding"
-	@echo "  data/versions.csv               submission versions, used or superseded"
-	@echo "  data/agreement.csv              partner rows against the reference (verdicts)"
-	@echo "  results/verified/               verified set: results.csv, agreement.csv"
-	@echo "  results/post_deadline/          post-deadline (unverified) set: results.csv, agreement.csv"
-	@echo "  metrics.json                    counts and agreement rates (dvc metrics show)"
-	@echo "  audit/claims.json               the claims ledger (claims.yaml), recomputed"
-	@echo "  audit/scaling.json              multi-node scaling efficiencies"
-	@echo "  audit/validation.json           Great Expectations results (Data Docs: mlrepro audit, see README)"
-	@echo "  reports/index.html              the offline HTML report"
+	@printf '%s\n' '' \
+	  'outputs:' \
+	  '  data/results.parquet            canonical table (accepted rows)' \
+	  '  data/rejected.csv               rejected and excluded rows, with reasons' \
+	  '  data/findings.json              every finding' \
+	  '  data/versions.csv               submission versions, used or superseded' \
+	  '  data/agreement.csv              partner rows against the reference (verdicts)' \
+	  '  results/verified/               verified set: results.csv, agreement.csv' \
+	  '  results/post_deadline/          post-deadline (unverified) set: results.csv, agreement.csv' \
+	  '  metrics.json                    counts and agreement rates (dvc metrics show)' \
+	  '  audit/claims.json               the claims ledger (claims.yaml), recomputed' \
+	  '  audit/scaling.json              multi-node scaling efficiencies' \
+	  '  audit/validation.json           Great Expectations results (Data Docs: mlrepro audit, see README)' \
+	  '  reports/index.html              the offline HTML report'
 
 ## test: the whole test suite
 test: install
