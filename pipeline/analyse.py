@@ -36,6 +36,11 @@ its own too; it reads the files the steps before it wrote, as ``mlrepro
 report`` does. Neither bought an incremental rebuild: whatever changes their
 inputs reruns this stage anyway.
 
+The audit runs in a worker process started first (pipeline/audit_worker.py):
+GX's import (about 2 s) overlaps the steps before it on another core; it is
+sent the set files once partition wrote them. A worker that cannot start or
+dies leaves the audit to this process: the same bytes, the same findings.
+
 Each step's findings are those of its command; the table's own (rows that
 fail the schema) are listed once. Nothing is printed here: the CLI prints.
 """
