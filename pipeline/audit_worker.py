@@ -34,9 +34,8 @@ from pathlib import Path
 TIMEOUT_S = 600.0
 
 
-def command() -> list[str]:
-    """How the worker is started (tests replace it to start a worker that dies)."""
-    return [sys.executable, "-m", "pipeline.audit_worker"]
+# the module the worker runs (`python -m`); tests name one that dies
+WORKER = "pipeline.audit_worker"
 
 
 def _environment() -> dict[str, str]:
@@ -56,7 +55,7 @@ class Worker:
     @classmethod
     def start(cls) -> "Worker":
         try:
-            proc = subprocess.Popen(command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            proc = subprocess.Popen([sys.executable, "-m", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, env=_environment(), cwd=os.getcwd())
         except OSError:
             proc = None

@@ -7,7 +7,6 @@ leaves the audit to the parent (same result, nothing lost, no process left)."""
 from __future__ import annotations
 
 import json
-import sys
 
 import pandas as pd
 import pytest
@@ -69,21 +68,29 @@ def test_the_worker_and_the_in_process_audit_give_the_same_bytes_and_findings(od
 
 @pytest.mark.parametrize("code", [
     "import sys; sys.exit(1)",                                   # dies before the job
+    "raise ImportError('broken install')",                       # a traceback on start-up
     "import sys; sys.stdin.read(); sys.exit(9)",                 # dies on the job
     "import sys; sys.stdin.read(); print('not json')",           # says nothing readable
     "import os, sys; sys.stdin.read(); os.kill(os.getpid(), 9)", # killed
 ])
-def test_a_dead_worker_leaves_the_audit_to_the_parent(odd, spy, monkeypatch, code):
+def test_a_dead_worker_leaves_the_audit_to_the_parent(odd, spy, monkeypatch, tmp_path_factory, code):
     got, procs = spy
     expected = analysed(odd, "worker")
-    monkeypatch.setattr(audit_worker, "command", lambda: [sys.executable, "-c", code])
+    fake = tmp_path_factory.mktemp("fake")
+    (fake / "dying_worker.py").write_text(code + "\n", encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", str(fake))
+    monkeypatch.setattr(audit_worker, "WORKER", "dying_worker")
     assert analysed(odd, "fallback") == expected
     assert got[-1] is None and all(p.poll() is not None for p in procs)
 
 
-def test_a_worker_that_cannot_start_leaves_the_audit_to_the_parent(odd, spy, monkeypatch, tmp_path):
+def test_a_worker_that_cannot_start_leaves_the_audit_to_the_parent(odd, spy, monkeypatch):
     got, procs = spy
     expected = analysed(odd, "worker")
-    monkeypatch.setattr(audit_worker, "command", lambda: [str(tmp_path / "no-such-python")])
+
+    def cannot_start(*args, **kwargs):
+        raise OSError("no such interpreter")
+
+    monkeypatch.setattr(audit_worker.subprocess, "Popen", cannot_start)
     assert analysed(odd, "fallback") == expected
     assert got[-1] is None and procs[-1] is None
