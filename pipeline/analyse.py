@@ -36,6 +36,11 @@ its own too; it reads the files the steps before it wrote, as ``mlrepro
 report`` does. Neither bought an incremental rebuild: whatever changes their
 inputs reruns this stage anyway.
 
+The audit runs in a worker process started first (pipeline/audit_worker.py):
+GX's import (about 2 s) overlaps the steps before it on another core; it is
+sent the set files once partition wrote them. A worker that cannot start or
+dies leaves the audit to this process: the same bytes, the same findings.
+
 Each step's findings are those of its command; the table's own (rows that
 fail the schema) are listed once. Nothing is printed here: the CLI prints.
 """
@@ -117,6 +122,20 @@ def analyse(results: Path, rejected: Path, ledger: Path, out: Outputs,
             reference_vendor: str = DEFAULT_REFERENCE_VENDOR, prefix=None) -> AnalyseReport:
     """Run every step; ``prefix(frame)``: what goes before a row's source in
     compare's findings (the submissions root from the repository root)."""
+    from . import audit_worker
+
+    # the audit's worker imports GX on the other core meanwhile (pipeline/audit_worker.py)
+    worker = audit_worker.Worker.start() if out.validation is not None else None
+    try:
+        return _steps(results, rejected, ledger, out, tolerance_pct, reference_submitter, reference_vendor,
+                      prefix, worker)
+    finally:
+        if worker is not None:
+            worker.close()
+
+
+def _steps(results, rejected, ledger, out: Outputs, tolerance_pct, reference_submitter, reference_vendor,
+           prefix, worker) -> AnalyseReport:
     from . import claims, compare, crosscheck, metrics, scaling, table
     from .outputs import write_json, write_report
 
@@ -133,6 +152,8 @@ def analyse(results: Path, rejected: Path, ledger: Path, out: Outputs,
     for source, name in ((results, "results.csv"), (out.agreement, "agreement.csv")):
         sets = _partition(_read_any(source), source, out.verified_dir / name, out.post_deadline_dir / name)
         report.add(f"partition {name}", sets, [out.verified_dir / name, out.post_deadline_dir / name], found)
+    if worker is not None:
+        worker.submit(out.verified_dir / "results.csv", out.post_deadline_dir / "results.csv", out.suites)
 
     counts = metrics.compute(results, out.agreement, rejected)
     metrics.write(counts, out.metrics, out.details)
@@ -162,8 +183,10 @@ def analyse(results: Path, rejected: Path, ledger: Path, out: Outputs,
     if out.validation is not None:
         from . import audit
 
-        suites = audit.audit(out.verified_dir / "results.csv", out.post_deadline_dir / "results.csv",
-                             None, out.suites)
+        suites = worker.result() if worker is not None else None
+        if suites is None:   # no worker, or it died: the same audit here
+            suites = audit.audit(out.verified_dir / "results.csv", out.post_deadline_dir / "results.csv",
+                                 None, out.suites)
         write_report(suites, out.validation)
         report.add("audit", suites, [out.validation], found)
 

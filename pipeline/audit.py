@@ -180,10 +180,17 @@ def _quiet_gx(messages: list[str]):
         logger.propagate, logger.level = saved[0], saved[1]
 
 
-def _context(docs_dir: Path | None):
+def import_gx():
+    """``import great_expectations``, offline and with GX_DEFERRED deferred (the
+    audit's and the analyse worker's import, pipeline/audit_worker.py)."""
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
     with deferred(*GX_DEFERRED):
         import great_expectations as gx
+    return gx
+
+
+def _context(docs_dir: Path | None):
+    gx = import_gx()
     from great_expectations.data_context.types.base import (
         DataContextConfig, InMemoryStoreBackendDefaults, ProgressBarsConfig)
 
