@@ -171,9 +171,10 @@ def _steps(results, rejected, ledger, out: Outputs, tolerance_pct, reference_sub
     write_report(efficiency, out.scaling)
     report.add("scaling", efficiency, [out.scaling], found)
 
+    records = crosscheck.records(frame) if out.crosscheck else []
     for published_path, path in out.crosscheck:
-        published, read_findings = crosscheck.load_published([published_path])
-        looked_up = crosscheck.check(frame, published, 0.0)
+        published, read_findings = crosscheck.published_rows([published_path])
+        looked_up = crosscheck.check_rows(records, published, 0.0)
         # the published table's own warnings are not this check's; its errors are
         looked_up.findings[:0] = found
         looked_up.findings.extend(f for f in read_findings if f.severity == "error")

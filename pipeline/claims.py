@@ -30,6 +30,7 @@ import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import yaml
 
@@ -308,11 +309,42 @@ def _selector(value, name: str, lines: dict, bad, required: bool) -> dict | None
 # ---- recomputing claims ---------------------------------------------------------------
 
 def match(results: pd.DataFrame, selector: dict) -> pd.DataFrame:
-    mask = pd.Series(True, index=results.index)
-    for key, value in selector.items():
-        column = results[key]
-        mask &= (column == value) if key in INT_KEYS else (column.astype("str") == str(value))
-    return results[mask]
+    """The rows of ``results`` the selector matches (each key equal to its value)."""
+    return Results(results).match(selector)
+
+
+class Results:
+    """The results table as the claims read it, built once for a whole ledger:
+    each row as a dict (``to_dict`` once, not once per selector) and each
+    selector test (``column == value``) as a boolean array, computed once per
+    column and value. :meth:`rows` gives what ``match(...).to_dict("records")``
+    gives (a fresh dict per row), :meth:`match` the frame itself."""
+
+    def __init__(self, frame: pd.DataFrame):
+        self.frame = frame
+        self._records: list[dict] | None = None
+        self._tests: dict[tuple, np.ndarray] = {}
+
+    def mask(self, selector: dict) -> np.ndarray:
+        mask = np.ones(len(self.frame), dtype=bool)
+        for key, value in selector.items():
+            mask &= self._test(key, value)
+        return mask
+
+    def _test(self, key: str, value) -> np.ndarray:
+        if (key, value) not in self._tests:
+            column = self.frame[key]
+            hit = (column == value) if key in INT_KEYS else (column.astype("str") == str(value))
+            self._tests[key, value] = hit.to_numpy(dtype=bool)
+        return self._tests[key, value]
+
+    def match(self, selector: dict) -> pd.DataFrame:
+        return self.frame[self.mask(selector)]
+
+    def rows(self, selector: dict) -> list[dict]:
+        if self._records is None:
+            self._records = self.frame.to_dict("records")
+        return [dict(self._records[i]) for i in np.flatnonzero(self.mask(selector))]
 
 
 def _describe(row: dict) -> str:
@@ -336,12 +368,13 @@ def check_claims(ledger: Ledger, results: pd.DataFrame, reference_submitter: str
         row = _row(cid, None, "invalid", "the claim's ledger entry is invalid (see findings)")
         report.rows.append({**row, "line": line})
     index = scaling.single_node_index(results)
+    table = Results(results)
     for claim in ledger.claims:
         if claim.kind == "reproducibility":
-            row, found = _reproducibility(claim, results, ledger, reference_submitter, reference_vendor)
+            row, found = _reproducibility(claim, table, ledger, reference_submitter, reference_vendor)
         else:
             check = {"ratio": _ratio, "scaling": _scaling}[claim.kind]
-            row, found = check(claim, results, ledger, reference_submitter, index)
+            row, found = check(claim, table, ledger, reference_submitter, index)
         report.rows.append(row)
         report.findings.extend(found)
     report.rows = typed_rows("ClaimRow", sorted(report.rows, key=lambda r: r["line"] or 0))
@@ -364,9 +397,9 @@ def _place(ledger: Ledger, claim: Claim, key: str) -> str:
     return f"line {line or '?'}, claim {claim.id}, {key}"
 
 
-def _subject(claim: Claim, results: pd.DataFrame, ledger: Ledger):
+def _subject(claim: Claim, results: Results, ledger: Ledger):
     selector = {"round": ledger.round, **claim.subject} if ledger.round else dict(claim.subject)
-    rows = match(results, selector).to_dict("records")
+    rows = results.rows(selector)
     if len(rows) == 1:
         return rows[0], None, None
     verdict = "unmatched" if not rows else "ambiguous"
@@ -396,7 +429,7 @@ def _differences(subject: dict, other: dict, what: str) -> list[str]:
     return notes
 
 
-def eligible_comparators(claim: Claim, subject: dict, results: pd.DataFrame, default_round) -> tuple:
+def eligible_comparators(claim: Claim, subject: dict, results: Results, default_round) -> tuple:
     """(eligible rows, effective selector) of a ratio claim: the comparator
     selector over the defaults (round, the subject's model, scenario and units,
     closed, one node), verified only unless the subject is post-deadline or
@@ -404,13 +437,11 @@ def eligible_comparators(claim: Claim, subject: dict, results: pd.DataFrame, def
     selector = {"round": default_round or subject["round"], "model": subject["model"],
                 "scenario": subject["scenario"], "units": subject["units"], "division": "closed", "nodes": 1}
     selector.update(claim.comparator)
-    pool = match(results, selector)
-    pool = pool[~(pool["source"].eq(subject["source"]) & pool["system"].eq(subject["system"]))]
+    pool = [r for r in results.rows(selector)
+            if not (r["source"] == subject["source"] and r["system"] == subject["system"])]
     if "status" not in claim.comparator and subject["status"] == "verified":
-        pool = pool[pool["status"] == "verified"]
-    capped = (pool["system"].map(power_capped_name).astype(bool)
-              | pool["system_name"].map(power_capped_name).astype(bool))
-    return pool[~capped].to_dict("records"), selector
+        pool = [r for r in pool if r["status"] == "verified"]
+    return [r for r in pool if not (power_capped_name(r["system"]) or power_capped_name(r["system_name"]))], selector
 
 
 def _ratio(claim, results, ledger, reference_submitter, index):
@@ -509,14 +540,14 @@ def _scaling(claim, results, ledger, reference_submitter, index):
 
 def _reproducibility(claim, results, ledger, reference_submitter, reference_vendor):
     selector = {"round": ledger.round, **claim.subject} if ledger.round else dict(claim.subject)
-    partners = match(results, selector)
+    partners = results.match(selector)
     partners = partners[partners["submitter"] != reference_submitter]
     if partners.empty:
         f = finding("selector-unmatched", ledger.path, _place(ledger, claim, "subject"),
                     f"at least one partner (not {reference_submitter}) result", "none",
                     f"claim {claim.id}: the subject {selector} matches no partner result")
         return _row(claim.id, claim, "unmatched", f.message), [f]
-    refs = results[results["submitter"] == reference_submitter]
+    refs = results.match({"submitter": reference_submitter})
     rep = compare(pd.concat([partners, refs], ignore_index=True), claim.claimed, reference_submitter,
                   reference_vendor)
     compared = [r for r in rep.rows if r["verdict"] in ("agree", "deviates")]

@@ -58,6 +58,25 @@ def load_published(paths: Iterable[Path], round_: str | None = None
     return {r: pd.concat(frames, ignore_index=True) for r, frames in sorted(tables.items())}, found
 
 
+def published_rows(paths: Iterable[Path], round_: str | None = None
+                   ) -> tuple[dict[str, list[dict]], list[Finding]]:
+    """:func:`load_published` as plain rows, for :func:`check_rows` (``mlrepro
+    analyse``): read by the small-table path (:func:`pipeline.rows.ingest`,
+    what the gate reads published tables with), which gives the same rows and
+    findings without building and checking a frame (tests/test_analyse.py
+    compares the output with ``mlrepro crosscheck``'s)."""
+    from .rows import ingest
+
+    tables: dict[str, list[dict]] = {}
+    found: list[Finding] = []
+    for path in paths:
+        report = ingest([Path(path)], round_=round_, status="verified")
+        found.extend(report.findings)
+        for row in report.rows:
+            tables.setdefault(str(row["round"]), []).append(row)
+    return dict(sorted(tables.items())), found
+
+
 def _by_round(published) -> dict[str, pd.DataFrame]:
     import pandas as pd
 
@@ -85,10 +104,11 @@ def check(table: pd.DataFrame, published_tables, tolerance_pct: float = 0.0) -> 
     whose rows are the crosscheck verdicts and whose findings are the
     ``differs`` and ``not-published`` rows."""
     published = _by_round(published_tables)
-    return check_rows(_records(table), {r: _records(f) for r, f in published.items()}, tolerance_pct)
+    return check_rows(records(table), {r: records(f) for r, f in published.items()}, tolerance_pct)
 
 
-def _records(frame: pd.DataFrame) -> list[dict]:
+def records(frame: pd.DataFrame) -> list[dict]:
+    """A canonical frame's rows as plain values (None for a missing one), as :func:`check_rows` takes them."""
     return frame.astype(object).where(frame.notna(), None).to_dict("records")
 
 
