@@ -50,3 +50,26 @@ def deferred(*names: str):
         yield
     finally:
         sys.meta_path.remove(finder)
+
+
+@contextmanager
+def absent(*names: str):
+    """Imports of ``names`` (top-level packages) made inside the block fail with
+    ImportError, as when the package is not installed; a module already
+    imported stays as it is, and after the block each name imports as usual.
+
+    For an optional dependency a library imports only to offer a feature the
+    pipeline never uses: pandera imports hypothesis, when it is installed, for
+    its data-synthesis strategies (``schema.example()``); hypothesis is there
+    only because the test extras install it, and its import is about a fifth of
+    a second of every process that checks a table. Without it pandera takes
+    the path it takes in an install without the test extras."""
+    blocked = [name for name in names if name not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None   # the import system's "not importable" mark
+    try:
+        yield
+    finally:
+        for name in blocked:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]

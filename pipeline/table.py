@@ -14,12 +14,15 @@ import pandas as pd
 
 from .errors import ConfigError, DataError
 from .findings import Finding, finding, located
+from .lazy import absent
 from .model import Source
 from . import rules
 from .rowschema import COLUMNS, INT_COLUMNS  # noqa: F401  (the columns, written once)
 from .rules import schemas_dir
 
 SCHEMA_FILE = rules.SCHEMA_FILE
+# what pandera imports, when installed, for a feature the pipeline does not use (pipeline/lazy.py absent)
+PANDERA_UNUSED = ("hypothesis",)
 
 
 @rules.cached()
@@ -89,7 +92,10 @@ def validate(frame: pd.DataFrame, display: str = "<table>") -> tuple[pd.DataFram
     from pandera.config import ValidationDepth, config_context
 
     try:
-        with config_context(validation_enabled=True, validation_depth=ValidationDepth.SCHEMA_AND_DATA):
+        # pandera's first validation loads its checks, which import hypothesis (for data
+        # synthesis, never used here) when the test extras installed it: pipeline/lazy.py
+        with config_context(validation_enabled=True, validation_depth=ValidationDepth.SCHEMA_AND_DATA), \
+                absent(*PANDERA_UNUSED):
             return schema().validate(frame, lazy=True), frame.iloc[0:0], []
     except pandera.errors.SchemaErrors as exc:
         cases = exc.failure_cases

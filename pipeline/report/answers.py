@@ -30,12 +30,13 @@ def _partner_row(round_: str, status: str, partner: str, rows: pd.DataFrame) -> 
     unv = status != "verified"
     verdicts = rows["verdict"]
     compared = rows[verdicts.isin(["agree", "deviates"])]
-    devs = [(abs(d), d, r) for d, r in zip(compared["deviation_pct"].map(number), compared.to_dict("records"))
+    devs = [(abs(d), d, r) for d, r in zip(compared["deviation_pct"].map(number),
+                                           zip(compared["model"], compared["scenario"]))
             if d is not None]
     worst, d = "", None
     if devs:
-        _, d, r = max(devs, key=lambda x: (x[0], x[1]))
-        where = f"{r['model']} {r['scenario']}"
+        _, d, (model, scenario) = max(devs, key=lambda x: (x[0], x[1]))
+        where = f"{model} {scenario}"
         worst = f'<span title="{escape(where)}">{escape(signed_pct(d))}</span>'
         worst = unverified(worst) if unv else worst
     name = wrap(partner) + (' <span class="unv">post-deadline</span>' if unv else "")

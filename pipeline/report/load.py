@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -132,12 +133,34 @@ def claim_round(claim: dict, agreement: pd.DataFrame) -> str:
         if m:
             keys.append(m.groups())
     if keys and len(agreement):
-        index = agreement.set_index(["submitter", "system", "model", "scenario"])["round"]
-        rounds = {str(index.loc[k].iloc[0]) if isinstance(index.loc[k], pd.Series) else str(index.loc[k])
-                  for k in keys if k in index.index}
+        first = _first_rounds(agreement)
+        if all(isinstance(x, str) for k in keys for x in k):
+            rounds = {first[k] for k in keys if k in first}
+        else:   # a key with a missing part: as pandas looks it up
+            index = agreement.set_index(list(RESULT_KEY))["round"]
+            rounds = {str(index.loc[k].iloc[0]) if isinstance(index.loc[k], pd.Series) else str(index.loc[k])
+                      for k in keys if k in index.index}
         if len(rounds) == 1:
             return rounds.pop()
     return NO_ROUND
+
+
+RESULT_KEY = ("submitter", "system", "model", "scenario")
+_FIRST: list = [None, None]   # [weak reference to the agreement table, its index]
+
+
+def _first_rounds(agreement: pd.DataFrame) -> dict[tuple, str]:
+    """(submitter, system, model, scenario) -> the round of its first agreement
+    row, for keys of text only; built once per agreement table (the report asks
+    once per claim and place, a hundred times)."""
+    ref, index = _FIRST
+    if ref is None or ref() is not agreement:
+        index = {}
+        for *key, round_ in zip(*(agreement[c] for c in RESULT_KEY), agreement["round"]):
+            if all(isinstance(x, str) for x in key):
+                index.setdefault(tuple(key), str(round_))
+        _FIRST[:] = [weakref.ref(agreement), index]
+    return index
 
 
 def is_unverified(row: dict) -> bool:
