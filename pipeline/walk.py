@@ -12,6 +12,7 @@ listed as superseded.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 from . import clock, readers, rules
@@ -64,11 +65,41 @@ def _versions_under(path: Path, root: Path | None, report) -> list[tuple[Version
     base = path
     for _ in range(depth):
         base = base.parent
-    found_versions, found = find_versions(root or base)
+    scanned, found = _scan(root or base)
     report.findings.extend(found)
     target = path.resolve()
-    return [(v, False) for v in found_versions
-            if v.path.resolve() == target or target in v.path.resolve().parents]
+    return [(v, False) for v, real in scanned if real == target or target in real.parents]
+
+
+# (versions with their real paths, findings) of each root scanned inside one_scan(); None outside
+_scans: dict[Path, tuple[list[tuple[Version, Path]], list[Finding]]] | None = None
+
+
+@contextmanager
+def one_scan():
+    """Inside the block each submissions root is scanned for versions once:
+    ``ingest-all`` reads the submitter folders of one root one at a time, and
+    each read scanned the whole root again (31 scans, about 0.3 s). Each read
+    takes the versions under its own folder from the scan, so no two reads of
+    different folders share a Version (a read loads and checks its versions'
+    manifests); a folder is read once inside the block."""
+    global _scans
+    saved, _scans = _scans, {}
+    try:
+        yield
+    finally:
+        _scans = saved
+
+
+def _scan(root: Path) -> tuple[list[tuple[Version, Path]], list[Finding]]:
+    if _scans is not None and root in _scans:
+        scanned, found = _scans[root]
+        return scanned, list(found)
+    versions, found = find_versions(root)
+    scanned = [(v, v.path.resolve()) for v in versions]
+    if _scans is not None:
+        _scans[root] = (scanned, list(found))
+    return scanned, found
 
 
 def _choose(versions: list[tuple[Version, bool]], report,

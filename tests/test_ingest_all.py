@@ -78,6 +78,22 @@ def test_the_parts_of_submitters_read_together_are_the_bytes_of_each_read_alone(
     assert "duplicate-row" in codes["v6.0-Quirky"] and codes["v6.0-Checker"], codes
 
 
+def test_the_submitters_read_together_scan_the_root_for_versions_once(monkeypatch, tmp_path):
+    """ingest-all finds the root's versions once, not once per submitter
+    folder (pipeline/walk.py one_scan); outside it every read scans."""
+    from pipeline import walk
+
+    scans = []
+    real = walk.find_versions
+    monkeypatch.setattr(walk, "find_versions", lambda root: scans.append(root) or real(root))
+    root = REPO / "submissions"
+    folders = merge.submitter_folders(root)[:3]
+    merge.ingest_submitters([(f, tmp_path / f"{f.parent.name}-{f.name}") for f in folders], root, folders)
+    assert scans == [root]
+    merge.ingest_submitter(folders[0], root, folders[1:], tmp_path / "alone")
+    assert scans == [root, root]
+
+
 def test_coerce_leaves_a_canonical_column_as_it_is_and_converts_any_other():
     """coerce skips columns already of their canonical type (ingest-all coerces
     parts that are canonical already): the result is what full conversion gives."""
