@@ -40,6 +40,10 @@ The audit runs in a worker process started first (pipeline/audit_worker.py):
 GX's import (about 2 s) overlaps the steps before it on another core; it is
 sent the set files once partition wrote them. A worker that cannot start or
 dies leaves the audit to this process: the same bytes, the same findings.
+The worker is the longer of the two: while it audits, this process reads the
+report's inputs and builds the report's parts that do not show the
+validation (``report.prepare``); the rest is built once validation.json is
+written (``report.finish``: the bytes of ``mlrepro report``).
 
 Each step's findings are those of its command; the table's own (rows that
 fail the schema) are listed once. Nothing is printed here: the CLI prints.
@@ -181,6 +185,8 @@ def _steps(results, rejected, ledger, out: Outputs, tolerance_pct, reference_sub
         write_report(looked_up, path)
         report.add(f"crosscheck {published_path.as_posix()}", looked_up, [path], found)
 
+    # the report's parts that do not show the validation, built while the worker audits
+    prepared = _prepare_report(results, rejected, out) if out.report is not None else None
     if out.validation is not None:
         from . import audit
 
@@ -191,17 +197,25 @@ def _steps(results, rejected, ledger, out: Outputs, tolerance_pct, reference_sub
         write_report(suites, out.validation)
         report.add("audit", suites, [out.validation], found)
 
-    if out.report is not None:
-        _report(results, rejected, out, report)
+    if prepared is not None:
+        _report(prepared, out, report)
     return report
 
 
-def _report(results: Path, rejected: Path, out: Outputs, report: AnalyseReport) -> None:
+def _prepare_report(results: Path, rejected: Path, out: Outputs):
+    from . import report as report_mod
+
+    return report_mod.prepare(report_mod.Inputs(results, out.agreement, rejected, out.versions, out.scaling,
+                                                out.claims, None, out.validation))
+
+
+def _report(prepared, out: Outputs, report: AnalyseReport) -> None:
+    """The report of the files just written (``mlrepro report``'s bytes): what
+    does not show the validation was prepared before the audit ended."""
     from . import report as report_mod
     from .outputs import write_table, write_text
 
-    doc = report_mod.build(report_mod.Inputs(results, out.agreement, rejected, out.versions, out.scaling,
-                                             out.claims, None, out.validation), out.report)
+    doc = report_mod.finish(prepared, out.report)
     write_text(doc.html, out.report)
     write_table(doc.deviation, out.plot_path())
     report.rows.append({"step": "report", "wrote": f"{out.report.as_posix()} {out.plot_path().as_posix()}",

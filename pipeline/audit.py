@@ -59,9 +59,10 @@ SITE = "mlrepro"
 RUN_TIME = datetime(2000, 1, 1, tzinfo=timezone.utc)
 ID_KEYS = ("id", "validation_id", "checkpoint_id", "expectation_suite_id")
 TIME_KEYS = ("run_time", "validation_time", "ge_load_time")
-# imported by GX for expectations our suites do not use (KL divergence, KS tests): loaded on
+# imported by GX for expectations our suites do not use (KL divergence, KS tests: scipy.stats,
+# altair; JSON-schema values: jsonschema) and for markdown in Data Docs (mistune): loaded on
 # first use only (pipeline/lazy.py), about 1 s of the audit's start-up
-GX_DEFERRED = ("scipy.stats", "altair")
+GX_DEFERRED = ("scipy.stats", "altair", "jsonschema", "mistune")
 
 
 def suites_dir() -> Path:

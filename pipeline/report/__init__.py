@@ -23,10 +23,10 @@ import pandas as pd
 
 from . import answers, validation
 from .html import TITLE, Table, page, wrap
-from .load import NO_ROUND, Data, Inputs, load
+from .load import NO_ROUND, Data, Inputs, load, read_validation
 from .sections import DEVIATION_COLUMNS, anchor, deviation_frame, round_section, round_title, tolerance
 
-__all__ = ["DEVIATION_COLUMNS", "TITLE", "Document", "Inputs", "build"]
+__all__ = ["DEVIATION_COLUMNS", "TITLE", "Document", "Inputs", "Prepared", "build", "finish", "prepare"]
 
 
 @dataclass
@@ -71,9 +71,34 @@ def _nav(rounds: list[str]) -> str:
 def build(inputs: Inputs, out: Path) -> Document:
     """The report for the pipeline's outputs (scaling, claims and validation
     when given)."""
-    data = load(inputs)
+    return finish(prepare(inputs), out)
+
+
+@dataclass
+class Prepared:
+    """What the report takes from every input but the validation: ``mlrepro
+    analyse`` builds it while the audit still runs (pipeline/analyse.py)."""
+
+    inputs: Inputs
+    data: Data
+    rounds: list[str]
+    details: list[str]
+
+
+def prepare(inputs: Inputs) -> Prepared:
+    """Every input read but the validation, and the per-round details (which
+    do not show it)."""
+    data = load(inputs, validation=False)
     rounds = data.rounds()
+    return Prepared(inputs, data, rounds, [round_section(data, r) for r in rounds])
+
+
+def finish(prepared: Prepared, out: Path) -> Document:
+    """The report, once the validation input is written: the same document as
+    reading every input at once."""
+    inputs, data, rounds = prepared.inputs, prepared.data, prepared.rounds
+    read_validation(inputs, data)
     body = [answers.section(data, [r for r in rounds if r != NO_ROUND]), _nav(rounds)]
-    body += [round_section(data, r) for r in rounds]
+    body += prepared.details
     body += [validation.section(data, inputs.data_docs, out), _inputs(inputs)]
     return Document(page(_lead(data), body), deviation_frame(data.agreement), data.notes)
