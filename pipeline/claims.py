@@ -359,10 +359,14 @@ def _brief(row: dict | None) -> dict | None:
 
 
 def check_claims(ledger: Ledger, results: pd.DataFrame, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
-                 reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> ClaimsReport:
+                 reference_vendor: str = DEFAULT_REFERENCE_VENDOR, agreement=None) -> ClaimsReport:
     """Every claim of the ledger against RESULTS; the reference submitter and
     vendor (``compare.*`` of params.yaml, read by the caller) decide which
-    results are partner results and what they are compared with."""
+    results are partner results and what they are compared with.
+    ``agreement``: compare's report of RESULTS, when the caller has it
+    (``mlrepro analyse``): a reproducibility claim whose band is its tolerance
+    takes its partners' rows from it rather than comparing them again (a row's
+    verdict depends on the row, the reference rows and the tolerance only)."""
     report = ClaimsReport(findings=list(ledger.findings))
     for cid, line in ledger.invalid:
         row = _row(cid, None, "invalid", "the claim's ledger entry is invalid (see findings)")
@@ -371,7 +375,7 @@ def check_claims(ledger: Ledger, results: pd.DataFrame, reference_submitter: str
     table = Results(results)
     for claim in ledger.claims:
         if claim.kind == "reproducibility":
-            row, found = _reproducibility(claim, table, ledger, reference_submitter, reference_vendor)
+            row, found = _reproducibility(claim, table, ledger, reference_submitter, reference_vendor, agreement)
         else:
             check = {"ratio": _ratio, "scaling": _scaling}[claim.kind]
             row, found = check(claim, table, ledger, reference_submitter, index)
@@ -538,28 +542,44 @@ def _scaling(claim, results, ledger, reference_submitter, index):
     return row, _verdict_findings(row, claim, ledger)
 
 
-def _reproducibility(claim, results, ledger, reference_submitter, reference_vendor):
+def _compared(results: Results, mask: np.ndarray, claimed: float, reference_submitter: str,
+              reference_vendor: str, agreement) -> list:
+    """compare's rows of the partner rows ``mask`` selects (the reference
+    submitter's rows are the references), with the claim's band as tolerance:
+    taken from ``agreement`` (compare of the whole table) when it used the same
+    tolerance, reference submitter and vendor, else compared here."""
+    partner = results.frame["submitter"].to_numpy(dtype=object) != reference_submitter
+    mine = np.flatnonzero(mask & partner)
+    if (agreement is not None and agreement.tolerance_pct == claimed
+            and agreement.reference_submitter == reference_submitter
+            and agreement.reference_vendor == reference_vendor and agreement.row_count() == int(partner.sum())):
+        return agreement.rows_at(np.searchsorted(np.flatnonzero(partner), mine))
+    refs = results.match({"submitter": reference_submitter})
+    return compare(pd.concat([results.frame.iloc[mine], refs], ignore_index=True), claimed, reference_submitter,
+                   reference_vendor).rows
+
+
+def _reproducibility(claim, results, ledger, reference_submitter, reference_vendor, agreement=None):
     selector = {"round": ledger.round, **claim.subject} if ledger.round else dict(claim.subject)
-    partners = results.match(selector)
+    mask = results.mask(selector)
+    partners = results.frame[mask]
     partners = partners[partners["submitter"] != reference_submitter]
     if partners.empty:
         f = finding("selector-unmatched", ledger.path, _place(ledger, claim, "subject"),
                     f"at least one partner (not {reference_submitter}) result", "none",
                     f"claim {claim.id}: the subject {selector} matches no partner result")
         return _row(claim.id, claim, "unmatched", f.message), [f]
-    refs = results.match({"submitter": reference_submitter})
-    rep = compare(pd.concat([partners, refs], ignore_index=True), claim.claimed, reference_submitter,
-                  reference_vendor)
-    compared = [r for r in rep.rows if r["verdict"] in ("agree", "deviates")]
+    rows = _compared(results, mask, claim.claimed, reference_submitter, reference_vendor, agreement)
+    compared = [r for r in rows if r["verdict"] in ("agree", "deviates")]
     outside = [{k: r[k] for k in ("submitter", "system", "model", "scenario", "value", "reference_system",
                                   "reference_value", "deviation_pct", "label")}
                for r in compared if r["verdict"] == "deviates"]
     others = [f"{r['submitter']} {r['system']} {r['model']} {r['scenario']}: {r['verdict']} ({r['reason']})"
-              for r in rep.rows if r["verdict"] not in ("agree", "deviates")]
+              for r in rows if r["verdict"] not in ("agree", "deviates")]
     if not compared:
         row = _row(claim.id, claim, "no-reference", "no partner result could be compared")
         row["notes"] = others
-        _label(row, [{"status": r["status"]} for r in rep.rows])
+        _label(row, [{"status": r["status"]} for r in rows])
         return row, [finding("claim-unverifiable", ledger.path, _place(ledger, claim, "subject"),
                              "partner results with a reference", "none",
                              f"claim {claim.id}: no partner result could be compared", severity="warning")]
