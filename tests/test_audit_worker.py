@@ -94,3 +94,14 @@ def test_a_worker_that_cannot_start_leaves_the_audit_to_the_parent(odd, spy, mon
     monkeypatch.setattr(audit_worker.subprocess, "Popen", cannot_start)
     assert analysed(odd, "fallback") == expected
     assert got[-1] is None and procs[-1] is None
+
+
+def test_a_worker_given_no_job_ends_quietly_with_status_0():
+    """Stdin closed with no job (the parent went away): the worker ends at
+    once with status 0 and says nothing (it ends by os._exit, after flushing)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", audit_worker.WORKER], input=b"", capture_output=True,
+                          env=audit_worker._environment(), timeout=120)
+    assert (done.returncode, done.stdout) == (0, b""), done.stderr
