@@ -837,5 +837,21 @@ def analyse(results, rejected, ledger, crosschecks, agreement_out, summary_out, 
     _finish(report, fmt, output, quiet, verbose, ("step", "wrote", "summary"), exit_zero, notes=report.notes)
 
 
+# The DVC stages' commands: once one has written its outputs (every file closed,
+# no worker left running) and its report, the process ends without the
+# interpreter's teardown of pandas and pyarrow (0.1-0.2 s of each stage).
+# Only as the program (main), never in-process.
+FAST_EXIT = ("ingest-all", "analyse")
+
+
 def main() -> None:
-    cli(prog_name="mlrepro")
+    import sys
+
+    try:
+        cli(prog_name="mlrepro")
+    except SystemExit as exc:
+        if sys.argv[1:2] and sys.argv[1] in FAST_EXIT and (exc.code is None or isinstance(exc.code, int)):
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(exc.code or 0)
+        raise

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from conftest import (DATA, ON_TIME, REPO, canonical_row, read_csv, run, run_json, submit,
@@ -427,3 +428,31 @@ def test_compare_names_files_from_the_repository_root_as_the_gate_does(tmp_path)
     doc = run_json("compare", table_path, "--verdict", "deviates", expect=1)
     assert doc["findings"] and all(f["file"].startswith("submissions/v") for f in doc["findings"])
     assert {f["place"] for f in doc["findings"]} <= {f"line {n}, column value" for n in range(2, 100)}
+
+
+def _as_program(*args) -> "subprocess.CompletedProcess":
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-c", "from pipeline.cli import main; main()", *map(str, args)],
+                          cwd=REPO, capture_output=True, text=True)
+
+
+def test_a_stage_command_run_as_the_program_ends_with_its_report_and_exit_code(tmp_path):
+    """ingest-all and analyse (the DVC stages) end without the interpreter's
+    teardown once their outputs are written (cli.FAST_EXIT): the report is all
+    printed, the files all written, the exit code kept."""
+    import shutil
+
+    root = tmp_path / "submissions"
+    for folder in ("v5.1/AMD", "v5.1/Dell"):
+        shutil.copytree(REPO / "submissions" / folder, root / folder)
+    out = tmp_path / "out"
+    done = _as_program("ingest-all", root, "-o", out / "results.parquet", "--rejected-out", out / "rejected.csv",
+                       "--findings-out", out / "findings.json", "--versions-out", out / "versions.csv")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().splitlines()[-1].startswith("summary: accepted=")
+    assert {p.name for p in out.iterdir()} == {"results.parquet", "rejected.csv", "findings.json", "versions.csv"}
+    assert len(pd.read_parquet(out / "results.parquet")) > 10
+    usage = _as_program("analyse", tmp_path / "missing.parquet")
+    assert usage.returncode == 2 and "missing.parquet" in usage.stderr, usage.stderr
