@@ -172,7 +172,12 @@ def _coded(df: pd.DataFrame, column: str) -> Coded:
     same strip and placeholder test, on the distinct values only."""
     if column not in df.columns:
         return Coded(np.zeros(len(df), dtype=np.int64), np.array([None], dtype=object))
-    raw_codes, uniques = pd.factorize(df[column].astype("str"), use_na_sentinel=True)
+    series = df[column]
+    if isinstance(series.dtype, pd.CategoricalDtype):   # read as codes already (tabular.parse_csv)
+        raw_codes = series.cat.codes.to_numpy().astype(np.int64)
+        uniques = series.cat.categories.astype("str")
+    else:
+        raw_codes, uniques = pd.factorize(series.astype("str"), use_na_sentinel=True)
     raw = uniques.tolist()
     if all(text.isascii() for text in raw):   # Python's strip and lower are pandas' on ASCII
         texts = [None if (stripped := text.strip()).lower() in PLACEHOLDERS else stripped
