@@ -231,7 +231,9 @@ def group_codes(coded: list[np.ndarray], sizes: list[int]) -> tuple[np.ndarray, 
         combined = combined * (size + 1) + codes
         radix *= size + 1
     groups, _ = pd.factorize(combined)
-    firsts = np.flatnonzero(~pd.Series(groups).duplicated().to_numpy())
+    # groups are numbered in order of first appearance: a group's first row is
+    # where the running maximum of the codes so far steps up
+    firsts = np.flatnonzero(np.diff(np.maximum.accumulate(groups), prepend=-1) > 0)
     return groups.astype(np.int64), firsts
 
 
@@ -280,20 +282,23 @@ def _column(coded: Coded, idx: np.ndarray):
 
 
 def _assemble(table, ctx, text, value, columns, good) -> pd.DataFrame:
+    """The accepted rows' columns, each built once, in one frame in the
+    canonical order (no column added one by one, no reordering copy)."""
     idx = np.flatnonzero(good)
-    frame = pd.DataFrame({name: _column(col, idx) for name, col in columns.items()})
-    frame["value"] = value[idx]
-    frame["system_name"] = _column(text["system_name"], idx)
+    out = {name: _column(col, idx) for name, col in columns.items()}
+    out["value"] = value[idx]
+    out["system_name"] = _column(text["system_name"], idx)
     used = _used_models(text["used_model"], columns["model"], idx)
-    frame["used_model"] = _strings(used.values, used.codes)
+    out["used_model"] = _strings(used.values, used.codes)
     result_id = text["result_id"]
     if ctx.result_id_default is not None:
         result_id = Coded(result_id.codes, np.array([ctx.result_id_default if v is None else v
                                                     for v in result_id.values], dtype=object))
-    frame["result_id"] = _column(result_id, idx)
-    frame["status"] = ctx.status
+    out["result_id"] = _column(result_id, idx)
+    out["status"] = _strings(np.array([ctx.status], dtype=object), np.zeros(len(idx), dtype=np.int64))
     files = getattr(table, "files", None)
-    frame["source"] = (table.file + ":" + pd.Series(table.lines[idx], dtype="int64").astype("str")
-                       if files is None else [f"{files[i]}:{table.lines[i]}" for i in idx])
-    frame["submission_version"] = ctx.submission_version
-    return frame[list(COLUMNS)]
+    out["source"] = (table.file + ":" + pd.Series(table.lines[idx], dtype="int64").astype("str")).array \
+        if files is None else [f"{files[i]}:{table.lines[i]}" for i in idx]
+    version = ctx.submission_version   # as a scalar assigned to the column would be typed
+    out["submission_version"] = np.full(len(idx), version, dtype=np.int64 if isinstance(version, int) else object)
+    return pd.DataFrame({name: out[name] for name in COLUMNS}, index=pd.RangeIndex(len(idx)), copy=False)
