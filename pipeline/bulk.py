@@ -122,8 +122,7 @@ def normalise(table: RawTable, ctx: Context) -> BulkResult:
     excluded = excluded_cpu | excluded_power
 
     value_text = _text(df, "value")
-    value = pd.to_numeric(value_text.where(value_text.str.fullmatch(NUMBER_PATTERN), None),
-                          errors="coerce").to_numpy(dtype="float64")
+    value = _numbers(value_text.where(value_text.str.fullmatch(NUMBER_PATTERN), None))
     good = ~excluded & np.isfinite(value) & (value > 0)
     warned = np.zeros(len(df), dtype=bool)
     columns: dict[str, Coded] = {}
@@ -157,6 +156,17 @@ def normalise(table: RawTable, ctx: Context) -> BulkResult:
         both = pd.concat([out.frame, to_frame(slow_rows)], ignore_index=True)
         out.frame = both.iloc[np.argsort(at, kind="stable")].reset_index(drop=True)
     return out
+
+
+def _numbers(texts: pd.Series) -> np.ndarray:
+    """Texts that match NUMBER_PATTERN (others missing) as float64: Arrow's
+    cast, which gives what ``float()`` (the row path) and ``pd.to_numeric``
+    give for every such text, at a third of to_numeric's cost; to_numeric
+    if the cast refuses anything."""
+    try:
+        return texts.astype("float64").to_numpy(dtype="float64")
+    except Exception:   # whatever the cast refuses: pandas' parser decides, as before
+        return pd.to_numeric(texts, errors="coerce").to_numpy(dtype="float64")
 
 
 def _text(df: pd.DataFrame, column: str) -> pd.Series:
