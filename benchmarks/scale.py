@@ -1,5 +1,6 @@
-"""Scale: `mlrepro ingest`, `compare` and `partition` (each a new process,
-as in the DVC pipeline) on a submissions root of N synthetic rows
+"""Scale: `mlrepro ingest`, `compare` and `partition` (each a new process;
+the DVC pipeline runs the same steps as `ingest-all` and `analyse`, with
+more outputs) on a submissions root of N synthetic rows
 (benchmarks/synthetic.py: 30 submitters, a few hundred systems, about 15 %
 post-deadline), next to benchmarks/polars_floor.py doing the same join,
 deviation and split, interleaved; at two sizes, for the growth exponent."""
@@ -19,20 +20,22 @@ GOAL_RATIO = 2.0
 GOAL_PEAK_MIB = 1024.0
 GOAL_GROWTH = 1.1            # time ~ rows^k; linear is 1
 FLOOR = REPO / "benchmarks" / "polars_floor.py"
-METHOD = ("`mlrepro ingest <root> -o table.parquet`, `mlrepro compare table.parquet -o agreement.parquet "
-          "--exit-zero`, `mlrepro partition table.parquet ...` as `dvc repro` runs them (text report, "
-          "tables written as files; three new processes, times summed, peak = "
-          "the largest of the three) and `python benchmarks/polars_floor.py <root> <out>` (one process), "
+METHOD = ("`mlrepro ingest <root> -o table.parquet --exit-zero`, `mlrepro compare table.parquet -o agreement.parquet "
+          "--exit-zero --params <an empty parameters file>`, `mlrepro partition table.parquet --verified-out "
+          "verified.parquet --post-deadline-out post_deadline.parquet --exit-zero` (three new processes, each "
+          "printing its text report and writing its tables as Parquet files; times summed, peak = the largest "
+          "of the three; `dvc repro` runs these steps as `ingest-all` and `analyse`, which write more) and "
+          "`python benchmarks/polars_floor.py <root> <out>` (one process), "
           f"run in turns {RUNS} times (order reversed every other turn); medians. Rows: "
           "benchmarks/synthetic.py sealed with `mlrepro submit` (30 submitters, a few hundred systems, "
           "15 % post-deadline). Growth: log(t2/t1)/log(n2/n1) of the pipeline's medians.")
 
 
 def pipeline_commands(root: Path, out: Path) -> list[list]:
-    """The three stages, as `dvc repro` runs them (arguments after `mlrepro`):
-    tables written with -o, the text report (findings and a summary line)
-    printed. Not --format json, which prints every row and finding (a
-    gigabyte of JSON at 1M rows) and is no part of the pipeline."""
+    """The three commands (arguments after `mlrepro`): tables written with
+    -o, the text report (findings and a summary line) printed. Not --format
+    json, which prints every row and finding (a gigabyte of JSON at 1M rows)
+    and is no part of the pipeline."""
     table = out / "table.parquet"
     params = out / "defaults.yaml"   # an empty parameters file: the built-in defaults, whatever the folder
     params.write_text("{}\n", encoding="utf-8")

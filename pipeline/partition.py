@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 
 from .findings import Finding, ReportShape, finding
@@ -78,11 +77,12 @@ def _split(held: list[pd.DataFrame], *masks) -> list[pd.DataFrame]:
     million rows the table and its sets are never both whole in memory."""
     frame = held.pop()
     names = list(frame.columns)
-    at = [np.flatnonzero(mask) for mask in masks]
     taken: list[dict] = [{} for _ in masks]
     for name in names:
-        for out, index in zip(taken, at):
-            out[name] = frame[name].take(index)   # the table's index labels kept, as frame[mask] keeps them
+        column = frame[name]
+        for out, mask in zip(taken, masks):
+            out[name] = column[mask]   # the table's index labels kept (a filter: cheaper than a take)
+        del column
         frame = frame.drop(columns=[name])
         release_unused()
     return [pd.DataFrame(out, columns=names) for out in taken]

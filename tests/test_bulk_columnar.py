@@ -125,3 +125,51 @@ def test_coded_is_text_on_both_strip_paths(cells):
     coded = bulk._coded(frame, "c")
     assert coded.values[coded.codes].tolist() == \
         bulk._text(frame, "c").to_numpy(dtype=object, na_value=None).tolist()
+
+
+# --- Arrow's CSV reader (tabular.parse_csv) and the value column (bulk._numbers)
+
+def _pandas_text(text: str) -> pd.DataFrame:
+    """What parse_csv gave before Arrow read the file: pandas' reader, text columns."""
+    frame = pd.read_csv(io.BytesIO(text.encode("utf-8")), dtype=str, keep_default_na=False, engine="pyarrow")
+    frame.columns = [str(c).strip() for c in frame.columns]
+    return frame
+
+
+EDGE_CSVS = ["a,b\n1,2\n", "a,b\n1,2", '"a","b c"\n"1",""\n', "value,b\n1.5,ü\nNA,null\n",
+             "Result,Organization\n 3 ,X\n", " a , b \nx,y\n", "a,,b\n1,2,3\n", "a\nx\nx\ny\n"]
+
+
+@pytest.mark.parametrize("text", [p.read_text(encoding="utf-8") for p in SUMMARIES] + EDGE_CSVS,
+                         ids=[p.name for p in SUMMARIES] + [repr(t) for t in EDGE_CSVS])
+def test_arrow_csv_columns_are_pandas_text(text):
+    frame, expected = tabular.parse_csv(text), _pandas_text(text)
+    renamed = "" in next(csv.reader([text.split("\n", 1)[0]]))   # pandas names it "Unnamed: N"
+    assert list(frame.columns) == list(expected.columns)
+    for column in frame.columns:
+        assert frame[column].astype("str").tolist() == expected[column].tolist(), column
+        # codes as read, except the per-row result column (and a header pandas renames: all text)
+        coded = isinstance(frame[column].dtype, pd.CategoricalDtype)
+        assert coded == (column not in tabular.PLAIN and not renamed)
+        assert bulk._coded(frame, column).values[bulk._coded(frame, column).codes].tolist() == \
+            bulk._coded(expected, column).values[bulk._coded(expected, column).codes].tolist()
+
+
+@pytest.mark.parametrize("text", ["a,b\n1,2,3\n", "a,b\n1\n", "a,b\n", 'a\n"x\ny"\n', "a,b\n1,2\n\n"])
+def test_arrow_csv_refuses_what_the_row_path_must_report(text):
+    assert tabular.parse_csv(text) is None
+
+
+def test_numbers_are_float_of_each_matching_text():
+    rng = np.random.default_rng(12)
+    texts = ["1.", ".5", "+5", "-5", "1e400", "1e-400", "00012", "1E5", "1.e3", "+.5e-2", "0",
+             "123456789012345678901234567890", "4.9e-324", "2.4e-324", "1.7976931348623158e308",
+             "abc", "", " 5", "1,5", "nan", "inf", "0x10", None]
+    texts += [f"{rng.integers(0, 10**9)}.{rng.integers(0, 10**12):012d}e{rng.integers(-20, 20)}"
+              for _ in range(2000)]
+    column = pd.Series(pd.array(texts, dtype="str"))
+    matching = column.where(column.str.fullmatch(bulk.NUMBER_PATTERN), None)
+    expected = [float(t) if isinstance(t, str) and bulk.normalize._NUMBER.match(t) else np.nan for t in texts]
+    assert np.array_equal(bulk._numbers(matching), np.array(expected), equal_nan=True)
+    as_objects = pd.Series(["1.5", None, "x"], dtype=object)   # the cast refuses "x": pandas' parser decides
+    assert np.array_equal(bulk._numbers(as_objects), [1.5, np.nan, np.nan], equal_nan=True)

@@ -85,6 +85,7 @@ def _read_columns(frame, display: str, out: ReadResult) -> None:
     import numpy as np
     import pandas as pd
 
+    frame = frame.astype("str")   # the columns as text (tabular.parse_csv reads most as codes)
     fields, columns = {}, _columns(frame.columns)
     for name, candidates in COLUMN_MAP.items():
         present = [c for c in candidates if c in frame.columns]

@@ -95,21 +95,60 @@ def _expected_rows(text: str) -> int:
     return newlines - 1 if text.endswith("\n") else newlines
 
 
+# columns with a value per row (few repeats): parsed as text, not as codes
+PLAIN = frozenset({"value", "Result"})
+
+
 def parse_csv(text: str) -> "pd.DataFrame | None":
-    """All rows as text columns when lines map one to one onto rows, else None."""
+    """All rows as text columns when lines map one to one onto rows, else None.
+
+    Arrow's CSV reader parses the file (on every core) straight into
+    dictionary-encoded columns (pandas categoricals of text): a column of a
+    million rows and a few hundred distinct values is read as codes once,
+    and :mod:`pipeline.bulk` decides per distinct value without factorising
+    it again. The columns in :data:`PLAIN` stay text. The cells are the
+    text pandas' reader gives (no missing value: an empty cell is "")."""
     if not _one_to_one(text):
         return None
-    import pandas as pd
-
     data = text.encode("utf-8")
     try:
-        frame = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, engine="pyarrow")
+        frame = _arrow_csv(data)
     except Exception:  # any parse problem: the row path reports it precisely
         return None
+    if frame is None:   # a header Arrow names differently from pandas: pandas' reader
+        import pandas as pd
+
+        try:
+            frame = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, engine="pyarrow")
+        except Exception:
+            return None
     if len(frame) != _expected_rows(text) or len(frame) == 0:
         return None
     frame.columns = [str(c).strip() for c in frame.columns]
     return frame
+
+
+def _arrow_csv(data: bytes) -> "pd.DataFrame | None":
+    """The frame pandas' ``read_csv(dtype=str, keep_default_na=False)`` gives,
+    read by Arrow, every column but :data:`PLAIN` as a categorical; None
+    for a header with an empty or repeated name (pandas renames those)."""
+    import csv
+
+    import pyarrow as pa
+    from pyarrow import csv as pacsv
+
+    end = data.find(b"\n")
+    names = next(csv.reader([(data if end < 0 else data[:end]).decode("utf-8")]), [])
+    if not names or "" in names or len(set(names)) != len(names):
+        return None
+    coded = pa.dictionary(pa.int32(), pa.large_string())
+    table = pacsv.read_csv(io.BytesIO(data), convert_options=pacsv.ConvertOptions(
+        column_types={n: pa.large_string() if n.strip() in PLAIN else coded for n in names},
+        strings_can_be_null=False, quoted_strings_can_be_null=False))
+    if table.column_names != names or any(not (pa.types.is_dictionary(t) or pa.types.is_large_string(t))
+                                          for t in table.schema.types):
+        return None
+    return table.to_pandas()
 
 
 def parse_rows(text: str) -> tuple[list[str], list[tuple[int, list[str]]]] | None:
