@@ -166,7 +166,7 @@ def _steps(results, rejected, ledger, out: Outputs, tolerance_pct, reference_sub
     report.written.append(out.metrics)
 
     ledger_report = claims.check_claims(claims.read_ledger(ledger), frame, reference_submitter,
-                                        agreement=agreement)
+                                        reference_vendor, agreement=agreement)
     ledger_report.findings[:0] = found
     write_report(ledger_report, out.claims)
     report.add("claims", ledger_report, [out.claims], found)

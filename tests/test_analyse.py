@@ -129,3 +129,19 @@ def test_the_audit_and_report_options_go_together(work, extra, message):
     result = run(*args[:cut], *extra, expect=2)
     assert message in result.stderr
     assert not (work / "out").exists()
+
+
+def test_claims_follow_the_reference_vendor_of_params(work):
+    """compare.reference_vendor of params.yaml decides the claims in analyse as
+    it does in `mlrepro claims`: another vendor, the same claims.json."""
+    params = work / "params.yaml"
+    params.write_text(params.read_text(encoding="utf-8").replace("reference_vendor: AMD", "reference_vendor: NVIDIA"),
+                      encoding="utf-8")
+    run("claims", "claims.yaml", "data/results.parquet", "-o", work / "apart/claims.json", "--exit-zero", expect=0)
+    run(*analyse_args("data/results.parquet", work / "together"), "--exit-zero", expect=0)
+    default = work / "default"
+    run("claims", "claims.yaml", "data/results.parquet", "-o", default / "claims.json", "--exit-zero",
+        "--params", REPO / "params.yaml", expect=0)
+    apart = (work / "apart/claims.json").read_bytes()
+    assert apart != (default / "claims.json").read_bytes()      # the vendor changes the claims
+    assert (work / "together/claims.json").read_bytes() == apart
