@@ -82,13 +82,6 @@ def _null(value) -> bool:
 
 def validate(rows: list[dict], columns: list) -> tuple[list[dict], list[dict], list[Finding]]:
     """(accepted, rejected, findings) of rows against ``columns`` (:func:`spec`)."""
-    bad, found = check(rows, columns)
-    return ([r for i, r in enumerate(rows) if i not in bad], [r for i, r in enumerate(rows) if i in bad],
-            found)
-
-
-def check(rows: list[dict], columns: list) -> tuple[set[int], list[Finding]]:
-    """(positions of the rows that fail, findings) of rows against ``columns``."""
     found: list[Finding] = []
     bad: set[int] = set()
     for name, nullable, checks in columns:
@@ -103,4 +96,5 @@ def check(rows: list[dict], columns: list) -> tuple[set[int], list[Finding]]:
             where = Source.parse(rows[i]["source"])
             found.append(located("schema-violation", Source(where.file, where.line, column=name),
                                  text, value, "the row fails the canonical table schema"))
-    return bad, found
+    return ([r for i, r in enumerate(rows) if i not in bad], [r for i, r in enumerate(rows) if i in bad],
+            found)

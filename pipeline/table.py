@@ -16,14 +16,11 @@ from .errors import ConfigError, DataError
 from .findings import Finding, finding, located
 from .lazy import absent
 from .model import Source
-from . import rowschema, rules
+from . import rules
 from .rowschema import COLUMNS, INT_COLUMNS  # noqa: F401  (the columns, written once)
 from .rules import schemas_dir
 
 SCHEMA_FILE = rules.SCHEMA_FILE
-# a canonical frame of at most this many rows is checked row by row (validate): pandera's
-# import and first call cost about 0.3 s a process, checking a few thousand rows less
-ROWS_CHECK_MAX = 5000
 # what pandera imports, when installed, for a feature the pipeline does not use (pipeline/lazy.py absent)
 PANDERA_UNUSED = ("hypothesis",)
 
@@ -87,42 +84,10 @@ def coerce(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def validate(frame: pd.DataFrame, display: str = "<table>") -> tuple[pd.DataFrame, pd.DataFrame, list[Finding]]:
-    """Check a frame against the schema, values included. Returns (accepted,
-    rejected, findings); every input row is in exactly one of accepted and
-    rejected.
-
-    A canonical frame (the columns in order, their dtypes, a unique index) of
-    at most :data:`ROWS_CHECK_MAX` rows is checked row by row
-    (:mod:`pipeline.rowschema`, from the same schema file, with pandera's
-    findings, rejections and order: tests check it against pandera); any
-    other frame, or a schema with a check rowschema does not know, by pandera
-    (:func:`validate_pandera`)."""
-    if len(frame) <= ROWS_CHECK_MAX and _canonical(frame):
-        columns = rowschema.spec()
-        if columns is not None:
-            return _validate_rows(frame, columns)
-    return validate_pandera(frame, display)
-
-
-def _canonical(frame: pd.DataFrame) -> bool:
-    return (tuple(frame.columns) == COLUMNS and frame.index.is_unique
-            and all(frame[col].dtype == _dtype(col) for col in COLUMNS))
-
-
-def _validate_rows(frame: pd.DataFrame, columns: list) -> tuple[pd.DataFrame, pd.DataFrame, list[Finding]]:
-    rows = frame.astype(object).where(frame.notna(), None).to_dict("records")   # a missing value: None
-    bad, findings = rowschema.check(rows, columns)
-    if not bad:
-        return frame.copy(), frame.iloc[0:0], []
-    mask = frame.index.isin(list(frame.index[sorted(bad)]))
-    return frame[~mask], frame[mask], findings
-
-
-def validate_pandera(frame: pd.DataFrame, display: str = "<table>"
-                     ) -> tuple[pd.DataFrame, pd.DataFrame, list[Finding]]:
-    """:func:`validate` by pandera, whatever the frame (the validation depth
+    """Check a frame against the schema, values included (the validation depth
     is pinned: ``PANDERA_VALIDATION_DEPTH=SCHEMA_ONLY`` in the environment
-    would otherwise let ``value=-5`` pass)."""
+    would otherwise let ``value=-5`` pass). Returns (accepted, rejected,
+    findings); every input row is in exactly one of accepted and rejected."""
     import pandera.errors
     from pandera.config import ValidationDepth, config_context
 

@@ -2,7 +2,7 @@
 
 The gate holds its rows as plain dicts (engine ``rows``: no pandas, pandera
 or pyarrow); the columnar path (engine ``frames``: ingest's bulk path,
-pandera (whatever the table's size), compare's columns) is what the gate used before. :func:`agree`
+pandera, compare's columns) is what the gate used before. :func:`agree`
 runs one gate invocation in-process with each engine, the clock pinned, and
 returns the two JSON documents, which every caller asserts equal. The gate
 tests call it for every gate they run (tests/test_gate.py ``gate``), so every
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from pipeline import clock, gate as gate_mod, rules, table
+from pipeline import clock, gate as gate_mod, rules
 from pipeline.cli import cli
 
 PINNED = datetime(2026, 6, 1, tzinfo=timezone.utc)   # a clock both runs share
@@ -40,11 +40,9 @@ def _json_args(args: tuple) -> list[str]:
 
 def run(repo: Path, args: tuple, engine: str, env: dict | None = None) -> tuple[int, str]:
     """One in-process gate run with ENGINE: (exit code, output)."""
-    real_run, real_now, real_max = gate_mod.run, clock.now, table.ROWS_CHECK_MAX
+    real_run, real_now = gate_mod.run, clock.now
     gate_mod.run = functools.partial(real_run, engine=engine)
     clock.now = lambda: PINNED
-    if engine == "frames":   # the table checked by pandera, as before: rowschema is checked against it
-        table.ROWS_CHECK_MAX = -1
     before = os.getcwd()
     os.chdir(repo)
     rules.clear_caches()
@@ -53,7 +51,7 @@ def run(repo: Path, args: tuple, engine: str, env: dict | None = None) -> tuple[
             "GITHUB_BASE_REF": None, "MLREPRO_SCHEMAS": None, **(env or {})})
     finally:
         os.chdir(before)
-        gate_mod.run, clock.now, table.ROWS_CHECK_MAX = real_run, real_now, real_max
+        gate_mod.run, clock.now = real_run, real_now
         rules.clear_caches()
     assert done.exception is None or isinstance(done.exception, SystemExit), repr(done.exception)
     return done.exit_code, done.stdout if done.exit_code in (0, 1) else done.output

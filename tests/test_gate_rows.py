@@ -9,7 +9,6 @@ import json
 import subprocess
 from datetime import datetime, timezone
 
-import pandas as pd
 import pytest
 from hypothesis import given, strategies as st
 
@@ -22,7 +21,6 @@ from test_gate_bypasses import doc_of
 from test_gate_crosscheck import publish
 
 from pipeline import clock, gate as gate_mod, rowschema, table
-from pipeline.errors import ConfigError
 
 HEAVY = ("pandas", "pandera", "pyarrow", "polars", "great_expectations")
 
@@ -96,58 +94,12 @@ BAD = [
 
 def test_rowschema_gives_panderas_findings_and_rejections():
     rows = [dict(GOOD)] + [{**GOOD, "source": f"f.csv:{i + 3}", **bad} for i, bad in enumerate(BAD)]
-    accepted, rejected, found = table.validate_pandera(table.to_frame(rows))
+    accepted, rejected, found = table.validate(table.to_frame(rows))
     light = rowschema.validate(rows, rowschema.spec())
     assert [f.to_dict() for f in light[2]] == [f.to_dict() for f in found]
     assert [r["source"] for r in light[0]] == list(accepted["source"])
     assert [r["source"] for r in light[1]] == list(rejected["source"])
     assert len(found) > 12
-
-
-# hostile values beyond BAD: regex anchors and newlines, non-ASCII digits, blanks, NaN, inf
-ODD = [dict(round="v6.0\n"), dict(round="v\u0666.0"), dict(round="v6.0 "), dict(composition="MI300X:\uff18"),
-       dict(composition="MI300X:8\n"), dict(round="\nv6.0"), dict(submitter="\u0301"), dict(scenario="Offline\n"),
-       dict(value=float("nan")), dict(value=float("inf")), dict(system=" "), dict(round="v6.0\r"),
-       dict(round="V6.0"), dict(composition="a:1,"), dict(round="v6.0\u2028"), dict(result_id="")]
-
-
-def _same(a, b) -> bool:
-    return (list(a.columns) == list(b.columns) and list(a.dtypes) == list(b.dtypes)
-            and list(a.index) == list(b.index) and a.equals(b))
-
-
-def test_a_small_canonical_table_is_checked_row_by_row_with_panderas_outcome(monkeypatch):
-    called = []
-    real = table.validate_pandera
-    monkeypatch.setattr(table, "validate_pandera", lambda *a: called.append(1) or real(*a))
-    rows = [dict(GOOD)] + [{**GOOD, "source": f"f.csv:{i + 3}", **bad} for i, bad in enumerate(BAD + ODD)]
-    frame = table.to_frame(rows)
-    frame.index = [i * 7 + 100 for i in range(len(frame))]   # labels that are not positions
-    accepted, rejected, found = table.validate(frame)
-    assert not called
-    heavy = real(frame)
-    assert _same(accepted, heavy[0]) and _same(rejected, heavy[1])
-    assert [f.to_dict() for f in found] == [f.to_dict() for f in heavy[2]] and len(found) > 12
-    from pipeline import ingest
-
-    _, shipped = ingest.read_unchecked([REPO / "submissions"], root=REPO / "submissions")
-    light, heavy = table.validate(shipped), real(shipped)
-    assert len(shipped) > 200 and not called   # both checked row by row
-    assert _same(light[0], heavy[0]) and _same(light[1], heavy[1]) and light[2] == heavy[2] == []
-
-
-def test_a_large_or_odd_table_is_checked_by_pandera(monkeypatch):
-    called = []
-    real = table.validate_pandera
-    monkeypatch.setattr(table, "validate_pandera", lambda *a: called.append(len(a[0])) or real(*a))
-    frame = table.to_frame([dict(GOOD), {**GOOD, "source": "f.csv:3", "value": -1.0}])
-    monkeypatch.setattr(table, "ROWS_CHECK_MAX", 1)
-    assert len(table.validate(frame)[1]) == 1 and called == [2]
-    monkeypatch.setattr(table, "ROWS_CHECK_MAX", 5000)
-    table.validate(pd.concat([frame, frame]))                       # a label twice
-    with pytest.raises(ConfigError, match="dtype"):   # not the canonical dtype: pandera says so, as before
-        table.validate(frame.assign(nodes=frame["nodes"].astype("float64")))
-    assert called == [2, 4, 2]
 
 
 def test_a_check_the_row_validator_does_not_know_is_left_to_pandera(tmp_path, monkeypatch):
