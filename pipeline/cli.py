@@ -851,7 +851,10 @@ def main() -> None:
         cli(prog_name="mlrepro")
     except SystemExit as exc:
         if sys.argv[1:2] and sys.argv[1] in FAST_EXIT and (exc.code is None or isinstance(exc.code, int)):
-            sys.stdout.flush()
-            sys.stderr.flush()
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):   # a closed pipe (`| head`): nothing more to say
+                    pass
             os._exit(exc.code or 0)
         raise
