@@ -36,7 +36,7 @@ PAIR_COUNT = 54
 def _pairs(round_: str = ROUND) -> list[tuple[str, str, str]]:
     """The round's (model, scenario, units) as schemas/rules/<round>.yaml lists
     them (a pair the round does not have would be refused by `submit`)."""
-    from pipeline import rules
+    from pipeline.core import rules
 
     found = [(m.name, sc, units[0]) for m in rules.round_models(round_).values()
              for sc, units in m.units.items()]

@@ -1,5 +1,5 @@
 """The ``mlrepro`` command line: click only. Parses options, calls the
-library, renders its report (:mod:`pipeline.render`), maps it to an exit code.
+library, renders its report (:mod:`pipeline.output.render`), maps it to an exit code.
 
 One dialect for every command: inputs are positional (other inputs are
 options); ``--format`` is the output format; ``-o/--output PATH`` writes the
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import click
 
-from .errors import ConfigError, UsageError
-from .errors import DataError
-from .findings import Report, finding
+from pipeline.core.errors import ConfigError, UsageError
+from pipeline.core.errors import DataError
+from pipeline.core.findings import Report, finding
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_CONFIG, EXIT_BUG = 0, 1, 2, 3, 4
 DEFAULT_PARAMS = Path("params.yaml")
@@ -29,7 +29,7 @@ STATUS_CHOICE = click.Choice(["verified", "post-deadline"])
 
 
 def _input_formats() -> list[str]:
-    from .readers import FORMATS
+    from pipeline.readers import FORMATS
 
     return list(FORMATS)
 
@@ -77,7 +77,7 @@ def input_format_option(f):
 
 def _params(path: Path | None) -> dict:
     """params.yaml, read once here; a --params file that does not exist is a usage error."""
-    from . import params
+    from pipeline.core import params
 
     if path is not None and not path.exists():
         raise click.BadParameter(f"{path}: no such file", param_hint="--params")
@@ -94,7 +94,7 @@ def _compare_params(params_path, tolerance_pct=None, reference_submitter=None) -
 
 def _guard(inputs: dict, outputs: dict) -> None:
     """Refuse, before anything is written, an output that is an input or another output."""
-    from .outputs import check_paths
+    from pipeline.output.files import check_paths
 
     try:
         check_paths(inputs, outputs)
@@ -107,7 +107,7 @@ def _filtered(report, filters: dict):
     wanted = {k: set(v) for k, v in filters.items() if v}
     if not wanted:
         return report
-    from .model import Source
+    from pipeline.core.model import Source
 
     rows = [r for r in report.rows if all(str(r.get(k)) in v for k, v in wanted.items())]
     kept = {(Source.parse(r.get("source")).file, Source.parse(r.get("source")).line) for r in rows}
@@ -127,8 +127,8 @@ def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
     """Write or print the report, then exit: 1 when it holds an error finding.
     ``output``: None, a path (``-`` is stdout), or (format or None, path) pairs
     (the gate's repeatable ``-o [FORMAT=]PATH``)."""
-    from . import render
-    from .outputs import write_report
+    from pipeline.output import render
+    from pipeline.output.files import write_report
 
     ctx = click.get_current_context()
     explicit = ctx.get_parameter_source("fmt") == click.core.ParameterSource.COMMANDLINE
@@ -224,7 +224,7 @@ def cli() -> None:
 def submit(source, submitter, round_, status, submitted_at, input_fmt, root, notes, withdraw_specs, dry_run,
            params_path, fmt, output, quiet, verbose):
     """Seal SOURCE as the next version v<N> of ROOT/ROUND/SUBMITTER (--dry-run: gate it, seal nothing)."""
-    from . import store
+    from pipeline.store import manifests as store
 
     when = None
     if submitted_at:
@@ -243,7 +243,7 @@ def submit(source, submitter, round_, status, submitted_at, input_fmt, root, not
         raise click.BadParameter(f"{params_path}: no such file", param_hint="--params")
     _guard({"SOURCE": source, "--params": params_path}, {"--output": output})
     if dry_run:
-        from . import gate_dryrun
+        from pipeline.gate import dryrun as gate_dryrun
 
         report = gate_dryrun.dry_run(source, submitter, round_, status, root, when, input_fmt, notes,
                                      withdraws, params_path or DEFAULT_PARAMS,
@@ -289,16 +289,16 @@ def ingest(sources, status, rejected_out, findings_out, versions_out, input_fmt,
     _start_tree(sources, status, input_fmt, round_)   # first: _guard imports pandas
     _guard({"SOURCE": list(sources)}, {"--output": output, "--rejected-out": rejected_out,
                                        "--findings-out": findings_out, "--versions-out": versions_out})
-    from . import ingest as ingest_mod
+    from pipeline.ingest import submissions as ingest_mod
     report = ingest_mod.ingest(list(sources), input_fmt, round_, status, root)
-    from .outputs import write_json, write_table
+    from pipeline.output.files import write_json, write_table
 
     if rejected_out:
         write_table(report.dispositions_frame(), rejected_out)
     if findings_out:
         write_json([f.to_dict() for f in report.findings], findings_out)
     if versions_out:
-        from .merge import versions_frame
+        from pipeline.ingest.root import versions_frame
 
         write_table(versions_frame(report.versions), versions_out)
     _finish(report, fmt, output, quiet, verbose, RESULT_COLUMNS, exit_zero)
@@ -311,7 +311,7 @@ def _start_tree(sources, status, input_fmt, round_) -> None:
     the command stop before (a refused output), the workers are stopped at exit."""
     if status is None or input_fmt not in (None, "submission-tree"):
         return
-    from .readers import tree
+    from pipeline.readers import tree
 
     path = next((p for p in sources if p.is_dir() and tree.sniff_dir(p)), None)
     if path is not None:
@@ -326,7 +326,7 @@ def _start_tree(sources, status, input_fmt, round_) -> None:
 @output_options
 def validate(paths, status, input_fmt, round_, root, fmt, output, quiet, verbose):
     """Check submissions or raw files (manifests, hashes, formats, rows) without writing."""
-    from . import ingest as ingest_mod
+    from pipeline.ingest import submissions as ingest_mod
 
     _guard({"PATH": list(paths)}, {"--output": output})
     report = ingest_mod.ingest(list(paths), input_fmt, round_, status, root)
@@ -341,7 +341,7 @@ def validate(paths, status, input_fmt, round_, root, fmt, output, quiet, verbose
 def _from_here(findings: list, paths: list[Path], root: Path | None) -> list:
     """Findings located as the gate locates them: the file from the current
     folder (the repository root), a manifest key with its line."""
-    from .gate import relocate
+    from pipeline.gate.judge import relocate
 
     here = Path.cwd()
     bases = [here] + ([root] if root else [])
@@ -361,7 +361,7 @@ def _from_here(findings: list, paths: list[Path], root: Path | None) -> list:
 
 def _root_prefix(root: Path, frame) -> str:
     """``root/`` from the current folder when the table's sources are files under it."""
-    from .model import Source
+    from pipeline.core.model import Source
 
     sources = frame["source"].head(20) if "source" in frame.columns else []
     files = [Source.parse(s).file for s in sources]
@@ -373,7 +373,7 @@ def _root_prefix(root: Path, frame) -> str:
 
 def _load_table(path: Path):
     """A canonical table, validated: (frame, findings); bad data is a finding."""
-    from . import table
+    from pipeline.ingest import table
 
     return table.load(path)
 
@@ -400,8 +400,8 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
             only_submitter, only_round, fmt, output, quiet, verbose, exit_zero):
     """Compare each partner result with the reference submitter's (the ±tolerance
     agreement); -o agreement.csv writes the agreement table."""
-    from . import compare as compare_mod
-    from .outputs import write_json
+    from pipeline.analyses import compare as compare_mod
+    from pipeline.output.files import write_json
 
     tol, ref = _compare_params(params_path, tolerance_pct, reference_submitter)
     vendor = _params(params_path)["compare"]["reference_vendor"]
@@ -430,9 +430,10 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
 @exit_zero
 def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verbose, exit_zero):
     """Split a table by status into the verified and the post-deadline (unverified) sets."""
-    from . import partition as partition_mod, table
-    from .model import UNVERIFIED_FOOTNOTE
-    from .outputs import write_table
+    from pipeline.analyses import partition as partition_mod
+    from pipeline.ingest import table
+    from pipeline.core.model import UNVERIFIED_FOOTNOTE
+    from pipeline.output.files import write_table
 
     _guard({"RESULTS": results}, {"--verified-out": verified_out, "--post-deadline-out": post_deadline_out,
                                   "--output": output})
@@ -477,7 +478,7 @@ def _table_outputs(f):
 def merge(folder, rejected_out, findings_out, versions_out, fmt, output, quiet, verbose, exit_zero):
     """Join the per-submission ingest outputs found under FOLDER (DVC pipeline);
     -o results.parquet writes the joined table."""
-    from . import merge as merge_mod
+    from pipeline.ingest import root as merge_mod
 
     _guard({"FOLDER": folder}, {"--output": output, "--rejected-out": rejected_out,
                                 "--findings-out": findings_out, "--versions-out": versions_out})
@@ -487,7 +488,7 @@ def merge(folder, rejected_out, findings_out, versions_out, fmt, output, quiet, 
 
 def _write_merged(report, rejected_out, findings_out, versions_out, fmt, output, quiet, verbose,
                   exit_zero) -> None:
-    from .outputs import write_json, write_table
+    from pipeline.output.files import write_json, write_table
 
     write_table(report.rejected, rejected_out)
     write_json(report.recorded, findings_out)
@@ -507,7 +508,7 @@ def ingest_all(root, rejected_out, findings_out, versions_out, cache, fmt, outpu
     """Read every <round>/<submitter> folder of a submissions ROOT, one submitter
     at a time, into one canonical table (the DVC pipeline's ingest stage);
     -o results.parquet writes the table."""
-    from . import merge as merge_mod
+    from pipeline.ingest import root as merge_mod
 
     _guard({"ROOT": root, "--cache": cache}, {"--output": output, "--rejected-out": rejected_out,
                                               "--findings-out": findings_out, "--versions-out": versions_out})
@@ -544,7 +545,7 @@ def gate(paths, base, root, params_path, allow_policy_change, outputs, fmt, quie
     """Gate submission versions: PATHS (version folders), or every version added
     or changed since the git base, with the base's policy (params.yaml, schemas/).
     Exit 0 when all hold, 1 when anything fails."""
-    from . import gate as gate_mod
+    from pipeline.gate import judge as gate_mod
 
     targets = []
     for spec in outputs:
@@ -586,8 +587,8 @@ def gate(paths, base, root, params_path, allow_policy_change, outputs, fmt, quie
 def report(results, agreement, rejected, versions, scaling, claims, validation, data_docs, plot_data, output,
            quiet):
     """Write the human report RESULTS -> one offline HTML file with tables and inline SVG plots."""
-    from . import report as report_mod
-    from .outputs import write_table, write_text
+    from pipeline.output import report as report_mod
+    from pipeline.output.files import write_table, write_text
 
     plot_data = plot_data or output.parent / "deviation.csv"
     _guard({"RESULTS": results, "--agreement": agreement, "--rejected": rejected, "--versions": versions,
@@ -620,7 +621,7 @@ def metrics(results, agreement, rejected, output, details_out, quiet):
     partner) for `dvc metrics show`."""
     import json
 
-    from . import metrics as metrics_mod
+    from pipeline.analyses import metrics as metrics_mod
 
     to_file = output is not None and str(output) != "-"
     if details_out is None and to_file:
@@ -656,7 +657,7 @@ CLAIM_COLUMNS = ("verdict", "claimed", "computed", "id", "kind", "label")
 def scaling(results, reference_submitter, params_path, only_verdict, only_submitter, only_round,
             fmt, output, quiet, verbose):
     """Scaling efficiency of every multi-node result against single-node references."""
-    from . import scaling as scaling_mod
+    from pipeline.analyses import scaling as scaling_mod
 
     _, ref = _compare_params(params_path, None, reference_submitter)
     _guard({"RESULTS": results, "--params": params_path}, {"--output": output})
@@ -678,7 +679,7 @@ def scaling(results, reference_submitter, params_path, only_verdict, only_submit
 def claims(ledger, results, reference_submitter, params_path, only_verdict, fmt, output, quiet, verbose,
            exit_zero):
     """Recompute the claims of a ledger (YAML) from a results table."""
-    from . import claims as claims_mod
+    from pipeline.analyses import claims as claims_mod
 
     _, ref = _compare_params(params_path, None, reference_submitter)
     _guard({"LEDGER": ledger, "RESULTS": results, "--params": params_path}, {"--output": output})
@@ -708,8 +709,8 @@ def audit(verified_path, post_deadline_path, out_dir, suites, no_data_docs, fmt,
     """Run the Great Expectations suites over the VERIFIED and POST_DEADLINE sets."""
     from contextlib import nullcontext
 
-    from . import audit as audit_mod
-    from .outputs import atomic_dir, write_report
+    from pipeline.analyses import audit as audit_mod
+    from pipeline.output.files import atomic_dir, write_report
 
     if str(out_dir) == "-":
         raise click.BadParameter("audit writes a folder (validation.json, data_docs/); "
@@ -750,7 +751,7 @@ CROSSCHECK_COLUMNS = ("verdict", "deviation_pct", "round", "submitter", "system"
 def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submitter, only_round, fmt, output,
                quiet, verbose, exit_zero):
     """Look up every verified result of RESULTS in the published table of its round."""
-    from . import crosscheck as crosscheck_mod
+    from pipeline.analyses import crosscheck as crosscheck_mod
 
     _guard({"RESULTS": results, "--published": list(published_paths)}, {"--output": output})
     published, read_findings = crosscheck_mod.load_published(published_paths)
@@ -814,7 +815,7 @@ def analyse(results, rejected, ledger, crosschecks, agreement_out, summary_out, 
     """Everything computed from the canonical table, in one process (the DVC pipeline's
     analyse stage): compare, partition, metrics, claims, scaling, crosscheck, with
     --validation-out the GX suites over the two sets (audit), with --report-out the report."""
-    from . import analyse as analyse_mod
+    from pipeline.analyses import analyse as analyse_mod
 
     if suites is not None and validation_out is None:
         raise click.BadParameter("--suites is for the audit, which runs with --validation-out",

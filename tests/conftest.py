@@ -16,7 +16,9 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, settings
 
-from pipeline import rules, store, table
+from pipeline.core import rules
+from pipeline.store import manifests as store
+from pipeline.ingest import table
 from pipeline.cli import cli
 
 REPO = Path(__file__).resolve().parents[1]
@@ -141,7 +143,7 @@ def canonical_row(**overrides: object) -> dict:
 
 
 def write_canonical(path: Path, rows: list[dict]) -> Path:
-    from pipeline.outputs import write_table
+    from pipeline.output.files import write_table
 
     write_table(table.to_frame(rows), path)
     return path

@@ -19,7 +19,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from pipeline import clock, gate as gate_mod, rules
+from pipeline.store import clock
+from pipeline.gate import judge as gate_mod
+from pipeline.core import rules
 from pipeline.cli import cli
 
 PINNED = datetime(2026, 6, 1, tzinfo=timezone.utc)   # a clock both runs share

@@ -17,8 +17,8 @@ import pytest
 
 from conftest import REPO, read_csv, run, run_json
 
-from pipeline import audit
-from pipeline.errors import ConfigError
+from pipeline.analyses import audit
+from pipeline.core.errors import ConfigError
 
 SUITES = REPO / "schemas" / "expectations"
 
@@ -229,7 +229,7 @@ def test_great_expectations_is_imported_by_the_audit_module_only():
     imports = re.compile(r"^\s*(import|from)\s+great_expectations\b", re.MULTILINE)
     users = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "pipeline").rglob("*.py")
                    if imports.search(p.read_text(encoding="utf-8")))
-    assert users == ["pipeline/audit.py"]
+    assert users == ["pipeline/analyses/audit.py"]
 
 
 # ---- scipy.stats and altair: imported by GX for expectations our suites do not use -----------
@@ -247,7 +247,7 @@ def _fresh(code: str) -> str:
 def test_the_shipped_suites_run_without_loading_scipy_stats_or_altair(sets):
     out = _fresh(f"""
 import sys
-from pipeline import audit
+from pipeline.analyses import audit
 report = audit.audit({str(sets['verified'])!r}, {str(sets['post'])!r})
 assert report.success and report.suites
 print(*(type(sys.modules.get(name)).__name__ for name in audit.GX_DEFERRED))
@@ -268,7 +268,7 @@ def test_an_expectation_that_uses_scipy_still_runs(sets, tmp_path):
                                      "partition_object": {"bins": [0, 1, 1e12], "weights": [0.99, 0.01]}}}]}))
     out = _fresh(f"""
 import json, sys
-from pipeline import audit
+from pipeline.analyses import audit
 report = audit.audit({str(sets['verified'])!r}, {str(sets['post'])!r}, suites_folder={str(tmp_path)!r})
 results = report.results["kl"]["results"]
 print(json.dumps([[r["success"], r["exception_info"]["raised_exception"]] for r in results]))
@@ -284,7 +284,7 @@ def test_deferred_modules_run_on_first_use_only(tmp_path):
     out = _fresh(f"""
 import sys
 sys.path.insert(0, {str(tmp_path)!r})
-from pipeline.lazy import deferred
+from pipeline.core.lazy import deferred
 with deferred("heavy"):
     import heavy
 before = getattr(sys, "heavy_ran", False)

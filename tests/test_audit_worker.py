@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from conftest import canonical_row, run, write_canonical
-from pipeline import audit_worker
+from pipeline.analyses import audit_worker
 from test_analyse import analyse_args, work  # noqa: F401  (the fixture)
 
 

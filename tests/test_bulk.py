@@ -10,8 +10,8 @@ import io
 import pandas as pd
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from pipeline import bulk
-from pipeline.normalize import Context
+from pipeline.ingest import bulk
+from pipeline.ingest.normalise import Context
 from pipeline.readers import base, results_csv, tabular
 
 HEADER = ["submitter", "system", "system_name", "accelerator", "accelerators_per_node", "nodes",
@@ -67,7 +67,7 @@ def test_bulk_and_row_paths_agree(tmp_path_factory, monkeypatch, data):
     slow = _normalised(path, monkeypatch, bulk_path=False)
     assert fast[1] == slow[1]
     assert fast[2] == slow[2]
-    from pipeline.table import coerce
+    from pipeline.ingest.table import coerce
     pd.testing.assert_frame_equal(coerce(fast[0]), coerce(slow[0]), check_dtype=False)
     assert len(fast[0]) + len(fast[1]) == len(data)
 
@@ -108,7 +108,7 @@ def test_records_in_bulk_and_one_by_one_agree(tmp_path_factory, monkeypatch, dat
     slow = _records_normalised(path, monkeypatch, as_columns=False)
     assert fast[1] == slow[1]          # the same dispositions, in the same order
     assert fast[2] == slow[2]          # the same findings, in the same order
-    from pipeline.table import coerce
+    from pipeline.ingest.table import coerce
     pd.testing.assert_frame_equal(coerce(fast[0]), coerce(slow[0]), check_dtype=False)
     assert list(fast[0]["source"]) == list(slow[0]["source"])
     assert len(fast[0]) + len(fast[1]) == len(data)
@@ -128,5 +128,5 @@ def test_records_in_bulk_keep_each_records_file_and_order(tmp_path, monkeypatch)
     assert fast[1] == slow[1] and fast[2] == slow[2]
     assert list(fast[0]["source"]) == list(slow[0]["source"])
     assert list(fast[0]["source"])[0] == "tree/result0/mlperf_log_detail.txt:2"
-    from pipeline.table import coerce
+    from pipeline.ingest.table import coerce
     pd.testing.assert_frame_equal(coerce(fast[0]), coerce(slow[0]), check_dtype=False)

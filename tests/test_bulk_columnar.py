@@ -1,8 +1,8 @@
 """The columnar pieces of the bulk path against what they replace, on the
 real MLCommons checker summaries (tests/real): each text column decided once
-per distinct raw value (:func:`pipeline.bulk._coded`) equals the per-row
-strip and placeholder test (:func:`pipeline.bulk._text`); combinations keyed
-by integer codes (:func:`pipeline.bulk.group_codes`) are pandas' groups; and
+per distinct raw value (:func:`pipeline.ingest.bulk._coded`) equals the per-row
+strip and placeholder test (:func:`pipeline.ingest.bulk._text`); combinations keyed
+by integer codes (:func:`pipeline.ingest.bulk.group_codes`) are pandas' groups; and
 the whole bulk path gives the row-by-row path's rows, dispositions and
 findings, dtypes included, on the real files and on copies with padded and
 placeholder cells."""
@@ -18,8 +18,9 @@ import pytest
 
 from conftest import REAL
 
-from pipeline import bulk, readers
-from pipeline.normalize import Context
+from pipeline.ingest import bulk
+from pipeline import readers
+from pipeline.ingest.normalise import Context
 from pipeline.readers import tabular
 
 SUMMARIES = [REAL / "v5.1-checker-summary.csv", REAL / "v6.0-checker-summary.csv"]
@@ -112,7 +113,7 @@ def test_bulk_equals_row_path_on_real_summaries(tmp_path, monkeypatch, source, p
     (fast, fast_out, fast_found), (slow, slow_out, slow_found) = _both_paths(path, monkeypatch)
     assert fast_out == slow_out and fast_found == slow_found
     assert len(fast) > 0 and len(fast) + len(fast_out) == len(path.read_text().splitlines()) - 1
-    from pipeline.table import coerce
+    from pipeline.ingest.table import coerce
     pd.testing.assert_frame_equal(coerce(fast), coerce(slow))      # dtypes too
 
 

@@ -13,9 +13,9 @@ from hypothesis import given, strategies as st
 from conftest import REPO, UNVERIFIED_FOOTNOTE, canonical_row, run, run_json, write_canonical
 from test_scaling import frame, published_rows
 
-from pipeline import claims
-from pipeline.formulas import within
-from pipeline.outputs import COMPARISON_DISCLAIMER
+from pipeline.analyses import claims
+from pipeline.core.formulas import within
+from pipeline.output.files import COMPARISON_DISCLAIMER
 
 
 @pytest.fixture(autouse=True)
@@ -380,7 +380,8 @@ def test_reproducibility_rows_taken_from_the_tables_agreement_are_those_compared
     reproducibility claim whose band is its tolerance takes its partners' rows
     from it, with the same rows, verdicts and findings as comparing them alone;
     another band, reference submitter or vendor compares again."""
-    from pipeline import compare, table
+    from pipeline.analyses import compare
+    from pipeline.ingest import table
 
     results = table.to_frame(published_rows("5.1-0001", "5.1-0027", "5.1-0002"))
     ledger = claims.Ledger("l.yaml", "v5.1", [

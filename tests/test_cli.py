@@ -19,7 +19,7 @@ import pytest
 from conftest import (DATA, ON_TIME, REPO, canonical_row, read_csv, run, run_json, submit,
                       write_canonical)
 
-from pipeline import table
+from pipeline.ingest import table
 from pipeline.cli import cli
 
 COMMANDS = sorted(cli.commands)
@@ -157,12 +157,12 @@ def test_every_table_read_is_validated_whatever_pandera_validation_depth(tmp_pat
 
 
 def test_exit_4_for_a_crash_with_no_traceback(tmp_path, monkeypatch):
-    import pipeline.compare
+    import pipeline.analyses.compare
 
     def boom(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(pipeline.compare, "compare", boom)
+    monkeypatch.setattr(pipeline.analyses.compare, "compare", boom)
     results = write_canonical(tmp_path / "results.csv", [canonical_row()])
     result = run("compare", results, "-o", tmp_path / "a.csv", expect=4)
     assert result.stderr == "internal error (a bug, please report): RuntimeError: boom\n"

@@ -10,8 +10,9 @@ import pytest
 
 from conftest import LATE, ON_TIME, REPO, run, run_json, submit, write_results_csv, results_row
 
-from pipeline import crosscheck, ingest as ingest_mod
-from pipeline.formulas import deviation_pct
+from pipeline.analyses import crosscheck
+from pipeline.ingest import submissions as ingest_mod
+from pipeline.core.formulas import deviation_pct
 
 V60 = REPO / "published" / "v6.0" / "summary.csv"
 V51 = REPO / "published" / "v5.1" / "summary_results.json"
@@ -104,7 +105,7 @@ def test_the_result_id_and_used_model_tell_published_results_apart(tmp_path):
 
 def test_the_library_report_is_what_the_cli_prints(tmp_path):
     results = _table(tmp_path, DELL)
-    from pipeline import table as table_mod
+    from pipeline.ingest import table as table_mod
 
     published, _ = crosscheck.load_published([V60])
     report = crosscheck.check(table_mod.read(results), published)

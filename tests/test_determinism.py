@@ -20,8 +20,9 @@ from pathlib import Path
 from hypothesis import given, settings, strategies as st
 
 from conftest import REPO, RESULTS_HEADER
-from pipeline import compare, ingest, partition
-from pipeline.outputs import write_json, write_table
+from pipeline.analyses import compare, partition
+from pipeline.ingest import submissions as ingest
+from pipeline.output.files import write_json, write_table
 
 # each example runs ingest, compare and partition twice and writes 22 files
 EXAMPLES = max(5, settings.default.max_examples // 6)
@@ -128,8 +129,8 @@ def test_outputs_do_not_depend_on_the_hash_seed(tmp_path):
 # ---- the DVC ingest stage: what comes from the cache is what a fresh read gives ------
 
 def _ingest_all(root: Path, out: Path, cache: Path | None) -> dict[str, bytes]:
-    from pipeline import merge
-    from pipeline.outputs import write_json, write_table
+    from pipeline.ingest import root as merge
+    from pipeline.output.files import write_json, write_table
 
     report = merge.ingest_root(root, cache)
     out.mkdir(parents=True, exist_ok=True)
@@ -169,8 +170,9 @@ def test_the_ingest_cache_changes_no_byte(tmp_path):
 # ---- the audit: GX ids and clock stamps pinned; the Data Docs site readable ----------
 
 def test_the_audit_result_is_the_same_bytes_each_run_and_data_docs_keep_the_umask(tmp_path):
-    from pipeline import audit, merge
-    from pipeline.outputs import write_table
+    from pipeline.analyses import audit
+    from pipeline.ingest import root as merge
+    from pipeline.output.files import write_table
 
     report = merge.ingest_root(REPO / "submissions")
     parts = partition.partition(report.table, "results")

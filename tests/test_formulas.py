@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import assume, given, strategies as st
 
-from pipeline.formulas import agreement_verdict, deviation_pct, within
+from pipeline.core.formulas import agreement_verdict, deviation_pct, within
 
 TOLERANCE = 4.0
 

@@ -22,8 +22,12 @@ import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import canonical_row
-from pipeline import claims, ingest, readers, store, table, textcheck
-from pipeline.findings import Finding
+from pipeline.analyses import claims
+from pipeline.ingest import submissions as ingest, table
+from pipeline import readers
+from pipeline.store import manifests as store
+from pipeline.core import textcheck
+from pipeline.core.findings import Finding
 from pipeline.readers import jsonsafe, loadgen, tree
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"

@@ -327,7 +327,7 @@ def test_a_path_that_is_not_a_version_folder_is_a_usage_error(repo):
 # ---- renderers -------------------------------------------------------------------------
 
 def test_github_escaping():
-    from pipeline.gate_formats import _escape_data, _escape_property
+    from pipeline.output.gate_formats import _escape_data, _escape_property
 
     assert _escape_data("100% done\r\nnext") == "100%25 done%0D%0Anext"
     assert _escape_property("a:b,c%") == "a%3Ab%2Cc%25"
@@ -343,5 +343,5 @@ def test_the_gate_imports_nothing_heavy(repo):
     assert done.returncode == 0, done.stdout + done.stderr
     modules = {line.split("|")[-1].strip() for line in done.stderr.splitlines()
                if line.startswith("import time:")}
-    for heavy in ("great_expectations", "matplotlib", "dvc", "pipeline.report"):
+    for heavy in ("great_expectations", "matplotlib", "dvc", "pipeline.output.report"):
         assert not {m for m in modules if m == heavy or m.startswith(heavy + ".")}, heavy

@@ -20,7 +20,9 @@ from test_gate import (AMD, DELL_SYSTEM, PYTHON, ROUND, base_repo, csv_text, gat
 from test_gate_bypasses import doc_of
 from test_gate_crosscheck import publish
 
-from pipeline import clock, gate as gate_mod, rowschema, table
+from pipeline.store import clock
+from pipeline.gate import judge as gate_mod
+from pipeline.ingest import rowschema, table
 
 HEAVY = ("pandas", "pandera", "pyarrow", "polars", "great_expectations")
 
@@ -105,7 +107,8 @@ def test_rowschema_gives_panderas_findings_and_rejections():
 def test_a_check_the_row_validator_does_not_know_is_left_to_pandera(tmp_path, monkeypatch):
     import shutil
 
-    from pipeline import rows, rules
+    from pipeline.ingest import rows
+    from pipeline.core import rules
 
     schemas = tmp_path / "schemas"
     shutil.copytree(REPO / "schemas", schemas)
@@ -131,7 +134,7 @@ def _manifests():
 
 
 def test_every_shipped_manifest_is_valid_without_jsonschema():
-    from pipeline import jsonvalid, store
+    from pipeline.store import jsonvalid, manifests as store
 
     assert all(jsonvalid.valid(m, store._schema()) for m in _manifests())
 
@@ -145,7 +148,7 @@ _VALUES = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.float
 
 @given(data=st.data())
 def test_jsonvalid_says_valid_only_when_jsonschema_finds_no_error(data):
-    from pipeline import jsonvalid, store
+    from pipeline.store import jsonvalid, manifests as store
 
     manifest = json.loads(json.dumps(data.draw(st.sampled_from(_manifests()))))
     for _ in range(data.draw(st.integers(0, 3))):

@@ -400,7 +400,7 @@ def _package_calls():
 
 
 GIT_CALLERS = {"versioning.py", "policy.py", "clock.py"}   # the gate's base, its policy, the commit clock
-# and analyse's audit worker: this interpreter, ``-m pipeline.audit_worker`` (pipeline/audit_worker.py)
+# and analyse's audit worker: this interpreter, ``-m pipeline.analyses.audit_worker`` (pipeline/audit_worker.py)
 SUBPROCESS_CALLERS = GIT_CALLERS | {"audit_worker.py"}
 
 
@@ -471,7 +471,7 @@ def test_no_real_or_shipped_file_breaks_the_hygiene_policy():
     files (CSV held to the partner-text policy, everything else to the
     manifest one, stricter than what their readers apply), nor in the shipped
     submissions and ledger: the policy changes how none of them is read."""
-    from pipeline import textcheck
+    from pipeline.core import textcheck
 
     files = [p for p in sorted(SHARED.rglob("*")) if p.is_file()]
     files += [p for p in sorted((REPO_ROOT / "submissions").rglob("*")) if p.is_file()]
@@ -494,7 +494,7 @@ def test_no_real_or_shipped_file_breaks_the_hygiene_policy():
     ("\u00c3", False),
 ])
 def test_mojibake_is_told_from_real_accented_text(text, is_mojibake):
-    from pipeline import textcheck
+    from pipeline.core import textcheck
 
     found = textcheck.check(text, "x.csv", ("mojibake",))
     assert bool(found) == is_mojibake, found

@@ -7,7 +7,7 @@ import json
 
 from conftest import DATA, LATE, ON_TIME, UNVERIFIED_FOOTNOTE, read_csv, run, run_json, submit
 
-from pipeline import table
+from pipeline.ingest import table
 
 
 def test_submit_then_ingest_round_trip(root, tmp_path):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from conftest import REPO, canonical_row, submit
-from pipeline import merge, table
+from pipeline.ingest import root as merge, table
 
 
 def _same(a: pd.DataFrame, b: pd.DataFrame) -> bool:
@@ -81,7 +81,7 @@ def test_the_parts_of_submitters_read_together_are_the_bytes_of_each_read_alone(
 def test_the_submitters_read_together_scan_the_root_for_versions_once(monkeypatch, tmp_path):
     """ingest-all finds the root's versions once, not once per submitter
     folder (pipeline/walk.py one_scan); outside it every read scans."""
-    from pipeline import walk
+    from pipeline.ingest import walk
 
     scans = []
     real = walk.find_versions

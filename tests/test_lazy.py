@@ -24,7 +24,7 @@ def test_an_absent_module_fails_to_import_inside_the_block_only(tmp_path):
     out = _fresh(f"""
 import sys
 sys.path.insert(0, {str(tmp_path)!r})
-from pipeline.lazy import absent
+from pipeline.core.lazy import absent
 with absent("optional"):
     try:
         import optional
@@ -45,7 +45,7 @@ def test_an_absent_module_already_imported_stays_as_it_is(tmp_path):
 import sys
 sys.path.insert(0, {str(tmp_path)!r})
 import optional
-from pipeline.lazy import absent
+from pipeline.core.lazy import absent
 with absent("optional"):
     import optional as again
 print(again is optional, sys.modules["optional"] is optional)
@@ -56,7 +56,7 @@ print(again is optional, sys.modules["optional"] is optional)
 def test_the_table_check_runs_pandera_without_importing_hypothesis():
     out = _fresh("""
 import sys
-from pipeline import table
+from pipeline.ingest import table
 good = dict(round="v6.0", submitter="A", system="s", system_name=None, accelerator="MI300X",
             accelerator_variant="MI300X", composition="MI300X:8", accelerators_per_node=8, nodes=1,
             total_accelerators=8, model="m", used_model="m", scenario="Offline", value=1.0, units="u",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import canonical_row, run, write_canonical
 
-from pipeline import metrics as metrics_mod
+from pipeline.analyses import metrics as metrics_mod
 
 KEYS = ["results", "compared", "agree", "deviates", "no_reference", "excluded", "agreement_rate"]
 

@@ -15,7 +15,7 @@ import pytest
 from conftest import REPO, run, run_json
 from gitrepo import commit, init
 
-from pipeline.findings import CODES
+from pipeline.core.findings import CODES
 
 MLREPRO = REPO / ".venv" / "bin" / "mlrepro"
 

@@ -14,9 +14,10 @@ from hypothesis import given, strategies as st
 
 from conftest import REPO
 
-from pipeline import render, rules
-from pipeline.findings import Report, finding
-from pipeline.model import Source, plain
+from pipeline.output import render
+from pipeline.core import rules
+from pipeline.core.findings import Report, finding
+from pipeline.core.model import Source, plain
 
 
 @given(st.text(min_size=1).filter(lambda t: t.strip() == t and not t.endswith(":")

@@ -7,7 +7,8 @@ from hypothesis import given, strategies as st
 
 from conftest import UNVERIFIED_FOOTNOTE, canonical_row, read_csv, run, run_json, write_canonical
 
-from pipeline import partition, table
+from pipeline.analyses import partition
+from pipeline.ingest import table
 
 
 def rows_with(statuses: list[str]) -> list[dict]:

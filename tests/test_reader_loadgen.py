@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from _loadgen import RUNS, V51_SEEDS, generated_runs, relaxed_rules
-from pipeline.findings import CODES
+from pipeline.core.findings import CODES
 from pipeline.readers import loadgen, round_rules, run_checks
 from pipeline.readers.round_rules import MetricSpec, metric_for
 
@@ -164,7 +164,7 @@ def test_llama2_accuracy_targets():
     ("resnet", "MultiStream", "early_stopping_latency_ms", "Latency (ms)"),
 ])
 def test_which_key_holds_the_result(model, scenario, key, units):
-    from pipeline import rules
+    from pipeline.core import rules
 
     spec = metric_for(round_rules.all_rounds()["v5.1"], round_rules.formats(), model,
                       rules.models()[model].family, scenario)

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from pipeline import readers
 from pipeline.cli import cli
-from pipeline.ingest import ingest
+from pipeline.ingest.submissions import ingest
 from pipeline.readers import parquet
 
 REPO = Path(__file__).resolve().parents[1]

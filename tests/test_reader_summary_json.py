@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline import readers
-from pipeline.ingest import ingest
+from pipeline.ingest.submissions import ingest
 from pipeline.readers import summary_json
 
 SHARED = Path(__file__).resolve().parent / "real"   # tests/real/PROVENANCE.md

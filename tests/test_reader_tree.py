@@ -17,7 +17,7 @@ import pytest
 
 from _loadgen import generated_runs, make_tree, relaxed_rules
 from pipeline import readers
-from pipeline.ingest import ingest
+from pipeline.ingest.submissions import ingest
 from pipeline.readers import tree
 
 SHARED = Path(__file__).resolve().parent / "real"   # tests/real/PROVENANCE.md
@@ -435,7 +435,7 @@ def test_a_missing_summary_log_is_a_finding(giga):
 
 
 def test_missing_round_rules_are_a_configuration_error(tmp_path, monkeypatch):
-    from pipeline.errors import ConfigError
+    from pipeline.core.errors import ConfigError
 
     schemas = Path(__file__).resolve().parents[1] / "schemas"
     copy = shutil.copytree(schemas, tmp_path / "schemas", ignore=shutil.ignore_patterns("rules"))

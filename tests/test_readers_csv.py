@@ -10,7 +10,7 @@ import pytest
 from conftest import DATA, REAL, read_csv, run, run_json
 
 from pipeline import readers
-from pipeline.normalize import Context, build_row
+from pipeline.ingest.normalise import Context, build_row
 
 CHECKER = REAL / "v5.1-checker-summary.csv"
 GIGA = REAL / "v5.1-submission-tree" / "closed" / "GigaComputing" / "summary.csv"

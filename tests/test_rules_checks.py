@@ -15,7 +15,7 @@ import pytest
 
 import _loadgen
 from _loadgen import REAL_AMD, Run, generated_runs, make_tree, relaxed_rules, run_loadgen
-from pipeline.findings import CODES
+from pipeline.core.findings import CODES
 from pipeline.readers import loadgen, round_rules, run_checks, tree
 
 NEW_CODES = ("latency-constraint-exceeded", "min-queries-short", "samples-per-query-low",

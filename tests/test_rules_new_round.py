@@ -11,8 +11,8 @@ from pathlib import Path
 import yaml
 
 from conftest import DATA, MI355X, read_csv, results_row, run, write_results_csv
-from pipeline import rules
-from pipeline.ingest import ingest
+from pipeline.core import rules
+from pipeline.ingest.submissions import ingest
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipeline import normalize, rules
+from pipeline.ingest import normalise as normalize
+from pipeline.core import rules
 from pipeline.readers import round_rules
 
 REPO = Path(__file__).resolve().parents[1]

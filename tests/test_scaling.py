@@ -17,11 +17,11 @@ from hypothesis import given, strategies as st
 
 from conftest import REAL, UNVERIFIED_FOOTNOTE, canonical_row, run, run_json, write_canonical
 
-from pipeline import table
-from pipeline.formulas import efficiency_pct, linear_expectation, ratio
-from pipeline.normalize import composition_from_platform
-from pipeline.rules import canonical_accelerator
-from pipeline.scaling import LOOKUP, scaling
+from pipeline.ingest import table
+from pipeline.core.formulas import efficiency_pct, linear_expectation, ratio
+from pipeline.ingest.normalise import composition_from_platform
+from pipeline.core.rules import canonical_accelerator
+from pipeline.analyses.scaling import LOOKUP, scaling
 
 SUMMARY_V51 = REAL / "v5.1-summary_results.json"
 

@@ -124,7 +124,7 @@ def read_doc(root: Path, display: str, round_: str | None, workers: int | None) 
 
 
 def ingest_doc(cwd: Path, name: str) -> dict:
-    from pipeline.ingest import ingest
+    from pipeline.ingest.submissions import ingest
 
     here = Path.cwd()
     os.chdir(cwd)

@@ -1,4 +1,4 @@
-"""Every report's rows are typed (:class:`pipeline.model.Row`): one dataclass
+"""Every report's rows are typed (:class:`pipeline.core.model.Row`): one dataclass
 per kind of row, its fields the row's columns in order, typed by the one
 schema of column types (``model.COLUMN_TYPES``). The JSON, CSV and text
 outputs write them exactly as before (the DVC outputs do not change; the
@@ -11,9 +11,12 @@ import yaml
 
 from conftest import REPO
 
-from pipeline import audit, claims, compare, crosscheck, gate, ingest, partition, render, scaling, table
-from pipeline.findings import Report
-from pipeline.model import COLUMN_TYPES, LooseRow, Row, plain, row_type, typed_rows
+from pipeline.analyses import audit, claims, compare, crosscheck, partition, scaling
+from pipeline.gate import judge as gate
+from pipeline.ingest import submissions as ingest, table
+from pipeline.output import render
+from pipeline.core.findings import Report
+from pipeline.core.model import COLUMN_TYPES, LooseRow, Row, plain, row_type, typed_rows
 
 SUBMISSIONS = REPO / "submissions"
 

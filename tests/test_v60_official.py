@@ -13,8 +13,9 @@ import pytest
 
 from conftest import REPO, read_csv, run, run_json, write_results_csv, results_row
 
-from pipeline import compare as compare_mod, ingest as ingest_mod
-from pipeline.formulas import deviation_pct
+from pipeline.analyses import compare as compare_mod
+from pipeline.ingest import submissions as ingest_mod
+from pipeline.core.formulas import deviation_pct
 
 TABLE = REPO / "published" / "v6.0" / "summary.csv"
 

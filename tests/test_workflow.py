@@ -83,7 +83,7 @@ def test_the_label_alone_allows_a_policy_change():
 
 
 def test_codeowners_cover_the_policy_paths():
-    from pipeline.policy import POLICY
+    from pipeline.gate.policy import POLICY
 
     owned = {line.split()[0].lstrip("/") for line in CODEOWNERS.read_text(encoding="utf-8").splitlines()
              if line.strip() and not line.startswith("#")}

@@ -20,8 +20,8 @@ import inspect
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..findings import finding
-from .base import ReadResult
+from pipeline.core.findings import finding
+from pipeline.readers.base import ReadResult
 
 # format name -> (module under pipeline.readers, reads folders)
 _MODULES = {

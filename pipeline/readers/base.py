@@ -11,10 +11,10 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import textcheck
-from ..errors import ConfigError
-from ..findings import Finding, finding
-from ..normalize import RawRecord
+from pipeline.core import textcheck
+from pipeline.core.errors import ConfigError
+from pipeline.core.findings import Finding, finding
+from pipeline.ingest.normalise import RawRecord
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 MAX_BYTES_ENV = "MLREPRO_MAX_FILE_BYTES"
@@ -85,7 +85,7 @@ def read_text(path: Path, display: str, max_bytes: int | None = None,
     """The file's text, or None with findings. Strict UTF-8, bounded in size
     (``max_bytes``, never above :func:`max_file_bytes`; only a regular file
     is read, and never more than the limit), and held to the hygiene
-    ``checks`` of :mod:`pipeline.textcheck`. The default is the policy for
+    ``checks`` of :mod:`pipeline.core.textcheck`. The default is the policy for
     what partners type (CSV): a byte-order mark, CRLF line ends, control
     characters, mojibake or a repeated column refuse the file; callers
     reading machine-written files (LoadGen logs) pass ``textcheck.NONE``."""

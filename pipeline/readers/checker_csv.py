@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..normalize import RawRecord
-from .base import ReadResult
-from .tabular import RawTable, complete_rows, open_csv, single_round
+from pipeline.ingest.normalise import RawRecord
+from pipeline.readers.base import ReadResult
+from pipeline.readers.tabular import RawTable, complete_rows, open_csv, single_round
 
 NAME = "mlcommons-summary-csv"
 REQUIRED = ("Organization", "Availability", "Division", "SystemName", "Platform", "Model",

@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .. import textcheck
-from ..findings import Finding, finding
-from .base import read_text
-from .round_rules import AccuracyTarget, Formats, RoundRules
+from pipeline.core import textcheck
+from pipeline.core.findings import Finding, finding
+from pipeline.readers.base import read_text
+from pipeline.readers.round_rules import AccuracyTarget, Formats, RoundRules
 
 MAX_SMALL_FILE = 1024 * 1024   # accuracy.txt and verify_*.txt are a few hundred bytes
 

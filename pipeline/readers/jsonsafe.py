@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 
-from ..findings import Finding, finding
+from pipeline.core.findings import Finding, finding
 
 MAX_DEPTH = 16
 # a JSON string (unrolled loop: fast on long strings) or one bracket

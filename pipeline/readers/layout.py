@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .. import rules as model_rules
+from pipeline.core import rules as model_rules
 
 
 def sniff_dir(path: Path) -> bool:

@@ -26,10 +26,10 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import textcheck
-from ..findings import Finding, finding
-from .base import read_text
-from .round_rules import MetricSpec
+from pipeline.core import textcheck
+from pipeline.core.findings import Finding, finding
+from pipeline.readers.base import read_text
+from pipeline.readers.round_rules import MetricSpec
 
 MARKER = ":::MLLOG"
 SHOWN_CHARS = 80

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..findings import finding
-from .base import Disposition, ReadResult, max_file_bytes, read_bytes
-from .results_csv import OPTIONAL, REQUIRED
+from pipeline.core.findings import finding
+from pipeline.readers.base import Disposition, ReadResult, max_file_bytes, read_bytes
+from pipeline.readers.results_csv import OPTIONAL, REQUIRED
 
 NAME = "parquet"
 MAGIC = "PAR1"
@@ -65,7 +65,7 @@ def read(path: Path, display: str) -> ReadResult:
         frame["platform"] = frame["system"]
     import numpy as np
 
-    from .tabular import RawTable, single_round
+    from pipeline.readers.tabular import RawTable, single_round
 
     out.tables.append(RawTable(display, frame, np.arange(1, len(frame) + 1), {c: c for c in frame.columns}))
     out.round = single_round(frame["round"]) if "round" in frame.columns else None

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..findings import finding
-from ..normalize import RawRecord
-from .base import ReadResult
-from .tabular import RawTable, complete_rows, open_csv, single_round
+from pipeline.core.findings import finding
+from pipeline.ingest.normalise import RawRecord
+from pipeline.readers.base import ReadResult
+from pipeline.readers.tabular import RawTable, complete_rows, open_csv, single_round
 
 NAME = "results-csv"
 REQUIRED = ("submitter", "system", "accelerator", "accelerators_per_node", "nodes", "model",

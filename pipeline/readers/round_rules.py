@@ -16,9 +16,9 @@ from pathlib import Path
 
 import yaml
 
-from ..errors import ConfigError
-from .. import rules
-from ..rules import load_yaml, schemas_dir
+from pipeline.core.errors import ConfigError
+from pipeline.core import rules
+from pipeline.core.rules import load_yaml, schemas_dir
 
 RULES_DIR = "rules"
 _ROUND_FILE = re.compile(r"^v\d+\.\d+\.yaml$")

@@ -7,9 +7,9 @@ the round expects and what the log shows. The rules are data
 
 from __future__ import annotations
 
-from ..findings import Finding, finding
-from .loadgen import LoadgenLog, number
-from .round_rules import RoundRules
+from pipeline.core.findings import Finding, finding
+from pipeline.readers.loadgen import LoadgenLog, number
+from pipeline.readers.round_rules import RoundRules
 
 NS_PER_MS = 1_000_000
 QSL_SEED = "effective_qsl_rng_seed"

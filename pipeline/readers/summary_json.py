@@ -14,11 +14,11 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from .. import textcheck
-from ..findings import finding
-from ..normalize import RawRecord
-from . import jsonsafe
-from .base import ReadResult, read_text
+from pipeline.core import textcheck
+from pipeline.core.findings import finding
+from pipeline.ingest.normalise import RawRecord
+from pipeline.readers import jsonsafe
+from pipeline.readers.base import ReadResult, read_text
 
 NAME = "mlcommons-summary-json"
 SNIFF_KEY = '"Performance_Result"'

@@ -2,7 +2,7 @@
 
 A CSV whose lines map one to one onto rows (no blank lines, no line break
 inside a quoted field, every row with the header's field count) is parsed in
-one go into text columns; :mod:`pipeline.bulk` then takes the per-row
+one go into text columns; :mod:`pipeline.ingest.bulk` then takes the per-row
 decisions once per distinct combination of descriptive fields. Any other CSV
 goes through the row-by-row path, which gives the exact finding for every row.
 Both paths produce the same rows.
@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from ..normalize import RawRecord
+from pipeline.ingest.normalise import RawRecord
 
 _COLUMNS: ContextVar[bool] = ContextVar("mlrepro_columns", default=True)
 
@@ -105,7 +105,7 @@ def parse_csv(text: str) -> "pd.DataFrame | None":
     Arrow's CSV reader parses the file (on every core) straight into
     dictionary-encoded columns (pandas categoricals of text): a column of a
     million rows and a few hundred distinct values is read as codes once,
-    and :mod:`pipeline.bulk` decides per distinct value without factorising
+    and :mod:`pipeline.ingest.bulk` decides per distinct value without factorising
     it again. The columns in :data:`PLAIN` stay text. The cells are the
     text pandas' reader gives (no missing value: an empty cell is "")."""
     if not _one_to_one(text):
@@ -182,8 +182,8 @@ class CsvFile:
 def open_csv(path, display: str, required: tuple[str, ...], expected: str, out) -> CsvFile | None:
     """Read, check the header; None (with findings and one disposition per row in
     ``out``) when the file cannot be read or lacks a required column."""
-    from ..findings import finding
-    from .base import Disposition, csv_rows, read_text
+    from pipeline.core.findings import finding
+    from pipeline.readers.base import Disposition, csv_rows, read_text
 
     text, found = read_text(path, display)
     if text is None:
@@ -206,7 +206,7 @@ def open_csv(path, display: str, required: tuple[str, ...], expected: str, out) 
 def complete_rows(csv_file: CsvFile, display: str, out):
     """(line, {column: text}) of every row with the header's field count; the
     others are rejected in ``out``."""
-    from ..findings import finding
+    from pipeline.core.findings import finding
 
     width = len(csv_file.header)
     for line, fields in csv_file.rows:

@@ -29,14 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from .. import rules as model_rules, textcheck
-from ..findings import Finding, finding
-from . import jsonsafe, round_rules
-from .base import ReadResult, read_text
-from .folder_checks import missing_file
-from .layout import _is_submitter, _subfolders, sniff_dir, submitter_folders  # noqa: F401
-from .round_rules import Formats, RoundRules
-from .tree_result import Outcome, ResultJob, judge, log_keys
+from pipeline.core import rules as model_rules, textcheck
+from pipeline.core.findings import Finding, finding
+from pipeline.readers import jsonsafe, round_rules
+from pipeline.readers.base import ReadResult, read_text
+from pipeline.readers.folder_checks import missing_file
+from pipeline.readers.layout import _is_submitter, _subfolders, sniff_dir, submitter_folders  # noqa: F401
+from pipeline.readers.round_rules import Formats, RoundRules
+from pipeline.readers.tree_result import Outcome, ResultJob, judge, log_keys
 
 NAME = "submission-tree"
 PARALLEL_MIN_SYSTEMS = 16     # below this, a worker pool costs more than it saves

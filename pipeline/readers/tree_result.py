@@ -17,10 +17,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..findings import Finding, finding
-from ..normalize import RawRecord
-from . import folder_checks, loadgen, run_checks
-from .round_rules import Formats, RoundRules, metric_for
+from pipeline.core.findings import Finding, finding
+from pipeline.ingest.normalise import RawRecord
+from pipeline.readers import folder_checks, loadgen, run_checks
+from pipeline.readers.round_rules import Formats, RoundRules, metric_for
 
 DETAIL = "performance/run_1/mlperf_log_detail.txt"
 SUMMARY = "performance/run_1/mlperf_log_summary.txt"

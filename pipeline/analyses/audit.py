@@ -1,0 +1,395 @@
+"""Audit: Great Expectations suites over the verified and the post-deadline
+sets. The only module of the project that imports great_expectations.
+
+The suites are files (``schemas/expectations/*.json``, GX 1.x suite format),
+loaded into an ephemeral context. GX logs and drops an expectation it cannot
+build, so the expectations are counted after loading: a count that differs
+from the file is a :class:`ConfigError` (exit 3), never a silently smaller
+suite. Suite files say which set they run on (``meta.mlrepro.runs_on``):
+
+- ``verified``       the verified set;
+- ``post-deadline``  the post-deadline (unverified) set;
+- ``both``           the two sets stacked, with a ``set`` column, for what
+                     holds across them (no row in both sets).
+
+Before validation each frame gets one derived column, ``model_scenario_units``
+(``model|scenario|units``), which the suites check against the suite
+parameter ``units_keys``: every pair the round rules allow
+(``schemas/models.yaml``). A failed expectation is a finding
+(``expectation-failed``) naming the file, the CSV lines and the column;
+validation never raises for bad data.
+
+GX runs offline: analytics off, progress bars off, no network; the Data Docs
+site is a local folder, with ordinary permissions (the umask's).
+
+The result is byte-identical for the same inputs: GX's random ids (suite,
+expectation, checkpoint, validation) are replaced by ids derived from the
+inputs (uuid5 of the two sets' bytes, the suite and the place in the result),
+and its clock readings by :data:`RUN_TIME`, a fixed instant. Nothing in
+validation.json depends on when or where the audit ran.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import uuid
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.core import rules
+from pipeline.core.errors import ConfigError
+from pipeline.core.findings import Finding, ReportShape, finding
+from pipeline.core.lazy import deferred
+from pipeline.core.model import Row, typed_rows
+from pipeline.output.files import atomic_path
+
+RUNS_ON = ("verified", "post-deadline", "both")
+SUITE_KEYS = ("name", "expectations", "meta", "notes", "id", "suite_parameters")
+SITE = "mlrepro"
+# GX stamps runs with the clock; the audit pins every stamp to this instant.
+RUN_TIME = datetime(2000, 1, 1, tzinfo=timezone.utc)
+ID_KEYS = ("id", "validation_id", "checkpoint_id", "expectation_suite_id")
+TIME_KEYS = ("run_time", "validation_time", "ge_load_time")
+# imported by GX for expectations our suites do not use (KL divergence, KS tests: scipy.stats,
+# altair; JSON-schema values: jsonschema) and for markdown in Data Docs (mistune): loaded on
+# first use only (pipeline/lazy.py), about 1 s of the audit's start-up
+GX_DEFERRED = ("scipy.stats", "altair", "jsonschema", "mistune")
+
+
+def suites_dir() -> Path:
+    return rules.schemas_dir() / "expectations"
+
+
+@dataclass
+class SuiteFile:
+    path: Path
+    name: str
+    runs_on: str
+    expectations: list[dict]
+    meta: dict
+    notes: object = None
+
+
+def read_suite_files(folder: Path | None = None) -> list[SuiteFile]:
+    """Every ``*.json`` suite of the folder, checked for shape (not yet by GX)."""
+    folder = Path(folder) if folder else suites_dir()
+    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    if not files:
+        raise ConfigError(f"no expectation suites (*.json) in {folder}")
+    out = []
+    for path in files:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"cannot read suite {path}: {exc}") from exc
+        if not isinstance(data, dict) or not isinstance(data.get("expectations"), list):
+            raise ConfigError(f"{path}: a suite is a JSON object with a list of expectations")
+        unknown = sorted(set(data) - set(SUITE_KEYS))
+        if unknown:
+            raise ConfigError(f"{path}: unknown suite keys {unknown}")
+        meta = data.get("meta") or {}
+        runs_on = (meta.get("mlrepro") or {}).get("runs_on")
+        if runs_on not in RUNS_ON:
+            raise ConfigError(f"{path}: meta.mlrepro.runs_on must be one of {list(RUNS_ON)}, not {runs_on!r}")
+        if not isinstance(data.get("name"), str) or not data["name"]:
+            raise ConfigError(f"{path}: the suite has no name")
+        out.append(SuiteFile(path, data["name"], runs_on, data["expectations"], meta, data.get("notes")))
+    return out
+
+
+def units_keys() -> list[str]:
+    """Every model|scenario|units the round rules allow."""
+    return sorted(f"{m.name}|{scenario}|{unit}" for m in rules.models().values()
+                  for scenario, units in m.units.items() for unit in units)
+
+
+def read_set(path: Path) -> pd.DataFrame:
+    """A results set as GX sees it: text columns, value as a number (a value
+    that is not one becomes null and fails the suites), plus the derived key."""
+    path = Path(path)
+    try:
+        if path.suffix == ".parquet":
+            frame = pd.read_parquet(path).astype("object")
+            frame = frame.where(frame.notna(), None)
+        else:
+            frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read results set {path}: {exc}") from exc
+    frame = frame.reset_index(drop=True)
+    if "value" in frame.columns:
+        frame["value"] = pd.to_numeric(frame["value"], errors="coerce").astype("float64")
+    if {"model", "scenario", "units"} <= set(frame.columns):
+        frame["model_scenario_units"] = (frame["model"].astype("str") + "|" + frame["scenario"].astype("str")
+                                         + "|" + frame["units"].astype("str"))
+    return frame
+
+
+@dataclass
+class AuditReport(ReportShape):
+    suites: list[dict] = field(default_factory=list)
+    results: dict = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    gx_log: list[str] = field(default_factory=list)
+
+    extra_keys = ("gx_log", "results")
+
+    @property
+    def success(self) -> bool:
+        return all(s["success"] for s in self.suites)
+
+    @property
+    def rows(self) -> list[Row]:
+        return typed_rows("SuiteRow", self.suites)
+
+    @property
+    def summary(self) -> dict:
+        return {"suites": len(self.suites), "failed_suites": sum(not s["success"] for s in self.suites),
+                "expectations": sum(s["expectations_loaded"] for s in self.suites),
+                "failed_expectations": sum(s["failed"] for s in self.suites), "success": self.success}
+
+
+
+@contextmanager
+def _quiet_gx(messages: list[str]):
+    """Route GX's log records into ``messages`` (no tracebacks on stderr)."""
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            if record.levelno >= logging.WARNING:
+                messages.append(f"{record.levelname}: {record.getMessage()}")
+
+    logger = logging.getLogger("great_expectations")
+    handler, saved = Collect(), (logger.propagate, logger.level)
+    logger.addHandler(handler)
+    logger.propagate = False
+    logger.setLevel(logging.WARNING)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate, logger.level = saved[0], saved[1]
+
+
+def import_gx():
+    """``import great_expectations``, offline and with GX_DEFERRED deferred (the
+    audit's and the analyse worker's import, pipeline/audit_worker.py)."""
+    os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
+    with deferred(*GX_DEFERRED):
+        import great_expectations as gx
+    return gx
+
+
+def _context(docs_dir: Path | None):
+    gx = import_gx()
+    from great_expectations.data_context.types.base import (
+        DataContextConfig, InMemoryStoreBackendDefaults, ProgressBarsConfig)
+
+    sites = {}
+    if docs_dir is not None:
+        sites[SITE] = {"class_name": "SiteBuilder", "show_how_to_buttons": False,
+                       "store_backend": {"class_name": "TupleFilesystemStoreBackend",
+                                         "base_directory": str(Path(docs_dir).resolve())},
+                       "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"}}
+    config = DataContextConfig(
+        store_backend_defaults=InMemoryStoreBackendDefaults(init_temp_docs_sites=False),
+        analytics_enabled=False, data_docs_sites=sites,
+        progress_bars=ProgressBarsConfig(globally=False, metric_calculations=False))
+    return gx.get_context(mode="ephemeral", project_config=config)
+
+
+def load_suite(context, suite_file: SuiteFile, log: list[str]):
+    """Build the GX suite from its file and add it to the context; the
+    expectation count must survive both steps."""
+    import great_expectations as gx
+
+    before = len(log)
+    try:
+        suite = gx.ExpectationSuite(name=suite_file.name, expectations=suite_file.expectations,
+                                    meta=suite_file.meta, notes=suite_file.notes)
+        suite = context.suites.add(suite)
+    except Exception as exc:  # GX raises pydantic, TypeError, its own errors for a bad entry
+        raise ConfigError(f"{suite_file.path}: GX cannot load the suite: {type(exc).__name__}: "
+                          f"{str(exc).splitlines()[0]}") from None
+    if len(suite.expectations) != len(suite_file.expectations):
+        in_file = [e.get("type") for e in suite_file.expectations if isinstance(e, dict)]
+        loaded = [e.expectation_type for e in suite.expectations]
+        dropped = [t for t in in_file if t not in loaded or in_file.count(t) > loaded.count(t)]
+        raise ConfigError(f"{suite_file.path}: {len(suite_file.expectations)} expectations in the file, "
+                          f"{len(suite.expectations)} after loading into GX (dropped: "
+                          f"{sorted(set(map(str, dropped)))}; GX said: {' | '.join(log[before:]) or 'nothing'})")
+    return suite
+
+
+def audit(verified: Path, post_deadline: Path, docs_dir: Path | None = None,
+          suites_folder: Path | None = None) -> AuditReport:
+    """Run every suite on its set; failed expectations become findings."""
+    suite_files = read_suite_files(suites_folder)
+    sets = {"verified": (Path(verified), read_set(verified)),
+            "post-deadline": (Path(post_deadline), read_set(post_deadline))}
+    # what each suite runs on: the frame, and (file, CSV line) of each of its rows
+    targets = {name: (frame, [(path, i + 2) for i in range(len(frame))]) for name, (path, frame) in sets.items()}
+    targets["both"] = (pd.concat([f.assign(set=name) for name, (_, f) in sets.items()], ignore_index=True),
+                       targets["verified"][1] + targets["post-deadline"][1])
+    report = AuditReport()
+    seed = _inputs_digest([Path(verified), Path(post_deadline)] + [s.path for s in suite_files])
+    with _quiet_gx(report.gx_log):
+        context = _context(docs_dir)
+        source = context.data_sources.add_pandas("mlrepro")
+        for suite_file in suite_files:
+            frame, places = targets[suite_file.runs_on]
+            suite = load_suite(context, suite_file, report.gx_log)
+            doc = pin(_validate(context, source, suite, frame, with_docs=docs_dir is not None),
+                      f"{seed}:{suite_file.name}")
+            found = [_finding(r, places, suite_file) for r in doc["results"] if not r["success"]]
+            report.results[suite_file.name] = doc
+            report.findings.extend(found)
+            report.suites.append({
+                "suite": suite_file.name, "file": _display(suite_file.path), "runs_on": suite_file.runs_on,
+                "rows": len(frame), "expectations_in_file": len(suite_file.expectations),
+                "expectations_loaded": len(suite.expectations), "success": bool(doc["success"]),
+                "failed": len(found), "statistics": doc["statistics"]})
+    if docs_dir is not None:
+        pin_site(Path(docs_dir))
+        _ordinary_modes(Path(docs_dir))
+    return report
+
+
+# What GX writes into its pages that differs between runs of the same inputs: the clock
+# in its logo's URL (``logo-long.png?d=20261201T000758.019632Z``, a cache-buster), the
+# batch's ``ge_load_time`` and random ids of the collapsible blocks (uuid4).
+_URL_STAMP = re.compile(rb"\?d=\d{8}T\d{6}\.\d{6}Z(&)?")
+_STAMP = re.compile(rb"\b\d{8}T\d{6}\.\d{6}Z\b")
+_BLOCK_ID = re.compile(rb"(collapse-body-)([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
+
+
+def pin_site(folder: Path) -> None:
+    """The Data Docs site with GX's clock stamps pinned to RUN_TIME (the logo's
+    cache-buster dropped) and its random block ids derived from the page and
+    their order, so that the same inputs give the same bytes."""
+    stamp = RUN_TIME.strftime("%Y%m%dT%H%M%S.%fZ").encode()
+    for page in sorted(folder.rglob("*.html")):
+        raw = page.read_bytes()
+        ids: dict[bytes, bytes] = {}
+
+        def block_id(m: re.Match) -> bytes:
+            name = f"mlrepro-docs:{page.relative_to(folder).as_posix()}:{len(ids)}"
+            new = ids.setdefault(m.group(2), str(uuid.uuid5(uuid.NAMESPACE_URL, name)).encode())
+            return m.group(1) + new
+
+        pinned = _URL_STAMP.sub(lambda m: b"?" if m.group(1) else b"", raw)
+        pinned = _BLOCK_ID.sub(block_id, _STAMP.sub(stamp, pinned))
+        if pinned != raw:
+            with atomic_path(page) as tmp:
+                tmp.write_bytes(pinned)
+
+
+def _inputs_digest(paths: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(Path(path).read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def pin(doc, seed: str, where: str = ""):
+    """``doc`` with GX's random ids replaced by ids derived from ``seed`` and
+    the key's place in the document, and every clock stamp by RUN_TIME."""
+    if isinstance(doc, list):
+        return [pin(v, seed, f"{where}/{i}") for i, v in enumerate(doc)]
+    if not isinstance(doc, dict):
+        return doc
+    out = {}
+    for key, value in doc.items():
+        place = f"{where}/{key}"
+        if key in ID_KEYS and isinstance(value, str):
+            out[key] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"mlrepro-audit:{seed}:{place}"))
+        elif key in TIME_KEYS and isinstance(value, str):
+            out[key] = (RUN_TIME.strftime("%Y%m%dT%H%M%S.%fZ") if key == "ge_load_time"
+                        else RUN_TIME.isoformat())
+        else:
+            out[key] = pin(value, seed, place)
+    return out
+
+
+def _ordinary_modes(folder: Path) -> None:
+    """Folders and files of the Data Docs site as the umask makes them (the
+    site is built in a private temporary folder, mode 0700)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    for path in [folder, *folder.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod((0o777 if path.is_dir() else 0o666) & ~mask)
+
+
+def _validate(context, source, suite, frame: pd.DataFrame, with_docs: bool) -> dict:
+    """One checkpoint run of ``suite`` on ``frame``: the GX result as JSON."""
+    import great_expectations as gx
+    from great_expectations.checkpoint import UpdateDataDocsAction
+    from great_expectations.core.run_identifier import RunIdentifier
+
+    batch = source.add_dataframe_asset(suite.name).add_batch_definition_whole_dataframe("all")
+    definition = context.validation_definitions.add(
+        gx.ValidationDefinition(name=suite.name, data=batch, suite=suite))
+    actions = [UpdateDataDocsAction(name="data_docs", site_names=[SITE])] if with_docs else []
+    checkpoint = context.checkpoints.add(gx.Checkpoint(
+        name=suite.name, validation_definitions=[definition], actions=actions,
+        result_format={"result_format": "COMPLETE"}))
+    run = checkpoint.run(batch_parameters={"dataframe": frame},
+                         expectation_parameters={"units_keys": units_keys()},
+                         run_id=RunIdentifier(run_name="mlrepro-audit", run_time=RUN_TIME))
+    (result,) = run.run_results.values()
+    return result.to_json_dict()
+
+
+def _display(path: Path) -> str:
+    """A path relative to the working folder when it lies under it (stable outputs)."""
+    try:
+        return Path(path).resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return Path(path).as_posix()
+
+
+def _finding(result: dict, places: list[tuple[Path, int]], suite_file: SuiteFile) -> Finding:
+    """A failed expectation as a finding: file(s), CSV lines and column, the
+    expectation with its arguments, and what GX found."""
+    config = result["expectation_config"]
+    kwargs = {k: v for k, v in config["kwargs"].items() if k not in ("batch_id", "result_format")}
+    detail = result.get("result") or {}
+    file, where = _where(detail.get("unexpected_index_list") or [], places)
+    column = (f"{kwargs['column_A']} and {kwargs['column_B']}" if "column_A" in kwargs
+              else kwargs.get("column") or ", ".join(kwargs.get("column_list") or []))
+    if column:
+        where += f", column {column}"
+    info = result.get("exception_info") or {}
+    errors = ([info.get("exception_message")] if "raised_exception" in info
+              else [v.get("exception_message") for v in info.values() if isinstance(v, dict)])
+    errors = [e for e in errors if e]
+    found = (f"could not be evaluated: {errors[0]}" if errors else
+             repr(detail.get("partial_unexpected_list") or detail.get("details") or detail.get("observed_value")))
+    shown = {k: (f"<{len(v)} allowed values>" if isinstance(v, list) and len(v) > 8 else v)
+             for k, v in kwargs.items() if k not in ("column", "column_list")}
+    check = (config.get("meta") or {}).get("check") or config["type"]
+    return finding("expectation-failed", file or suite_file.runs_on, where,
+                   f"{config['type']} {shown}" if shown else config["type"], found, f"{suite_file.name}: {check}")
+
+
+def _where(indexes: list, places: list[tuple[Path, int]]) -> tuple[str, str]:
+    """(file or files, 'line(s) ...') of the unexpected rows; the whole set when GX names none."""
+    hits = [places[i] for i in indexes if isinstance(i, int) and 0 <= i < len(places)]
+    files = sorted({p.as_posix() for p, _ in hits}) or sorted({p.as_posix() for p, _ in places})
+    if not hits:
+        return " + ".join(files), "whole set"
+    shown = [f"{p.name}:{line}" if len(files) > 1 else str(line) for p, line in hits[:20]]
+    more = " ..." if len(hits) > 20 else ""
+    return " + ".join(files), f"line{'s' if len(hits) > 1 else ''} {', '.join(shown)}{more}"

@@ -1,0 +1,213 @@
+"""Compare: each partner result against the reference submitter's result for
+the same round, accelerator, accelerators per node, nodes, model and scenario.
+
+Verdicts: agree (|deviation| <= tolerance), deviates, no-reference, excluded.
+
+Which rows are partner results: the rows of any other submitter on the
+reference *vendor's* accelerators (``vendor`` in schemas/accelerators.yaml,
+``compare.reference_vendor`` in params.yaml, default AMD). A partner row with
+no same-round reference is ``no-reference`` (MI350X when the reference
+submitter published none); a row on another vendor's part, or on an
+accelerator the registry lacks (vendor unknown), is ``excluded`` with that
+reason.
+
+Which reference, when several match: the reference submitter's *best* eligible
+result (highest rate, or lowest latency), ties broken by system id. The best
+is the score the vendor publishes, so a partner is held to it; the rule and
+the candidates are written in every row (`reference_rule`).
+
+Verified partner rows are compared with verified references only; a
+post-deadline partner row may use any reference (verified first) and its
+agreement row is labelled unverified.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from pipeline.core import rules
+from pipeline.core.findings import Finding, ReportShape
+from pipeline.core.formulas import VERDICT_WITHIN, deviation_pct, rounded_pct, within
+from pipeline.core.model import (DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEFAULT_TOLERANCE_PCT, LABEL_UNVERIFIED, Row, plain, typed_rows)
+from pipeline.ingest.table import release_unused
+from pipeline.analyses.reference import (COLUMNS, DECISION, MATCH, PARTNER_COLUMNS, REF_FIELDS, decide as _decide, decision, deviation_finding, power_capped_name, reference_index, vendors, vendors_of)
+
+
+@dataclass
+class CompareReport(ReportShape):
+    """The agreement table, one row per partner result, and one
+    ``deviates-from-reference`` error per row out of tolerance."""
+
+    table: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(COLUMNS)))
+    tolerance_pct: float = DEFAULT_TOLERANCE_PCT
+    reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER
+    reference_vendor: str = DEFAULT_REFERENCE_VENDOR
+    read_findings: list[Finding] = field(default_factory=list)  # e.g. rows the table's schema refused
+    prefix: str = ""  # before a row's source in a finding: the submissions root, from the repository root
+    # decided texts held as categoricals (a few distinct values over a million rows), written as text
+    text_columns: tuple[str, ...] = ()
+
+    def frame(self) -> pd.DataFrame:
+        """The table as it is written: the decided texts back as text columns
+        (the same file as when they were text all along)."""
+        if not self.text_columns:
+            return self.table
+        return self.table.assign(**{c: _text(self.table[c]) for c in self.text_columns})
+
+    @property
+    def rows(self) -> list[Row]:
+        """The agreement rows, typed (``AgreementRow``)."""
+        return self.rows_head(None)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.findings_head(None)
+
+    # Text output shows a few findings and rows of a table that may hold a million:
+    # only those are built (one finding per deviating row would be 500,000 objects).
+    def _deviating(self, limit: int | None = None) -> pd.DataFrame:
+        at = np.flatnonzero((self.table["verdict"] == "deviates").to_numpy())
+        return self.table.iloc[at if limit is None else at[:max(limit, 0)]]
+
+    def finding_count(self) -> int:
+        return len(self.read_findings) + int((self.table["verdict"] == "deviates").sum())
+
+    def error_count(self) -> int:
+        return (sum(1 for f in self.read_findings if f.severity == "error")
+                + int((self.table["verdict"] == "deviates").sum()))
+
+    def findings_head(self, limit: int | None) -> list[Finding]:
+        head = self.read_findings if limit is None else self.read_findings[:limit]
+        deviating = self._deviating(None if limit is None else limit - len(head))
+        return head + [deviation_finding(r, self.prefix) for r in plain(deviating.to_dict("records"))]
+
+    def row_count(self) -> int:
+        return len(self.table)
+
+    def rows_head(self, limit: int | None) -> list[Row]:
+        return typed_rows("AgreementRow", (self.table if limit is None else self.table.head(limit)).to_dict("records"))
+
+    def rows_at(self, positions) -> list[Row]:
+        """The agreement rows at these positions of the table, typed."""
+        return typed_rows("AgreementRow", self.table.iloc[positions].to_dict("records"))
+
+    def any_unverified(self) -> bool:
+        return bool((self.table["label"] == LABEL_UNVERIFIED).any())
+
+    @property
+    def summary(self) -> dict:
+        t = self.table
+        per_partner = {}
+        for submitter, group in t.groupby("submitter", sort=True):
+            counts = group["verdict"].value_counts()
+            p = {v: int(counts.get(v, 0)) for v in ("agree", "deviates", "no-reference", "excluded")}
+            p["compared"] = p["agree"] + p["deviates"]
+            p["agreement_rate"] = round(p["agree"] / p["compared"], 6) if p["compared"] else None
+            per_partner[str(submitter)] = {"compared": p.pop("compared"), **p}
+        counts = t["verdict"].value_counts()
+        return {
+            "tolerance_pct": self.tolerance_pct,
+            "reference_submitter": self.reference_submitter,
+            "reference_vendor": self.reference_vendor,
+            "partner_rows": len(t),
+            **{v: int(counts.get(v, 0)) for v in ("agree", "deviates", "no-reference", "excluded")},
+            "partners": per_partner,
+        }
+
+
+def _text(column: pd.Series) -> pd.Series:
+    """A categorical column as a text column: each category's text taken per row
+    (by Arrow; astype("str") goes through a million Python objects)."""
+    texts = pd.array(column.cat.categories.to_numpy(dtype=object), dtype="str")
+    return pd.Series(texts.take(column.cat.codes.to_numpy(), allow_fill=True), index=column.index,
+                     name=column.name)
+
+
+def _power_capped(frame: pd.DataFrame) -> pd.Series:
+    pattern = rules.power_cap_pattern()
+    name = frame["system_name"].fillna("") if "system_name" in frame.columns else ""
+    return (_contains(frame["system"].astype("str"), pattern)
+            | _contains(pd.Series(name, index=frame.index).astype("str"), pattern))
+
+
+def _contains(column: pd.Series, pattern: str) -> pd.Series:
+    """``column.str.contains(pattern)``, matched once per distinct text (a few hundred systems)."""
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    if (codes < 0).any():   # a missing text: as str.contains has it
+        return column.str.contains(pattern)
+    hits = pd.Series(uniques, dtype=column.dtype).str.contains(pattern).to_numpy(dtype=bool)
+    return pd.Series(hits[codes], index=column.index)
+
+
+def _dicts(frame: pd.DataFrame, columns: tuple[str, ...]) -> list[dict]:
+    """Rows as dicts of plain Python values (faster than to_dict on Arrow strings)."""
+    arrays = [frame[c].to_numpy(dtype=object) for c in columns]
+    return [dict(zip(columns, values)) for values in zip(*arrays)]
+
+
+def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
+            reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
+            reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> CompareReport:
+    """The reference is decided once per distinct decision key (a handful per
+    round); deviations and verdicts are computed as columns."""
+    if "accelerator_variant" not in results.columns:   # a v1 table
+        results = results.assign(accelerator_variant=results["accelerator"])
+    used = set(REF_FIELDS) | set(PARTNER_COLUMNS) | {"system_name"}
+    results = results[[c for c in results.columns if c in used]]   # no copy of the columns compare never reads
+    refs = results[results["submitter"] == reference_submitter]
+    by_key = reference_index(_dicts(refs.assign(capped=_power_capped(refs)), REF_FIELDS))
+    del refs
+    keep = (results["submitter"] != reference_submitter).to_numpy()
+    held = [results]
+    del results   # the columns are let go one by one as they are taken (when the caller holds none: the CLI)
+    partners = _partner_rows(held, keep)
+    partners = partners.assign(capped=_power_capped(partners))
+    if partners.empty:
+        return CompareReport(pd.DataFrame(columns=list(COLUMNS)), tolerance_pct, reference_submitter,
+                             reference_vendor)
+    codes = partners.groupby(list(DECISION), sort=False, dropna=False).ngroup().to_numpy()
+    firsts = pd.Series(range(len(codes))).groupby(codes).first().to_numpy()
+    keys = _dicts(partners.iloc[firsts], DECISION)
+    decisions = pd.DataFrame([decision(k, by_key.get(tuple(k[m] for m in MATCH), []), reference_vendor,
+                                       reference_submitter) for k in keys])
+    table = partners[list(PARTNER_COLUMNS)]   # copy-on-write: adding columns leaves partners as it is
+    texts = []
+    for col in decisions.columns:  # categorical: one copy of each decided text, not one per row
+        if isinstance(decisions[col].dtype, pd.StringDtype):   # text written as text: see CompareReport.frame
+            texts.append(col)
+        if col != "reference_value" and (decisions[col].dtype == object or col in texts):
+            per_key = pd.Categorical(decisions[col].to_numpy(dtype=object))   # categories from the few keys
+            table[col] = pd.Categorical.from_codes(per_key.codes[codes], dtype=per_key.dtype)
+        else:
+            table[col] = decisions[col].to_numpy()[codes]
+    table["reference_submitter"] = reference_submitter
+    table["tolerance_pct"] = tolerance_pct
+    table["partner_status"] = pd.Categorical(partners["status"])   # factorised by Arrow, not per Python string
+    # reference.judge, as columns: the same formulas, applied to every compared row at once
+    compared = table["reference_value"].notna().to_numpy()
+    ref_value = table["reference_value"].to_numpy(dtype="float64")
+    dev = deviation_pct(table["value"].to_numpy(dtype="float64"), np.where(compared, ref_value, 1.0))
+    table["deviation_pct"] = np.where(compared, rounded_pct(dev), np.nan)
+    table["verdict"] = pd.Categorical(np.where(
+        compared, np.where(within(dev, tolerance_pct), VERDICT_WITHIN[True], VERDICT_WITHIN[False]),
+        table["verdict"].to_numpy()))
+    return CompareReport(table[list(COLUMNS)], tolerance_pct, reference_submitter, reference_vendor,
+                         text_columns=tuple(texts))
+
+
+def _partner_rows(held: list[pd.DataFrame], keep: np.ndarray) -> pd.DataFrame:
+    """``results[keep]`` (``results``: the one frame in ``held``, taken out),
+    one column at a time, each column let go once taken: at a million rows
+    the table and its partner copy are never both whole in memory (when no
+    one else holds the table)."""
+    results = held.pop()
+    names = list(results.columns)
+    taken = {}
+    for name in names:
+        taken[name] = results[name][keep].reset_index(drop=True)   # a filter: cheaper than a take
+        results = results.drop(columns=[name])
+        release_unused()
+    return pd.DataFrame(taken, columns=names)

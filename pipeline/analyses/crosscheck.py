@@ -1,0 +1,187 @@
+"""Crosscheck: every result a submission declares verified, looked up in the
+table MLCommons published for its round.
+
+A verified result is one MLCommons reviewed, so it must be in the round's
+published table (the checker's ``summary.csv`` or ``summary_results.json``)
+with the same value. Each verified row of the canonical table is looked up by
+(round, submitter, system, model, scenario); when the row carries a result id
+or a used model, the published candidates are narrowed to those. Verdicts:
+
+- ``matches``: a published result within ``tolerance_pct`` (default 0: the
+  same number, up to binary floating point) of the row's value;
+- ``differs``: published, with another value; the row shows both values and
+  the deviation (:func:`pipeline.core.formulas.deviation_pct`, the published value
+  as the reference) and is a ``published-value-differs`` finding;
+- ``not-published``: declared verified, but MLCommons published no such
+  result: a ``not-published`` finding.
+
+Rows of a round whose published table is not given, and post-deadline rows
+(which MLCommons did not review), are not looked up; the summary counts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pipeline.core.findings import Finding, Report, finding
+from pipeline.core.formulas import deviation_pct, within
+from pipeline.core.model import typed_rows
+
+KEY = ("round", "submitter", "system", "model", "scenario")
+if TYPE_CHECKING:
+    import pandas as pd
+
+VERDICTS = ("matches", "differs", "not-published")
+COLUMNS = ("round", "submitter", "system", "model", "scenario", "division", "units", "value",
+           "result_id", "source", "published_value", "published_result_id", "published_source",
+           "deviation_pct", "tolerance_pct", "verdict", "reason")
+
+
+def load_published(paths: Iterable[Path], round_: str | None = None
+                   ) -> tuple[dict[str, pd.DataFrame], list[Finding]]:
+    """Read published tables (any format the readers know; a published table is
+    verified by definition) into canonical frames, one per round. Findings of
+    the reading (a row of the table that cannot be read) are returned."""
+    import pandas as pd
+
+    from pipeline.ingest.submissions import ingest
+
+    tables: dict[str, list[pd.DataFrame]] = {}
+    found: list[Finding] = []
+    for path in paths:
+        report = ingest([Path(path)], round_=round_, status="verified")
+        found.extend(report.findings)
+        for stated, frame in report.table.groupby("round", sort=True):   # never rebinds round_
+            tables.setdefault(str(stated), []).append(frame)
+    return {r: pd.concat(frames, ignore_index=True) for r, frames in sorted(tables.items())}, found
+
+
+def published_rows(paths: Iterable[Path], round_: str | None = None
+                   ) -> tuple[dict[str, list[dict]], list[Finding]]:
+    """:func:`load_published` as plain rows, for :func:`check_rows` (``mlrepro
+    analyse``): read by the small-table path (:func:`pipeline.ingest.rows.ingest`,
+    what the gate reads published tables with), which gives the same rows and
+    findings without building and checking a frame (tests/test_analyse.py
+    compares the output with ``mlrepro crosscheck``'s)."""
+    from pipeline.ingest.rows import ingest
+
+    tables: dict[str, list[dict]] = {}
+    found: list[Finding] = []
+    for path in paths:
+        report = ingest([Path(path)], round_=round_, status="verified")
+        found.extend(report.findings)
+        for row in report.rows:
+            tables.setdefault(str(row["round"]), []).append(row)
+    return dict(sorted(tables.items())), found
+
+
+def _by_round(published) -> dict[str, pd.DataFrame]:
+    import pandas as pd
+
+    if isinstance(published, Mapping):
+        frames = list(published.values())
+    elif isinstance(published, pd.DataFrame):
+        frames = [published]
+    else:
+        frames = list(published)
+    out: dict[str, list[pd.DataFrame]] = {}
+    for frame in frames:
+        for round_, part in frame.groupby("round", sort=True):
+            out.setdefault(str(round_), []).append(part)
+    return {r: pd.concat(parts, ignore_index=True) for r, parts in out.items()}
+
+
+def _text(value) -> str | None:
+    return None if value is None or (isinstance(value, float) and value != value) \
+        or value.__class__.__name__ == "NAType" else str(value)
+
+
+def check(table: pd.DataFrame, published_tables, tolerance_pct: float = 0.0) -> Report:
+    """Look up every verified row of ``table`` in ``published_tables`` (a mapping
+    round -> canonical frame, a list of frames, or one frame). Returns a Report
+    whose rows are the crosscheck verdicts and whose findings are the
+    ``differs`` and ``not-published`` rows."""
+    published = _by_round(published_tables)
+    return check_rows(records(table), {r: records(f) for r, f in published.items()}, tolerance_pct)
+
+
+def records(frame: pd.DataFrame) -> list[dict]:
+    """A canonical frame's rows as plain values (None for a missing one), as :func:`check_rows` takes them."""
+    return frame.astype(object).where(frame.notna(), None).to_dict("records")
+
+
+def check_rows(rows: list[dict], published: dict[str, list[dict]], tolerance_pct: float = 0.0) -> Report:
+    """:func:`check` on plain rows: ``published`` maps a round to its published rows."""
+    index: dict[tuple, list[dict]] = {}
+    for recs in published.values():
+        for rec in recs:
+            index.setdefault(tuple(rec[k] for k in KEY), []).append(rec)
+    verified = [r for r in rows if r["status"] == "verified"]
+    checked = [r for r in verified if str(r["round"]) in published]
+    report = Report()
+    for rec in checked:
+        row, found = _verdict(rec, index.get(tuple(rec[k] for k in KEY), []), tolerance_pct)
+        report.rows.append({k: row.get(k) for k in COLUMNS})
+        report.findings.extend(found)
+    report.rows = typed_rows("CrosscheckRow", report.rows)
+    counts = {v: sum(1 for r in report.rows if r["verdict"] == v) for v in VERDICTS}
+    report.summary = {
+        "tolerance_pct": tolerance_pct,
+        "published_rounds": sorted(published),
+        "checked": len(report.rows),
+        **counts,
+        "not_checked_post_deadline": sum(1 for r in rows if r["status"] != "verified"),
+        "not_checked_no_published_table": len(verified) - len(checked),
+    }
+    return report
+
+
+def _narrow(rec: dict, candidates: list[dict]) -> list[dict]:
+    """The published results that can be this row: same result id and used
+    model when the row states them (a published id names a system entry, so
+    several results may share it)."""
+    for key in ("result_id", "used_model"):
+        mine = _text(rec.get(key))
+        if mine is None or (key == "used_model" and mine == rec["model"]):
+            continue   # not stated (the used model defaults to the benchmark)
+        same = [c for c in candidates if _text(c.get(key)) == mine]
+        candidates = same
+    return candidates
+
+
+def _verdict(rec: dict, candidates: list[dict], tolerance_pct: float) -> tuple[dict, list[Finding]]:
+    row = {k: rec.get(k) for k in COLUMNS if k in rec}
+    row.update(published_value=None, published_result_id=None, published_source=None,
+               deviation_pct=None, tolerance_pct=tolerance_pct)
+    file, _, line = str(rec["source"]).rpartition(":")
+    file, place = (file, f"line {line}, column value") if line.isdigit() else (str(rec["source"]), "value")
+    what = f"{rec['submitter']} {rec['system']} {rec['model']} {rec['scenario']}"
+    pool = _narrow(rec, candidates)
+    if not pool:
+        narrowed = " with this result id / used model" if candidates else ""
+        row.update(verdict="not-published",
+                   reason=f"the {rec['round']} published table has no result{narrowed} for "
+                          "this submitter, system, model and scenario")
+        return row, [finding("not-published", file, place,
+                             f"a result in the published {rec['round']} table",
+                             f"no published result for {what}",
+                             f"{what} is declared verified but MLCommons published no such result")]
+    scored = sorted(((abs(deviation_pct(rec["value"], c["value"])), str(c.get("source")), c) for c in pool),
+                    key=lambda t: (t[0], t[1]))
+    best_dev, _, best = scored[0]
+    dev = deviation_pct(rec["value"], best["value"])
+    row.update(published_value=best["value"], published_result_id=best.get("result_id"),
+               published_source=best.get("source"), deviation_pct=round(dev, 6))
+    if within(dev, tolerance_pct):
+        row.update(verdict="matches", reason="")
+        return row, []
+    row.update(verdict="differs",
+               reason=f"published {best['value']:g} ({best.get('result_id') or best.get('source')}); "
+                      f"deviation {dev:+.4f}% outside ±{tolerance_pct:g}%")
+    return row, [finding("published-value-differs", file, place,
+                         f"{best['value']:g} as published ({best.get('result_id') or best.get('source')})"
+                         f", within ±{tolerance_pct:g}%",
+                         f"{rec['value']:g} ({dev:+.4f}%)",
+                         f"{what} differs from the value MLCommons published")]

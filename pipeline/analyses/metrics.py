@@ -1,0 +1,98 @@
+"""Metrics for ``dvc metrics show``: counts per set and agreement per round,
+status and partner.
+
+`dvc metrics show` prints one row per metrics file, with one column per
+(flattened) key of any file. So that its rows stay short, every file holds
+the same few keys and the scope is in the file's path:
+
+- ``metrics.json``: the inputs: ``results`` (accepted), ``rejected`` and
+  ``excluded`` rows of the canonical table;
+- ``metrics/<status>.json``: every partner row of that status (all rounds);
+- ``metrics/<round>/<status>.json``: one round;
+- ``metrics/<round>/<status>/<partner>.json``: one partner in one round.
+
+``<status>`` is ``verified`` or ``post_deadline``: the two are never added
+together. Each agreement file holds ``results`` (accepted results in scope;
+partner rows for a partner), ``compared`` (agree + deviates), ``agree``,
+``deviates``, ``no_reference``, ``excluded`` and, only where something was
+compared, ``agreement_rate`` (agree / compared). No value is ever null: DVC
+drops nulls from its tables.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+STATUSES = {"verified": "verified", "post-deadline": "post_deadline"}
+KEYS = ("results", "compared", "agree", "deviates", "no_reference", "excluded", "agreement_rate")
+
+
+@dataclass
+class Metrics:
+    """``totals`` for metrics.json; ``files`` maps a path under the metrics
+    folder (``verified.json``, ``v5.1/verified/Dell.json``) to its counts."""
+
+    totals: dict
+    files: dict[str, dict] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"totals": self.totals, "files": self.files}
+
+
+def _read(path: Path) -> pd.DataFrame:
+    from pipeline.ingest.table import read_frame
+
+    return read_frame(path, dtype=str, keep_default_na=False, na_values=[""])
+
+
+def counts(results: int, verdicts: pd.Series) -> dict:
+    """The counts of one scope; ``agreement_rate`` only when something was compared."""
+    got = {v: int((verdicts == v).sum()) for v in ("agree", "deviates", "no-reference", "excluded")}
+    compared = got["agree"] + got["deviates"]
+    out = {"results": int(results), "compared": compared, "agree": got["agree"], "deviates": got["deviates"],
+           "no_reference": got["no-reference"], "excluded": got["excluded"]}
+    if compared:
+        out["agreement_rate"] = round(got["agree"] / compared, 6)
+    return out
+
+
+def _safe(name: str) -> str:
+    """A file name for a round or partner (they are identifiers; anything else is replaced)."""
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in name).lstrip(".") or "_"
+
+
+def compute(results: Path, agreement: Path, rejected: Path) -> Metrics:
+    res, agr, rej = _read(results), _read(agreement), _read(rejected)
+    outcome = rej["outcome"] if "outcome" in rej else pd.Series(dtype=str)
+    totals = {"results": int(len(res)), "rejected": int((outcome == "rejected").sum()),
+              "excluded": int((outcome == "excluded").sum())}
+    metrics = Metrics(totals)
+    for status, key in STATUSES.items():
+        mine, rows = agr[agr["status"] == status], res[res["status"] == status]
+        metrics.files[f"{key}.json"] = counts(len(rows), mine["verdict"])
+        for round_ in sorted(set(rows["round"]) | set(mine["round"])):
+            in_round = mine[mine["round"] == round_]
+            metrics.files[f"{_safe(round_)}/{key}.json"] = counts(int((rows["round"] == round_).sum()),
+                                                                  in_round["verdict"])
+            for partner, group in in_round.groupby("submitter", sort=True):
+                metrics.files[f"{_safe(round_)}/{key}/{_safe(str(partner))}.json"] = counts(
+                    len(group), group["verdict"])
+    return metrics
+
+
+def write(metrics: Metrics, out: Path | None, folder: Path | None) -> None:
+    """metrics.json (``out``) and the metrics folder, replaced whole (no stale
+    partner file); either may be None (not written)."""
+    from pipeline.output.files import atomic_dir, write_json
+
+    if folder is not None:
+        with atomic_dir(folder) as tmp:
+            for name, data in metrics.files.items():
+                (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+                (tmp / name).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    if out is not None:
+        write_json(metrics.totals, out)

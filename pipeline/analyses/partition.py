@@ -1,0 +1,88 @@
+"""Partition: the verified set and the post-deadline set, kept strictly apart.
+
+Invariants (checked on every run, reported as findings if ever broken):
+every accepted row is in exactly one set; no post-deadline row is in the
+verified set. Rows without a valid status go to neither, with a finding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from pipeline.core.findings import Finding, ReportShape, finding
+from pipeline.core.model import LABEL_UNVERIFIED, Row, typed_rows
+from pipeline.output.files import label_frame
+from pipeline.ingest.table import release_unused
+
+
+@dataclass
+class PartitionReport(ReportShape):
+    verified: pd.DataFrame
+    post_deadline: pd.DataFrame
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def rows(self) -> list[Row]:
+        """The verified set's rows, then the post-deadline set's, typed
+        (``PartitionRow``: the columns of the table partitioned, labelled)."""
+        return self.rows_head(None)
+
+    def row_count(self) -> int:
+        return len(self.verified) + len(self.post_deadline)
+
+    def rows_head(self, limit: int | None) -> list[Row]:
+        """The first ``limit`` rows (verified first), built only for those."""
+        head = self.verified if limit is None else self.verified.head(limit)
+        rest = self.post_deadline if limit is None else self.post_deadline.head(limit - len(head))
+        return typed_rows("PartitionRow", head.to_dict("records") + rest.to_dict("records"))
+
+    def any_unverified(self) -> bool:
+        return any((f["label"] == LABEL_UNVERIFIED).any() for f in (self.verified, self.post_deadline))
+
+    def frame(self) -> pd.DataFrame:
+        return pd.concat([self.verified, self.post_deadline], ignore_index=True)
+
+    @property
+    def summary(self) -> dict:
+        return {"verified": len(self.verified), "post_deadline": len(self.post_deadline),
+                "rejected": sum(1 for f in self.findings if f.code == "invalid-choice")}
+
+
+def partition(frame: pd.DataFrame, display: str = "<table>") -> PartitionReport:
+    status = frame["status"].astype("str")
+    is_verified = status == "verified"
+    is_post = status == "post-deadline"
+    found = []
+    for idx in frame.index[~(is_verified | is_post)]:
+        source = frame.at[idx, "source"] if "source" in frame.columns else f"row {idx}"
+        found.append(finding("invalid-choice", display, f"row {idx + 2} ({source}), column status",
+                             "verified or post-deadline", frame.at[idx, "status"],
+                             "a row without a valid status goes to neither set"))
+    rows = len(frame)
+    held = [frame]
+    del frame   # the sets are taken column by column as the table is let go (when the caller holds none)
+    verified, post = (label_frame(part) for part in _split(held, is_verified.to_numpy(), is_post.to_numpy()))
+    if (verified["status"] != "verified").any() or len(verified) + len(post) + len(found) != rows:
+        found.append(finding("invariant-broken", display, "whole table",
+                             "each row in exactly one set", "a row in both or neither",
+                             "partition invariant broken"))
+    return PartitionReport(verified.reset_index(drop=True), post.reset_index(drop=True), found)
+
+
+def _split(held: list[pd.DataFrame], *masks) -> list[pd.DataFrame]:
+    """``frame[mask]`` for each mask (``frame``: the one frame in ``held``,
+    taken out), one column at a time, each column let go once taken: at a
+    million rows the table and its sets are never both whole in memory."""
+    frame = held.pop()
+    names = list(frame.columns)
+    taken: list[dict] = [{} for _ in masks]
+    for name in names:
+        column = frame[name]
+        for out, mask in zip(taken, masks):
+            out[name] = column[mask]   # the table's index labels kept (a filter: cheaper than a take)
+        del column
+        frame = frame.drop(columns=[name])
+        release_unused()
+    return [pd.DataFrame(out, columns=names) for out in taken]

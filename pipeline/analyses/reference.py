@@ -1,0 +1,156 @@
+"""Which reference a partner result is judged against, and its verdict: the
+rules of :mod:`pipeline.analyses.compare`, one row (or one distinct decision key) at a
+time. No table library here: the gate's small-table path (:mod:`pipeline.ingest.rows`)
+judges rows with these functions, and compare's columnar path calls the same
+ones once per distinct decision key (the deviation and the bound are
+:mod:`pipeline.core.formulas`, which take a number or a column alike).
+"""
+
+from __future__ import annotations
+
+from pipeline.core import rules
+from pipeline.core.findings import Finding, located
+from pipeline.core.formulas import agreement_verdict, deviation_pct, rounded_pct
+from pipeline.core.model import Source, footnote, label, plain
+
+MATCH = ("round", "accelerator", "accelerators_per_node", "nodes", "model", "scenario")
+PARTNER_COLUMNS = ("round", "submitter", "system", "accelerator", "accelerator_variant",
+                   "accelerators_per_node", "nodes",
+                   "total_accelerators", "model", "scenario", "division", "units", "value", "source")
+COLUMNS = PARTNER_COLUMNS + (
+    "reference_submitter", "reference_system", "reference_value", "reference_source",
+    "reference_status", "reference_rule", "deviation_pct", "tolerance_pct", "verdict", "reason",
+    "partner_status", "status", "label", "footnote")
+
+
+def power_capped_name(text: object) -> bool:
+    """A system id or name that says power-capped (the pattern is in schemas/)."""
+    return bool(rules.power_cap_pattern().search(str(text or "")))
+
+
+def deviation_finding(r: dict, prefix: str = "", own: bool = True) -> Finding:
+    """The ``deviates-from-reference`` finding of one agreement row, at the
+    partner's file and line (``prefix`` makes root-relative files repo-relative).
+    ``own=False``: a warning for a partner moved out of tolerance by a gated
+    reference change (the gate)."""
+    where = Source.parse(r["source"]).moved(prefix)
+    where = Source(where.file, where.line, column="value")
+    ref = Source.parse(r.get("reference_source")).moved(prefix) if r.get("reference_source") else None
+    return located(
+        "deviates-from-reference", where,
+        f"within ±{plain(r['tolerance_pct'])}% of {plain(r['reference_value'])} "
+        f"({r['reference_system']}" + (f", {ref}" if ref else "") + ")",
+        f"{plain(r['value'])} ({r['deviation_pct']:+.2f}%)",
+        f"{r['submitter']} {r['model']} {r['scenario']} deviates from the reference "
+        f"by {r['deviation_pct']:+.2f}%" + ("" if own else " (after the gated reference change)")
+        + (" [unverified]" if r.get("label") == "unverified" else ""),
+        severity="error" if own else "warning")
+
+
+def _better_first(units: str):
+    """Sort key: best result first (rates high, latencies low), then system id."""
+    sign = 1.0 if rules.is_latency(units) else -1.0
+    return lambda r: (sign * r["value"], r["system"])
+
+
+# What decides a partner row's reference: everything but its own value.
+DECISION = MATCH + ("division", "units", "total_accelerators", "status", "capped")
+REF_FIELDS = DECISION + ("system", "value", "source")
+
+
+@rules.cached()
+def vendors() -> dict[str, str]:
+    """Accelerator name -> vendor, from schemas/accelerators.yaml."""
+    return {str(e["name"]): str(e.get("vendor") or "")
+            for e in rules.load_yaml("accelerators.yaml").get("accelerators") or []}
+
+
+def vendors_of(accelerator: str) -> set[str | None]:
+    """The vendors of an accelerator's parts (one for a homogeneous system);
+    None for a part the registry lacks."""
+    return {vendors().get(part) or None for part in str(accelerator).split("+")}
+
+
+def decide(row: dict, candidates: list[dict], ref_vendor: str, ref_submitter: str) -> dict:
+    """The reference of every partner row sharing ``row``'s decision key."""
+    out = {"reference_system": None, "reference_value": None, "reference_source": None,
+           "reference_status": None, "reference_rule": None, "verdict": None, "reason": ""}
+
+    def finish(verdict: str, reason: str = "") -> dict:
+        return {**out, "verdict": verdict, "reason": reason}
+
+    found = vendors_of(row["accelerator"])
+    if None in found:
+        return finish("excluded", f"not a partner result: {row['accelerator']} is not in "
+                                  f"schemas/accelerators.yaml (vendor unknown, so not a {ref_vendor} part)")
+    if found != {ref_vendor}:
+        return finish("excluded", f"not a partner result: {row['accelerator']} is "
+                                  f"{' and '.join(sorted(found))}'s, not {ref_vendor}'s")
+    if row["capped"]:
+        return finish("excluded", "power-capped configuration")
+    if not candidates:
+        return finish("no-reference", f"no {ref_submitter} result for this round, accelerator, "
+                                      "accelerators per node, nodes, model and scenario")
+    if row["status"] == "verified":
+        pool = [c for c in candidates if c["status"] == "verified"]
+        if not pool:
+            return finish("no-reference", f"only post-deadline {ref_submitter} results match; "
+                                          "a verified result is compared with verified references only")
+    else:
+        pool = [c for c in candidates if c["status"] == "verified"] or candidates
+    eligible, why_not = [], []
+    for c in pool:
+        if c["division"] != row["division"]:
+            why_not.append(f"division differs ({row['division']} against {c['division']})")
+        elif c["units"] != row["units"]:
+            why_not.append(f"units differ ({row['units']} against {c['units']})")
+        elif c["capped"]:
+            why_not.append(f"reference {c['system']} is power-capped")
+        elif c["total_accelerators"] != row["total_accelerators"]:
+            why_not.append(f"accelerator count differs ({row['total_accelerators']} against "
+                           f"{c['total_accelerators']})")
+        else:
+            eligible.append(c)
+    if not eligible:
+        return finish("excluded", why_not[0])
+    eligible.sort(key=_better_first(row["units"]))
+    ref = eligible[0]
+    direction = "lowest latency" if rules.is_latency(row["units"]) else "highest value"
+    names = ", ".join(c["system"] for c in eligible[:5])
+    more = f" and {len(eligible) - 5} more" if len(eligible) > 5 else ""
+    rule = ("only candidate" if len(eligible) == 1 else
+            f"best of {len(eligible)} ({direction}; ties by system id): {names}{more}")
+    return {**out, "reference_system": ref["system"], "reference_value": ref["value"],
+            "reference_source": ref["source"], "reference_status": ref["status"],
+            "reference_rule": rule}
+
+
+def agreement_status(partner_status: str, reference_status: str | None) -> str:
+    """verified when the partner's result and its reference (if any) both are."""
+    return "verified" if partner_status == "verified" and reference_status in (None, "verified") \
+        else "post-deadline"
+
+
+def decision(key: dict, candidates: list[dict], ref_vendor: str, ref_submitter: str) -> dict:
+    """Everything a partner row's decision key decides: its reference (see
+    :func:`decide`), status, label and footnote."""
+    out = decide(key, candidates, ref_vendor, ref_submitter)
+    status = agreement_status(key["status"], out["reference_status"])
+    return {**out, "status": status, "label": label(status), "footnote": footnote(status)}
+
+
+def judge(value: float, decided: dict, tolerance_pct: float) -> dict:
+    """A partner row's deviation and verdict against its decided reference
+    (a row with no reference keeps the decision's verdict)."""
+    if decided["reference_value"] is None:
+        return {"deviation_pct": None, "verdict": decided["verdict"]}
+    dev = deviation_pct(value, decided["reference_value"])
+    return {"deviation_pct": rounded_pct(dev), "verdict": agreement_verdict(dev, tolerance_pct)}
+
+
+def reference_index(refs: list[dict]) -> dict[tuple, list[dict]]:
+    """The reference submitter's rows (with ``capped``) by match key, in table order."""
+    by_key: dict[tuple, list[dict]] = {}
+    for ref in refs:
+        by_key.setdefault(tuple(ref[k] for k in MATCH), []).append(ref)
+    return by_key

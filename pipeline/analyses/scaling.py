@@ -1,0 +1,168 @@
+"""Scaling: how close a multi-node result comes to linear scaling.
+
+For every result on more than one node::
+
+    efficiency_pct = value / expected * 100
+    expected       = sum over the node types of the cluster's composition of
+                     count x per-accelerator reference
+    per-accelerator reference = a single-node result / its accelerator count
+
+The count is the true accelerator count of the canonical table (87 for
+``87xMI355X_22xEPYC_9575F``, where nodes x per node says 88). A homogeneous
+cluster has one node type, so expected = total accelerators x reference.
+
+Which single-node result is the reference of a node type: the first of these
+steps that finds one wins, and the step is written in every row
+(``references[].rule``)::
+
+    1. same-submitter       the cluster's submitter, same round
+    2. reference-submitter  the reference submitter (params.yaml
+                            compare.reference_submitter), same round
+    3. any-submitter        any submitter, same round
+
+Every step asks for the same model, scenario, units and division, exactly one
+node of one accelerator type, and no power cap. Within a step, verified
+results come before post-deadline ones, then the highest per-accelerator
+value (the strongest single node, so that efficiency is never flattered),
+ties by system id. A node type that no step finds makes the row
+``no-reference``, naming the missing types.
+
+Verdicts: ``sub-linear`` (< 100 %), ``linear`` (100 %), ``super-linear``
+(> 100 %), ``no-reference``, ``not-applicable`` (a latency metric: a cluster
+does not answer one query faster than a node, so linear scaling of a latency
+means nothing). A row is labelled unverified as soon as the cluster result or
+one reference is post-deadline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from pipeline.core import rules
+from pipeline.analyses.compare import power_capped_name
+from pipeline.core.formulas import EPSILON, efficiency_pct, linear_expectation
+from pipeline.core.findings import Finding, ReportShape
+from pipeline.core.model import DEFAULT_REFERENCE_SUBMITTER, UNVERIFIED_FOOTNOTE, Row, typed_rows
+
+LOOKUP = ("same-submitter", "reference-submitter", "any-submitter")
+VERDICTS = ("sub-linear", "linear", "super-linear", "no-reference", "not-applicable")
+MATCH = ("round", "model", "scenario", "units", "division")
+ROW_COLUMNS = ("round", "submitter", "system", "model", "scenario", "units", "division", "nodes",
+               "total_accelerators", "composition", "value", "source")
+
+
+@dataclass
+class ScalingReport(ReportShape):
+    rows: list[Row] = field(default_factory=list)   # ScalingRow (see scaling())
+    reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def summary(self) -> dict:
+        counts = {v: sum(r["verdict"] == v for r in self.rows) for v in VERDICTS}
+        return {"reference_submitter": self.reference_submitter,
+                "multi_node_rows": len(self.rows), **counts,
+                "unverified": sum(r["label"] == "unverified" for r in self.rows)}
+
+
+def composition(row: dict) -> dict[str, int]:
+    """``MI300X:32,MI325X:16`` -> {MI300X: 32, MI325X: 16}; a row without a
+    composition counts all its accelerators under its accelerator name."""
+    text = row.get("composition")
+    if not text or not isinstance(text, str):
+        return {str(row["accelerator"]): int(row["total_accelerators"])}
+    out: dict[str, int] = {}
+    for part in text.split(","):
+        name, _, count = part.partition(":")
+        if not count.strip().isdigit():  # not name:count: count the row as one type
+            return {str(row["accelerator"]): int(row["total_accelerators"])}
+        out[name.strip()] = out.get(name.strip(), 0) + int(count)
+    return out
+
+
+def _power_capped(row: dict) -> bool:
+    return power_capped_name(row["system"]) or power_capped_name(row.get("system_name"))
+
+
+def single_node_index(results: pd.DataFrame) -> dict[tuple, list[dict]]:
+    """Single-node, single-type, uncapped results by (accelerator, *MATCH)."""
+    index: dict[tuple, list[dict]] = {}
+    for row in results[results["nodes"] == 1].to_dict("records"):
+        types = composition(row)
+        if len(types) != 1 or _power_capped(row):
+            continue
+        (name,) = types
+        index.setdefault((name,) + tuple(row[k] for k in MATCH), []).append(row)
+    return index
+
+
+def find_reference(row: dict, accelerator: str, index: dict, reference_submitter: str):
+    """(rule, reference row) for one node type of ``row``, or (None, None)."""
+    candidates = index.get((accelerator,) + tuple(row[k] for k in MATCH), [])
+    steps = {"same-submitter": lambda c: c["submitter"] == row["submitter"],
+             "reference-submitter": lambda c: c["submitter"] == reference_submitter,
+             "any-submitter": lambda c: True}
+    for rule in LOOKUP:
+        found = [c for c in candidates if steps[rule](c)]
+        if found:
+            found.sort(key=lambda c: (c["status"] != "verified",
+                                      -c["value"] / c["total_accelerators"], str(c["system"])))
+            return rule, found[0]
+    return None, None
+
+
+def scale_row(row: dict, index: dict, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER) -> dict:
+    """The scaling row of one result (any node count; one node is not-applicable)."""
+    out = {k: row.get(k) for k in ROW_COLUMNS}
+    out.update(expected=None, efficiency_pct=None, references=[], missing=[], reason="")
+    statuses = {row["status"]}
+    if rules.is_latency(str(row["units"])):
+        return _finish(out, "not-applicable", statuses,
+                       f"latency metric ({row['units']}): scaling efficiency applies to rates only")
+    if int(row["nodes"]) < 2:
+        return _finish(out, "not-applicable", statuses, "a single-node result has no scaling efficiency")
+    parts = []
+    for accelerator, count in composition(row).items():
+        rule, ref = find_reference(row, accelerator, index, reference_submitter)
+        if ref is None:
+            out["missing"].append(accelerator)
+            continue
+        statuses.add(ref["status"])
+        per_acc = ref["value"] / ref["total_accelerators"]
+        out["references"].append({
+            "accelerator": accelerator, "count": count, "rule": rule, "submitter": ref["submitter"],
+            "system": ref["system"], "value": ref["value"], "accelerators": int(ref["total_accelerators"]),
+            "per_accelerator": round(per_acc, 6), "status": ref["status"], "source": ref["source"]})
+        parts.append((count, ref["value"], int(ref["total_accelerators"])))
+    if out["missing"]:
+        return _finish(out, "no-reference", statuses, "no single-node reference for "
+                       + ", ".join(f"{a} ({row['round']} {row['model']} {row['scenario']} {row['division']})"
+                                   for a in out["missing"]))
+    expected = linear_expectation(parts)
+    eff = efficiency_pct(row["value"], expected)
+    out.update(expected=round(expected, 6), efficiency_pct=round(eff, 6))
+    verdict = "linear" if abs(eff - 100.0) <= EPSILON else ("sub-linear" if eff < 100.0 else "super-linear")
+    return _finish(out, verdict, statuses)
+
+
+def _finish(out: dict, verdict: str, statuses: set, reason: str = "") -> dict:
+    out["verdict"], out["reason"] = verdict, reason
+    out["reference_rule"] = "; ".join(
+        f"{r['accelerator']}: {r['rule']} {r['submitter']} {r['system']} {r['value']:g}/{r['accelerators']}"
+        for r in out["references"])
+    verified = statuses == {"verified"}
+    out["status"] = "verified" if verified else "post-deadline"
+    out["label"] = "verified" if verified else "unverified"
+    out["footnote"] = "" if verified else UNVERIFIED_FOOTNOTE
+    return out
+
+
+def scaling(results: pd.DataFrame, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER) -> ScalingReport:
+    """A scaling row for every multi-node result of the table."""
+    index = single_node_index(results)
+    multi = results[results["nodes"] > 1].sort_values(
+        ["round", "submitter", "system", "model", "scenario", "status"], kind="stable")
+    return ScalingReport(typed_rows("ScalingRow", (scale_row(r, index, reference_submitter)
+                                                   for r in multi.to_dict("records"))), reference_submitter)

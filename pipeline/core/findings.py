@@ -1,0 +1,274 @@
+"""Findings and reports: what every check returns instead of raising.
+
+A finding has a stable code (kebab-case, listed in :data:`CODES`), the file,
+the place in it (line, row, key or column), what was expected and what was
+found. Codes are a contract: tools and tests match on them, so a code is
+never renamed once released.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from pipeline.core.model import LABEL_UNVERIFIED, Row, Source, plain, typed_rows
+
+# code -> one-line meaning. Documented in the README.
+CODES: dict[str, str] = {
+    # files and formats
+    "file-unreadable": "the file could not be read (missing, a folder, permission)",
+    "file-too-large": "the file is larger than the configured size limit",
+    "not-utf8": "the file is not valid UTF-8 text",
+    "unknown-format": "the file's format could not be detected",
+    "format-mismatch": "the file does not parse in its declared format",
+    "missing-column": "a required column is absent",
+    "unexpected-column": "a column the format does not know",
+    "malformed-number": "a number is not a plain decimal (e.g. '100 282', '103,48')",
+    "missing-value": "a required field is empty",
+    "duplicate-row": "the same result appears twice in one file",
+    "empty-table": "a table has a header and no row",
+    # domain
+    "unknown-round": "the round is not in schemas/rounds.yaml",
+    "unknown-model": "the benchmark id is not in schemas/models.yaml",
+    "model-not-in-round": "the benchmark is not one of its round's models (schemas/rules/<round>.yaml)",
+    "unknown-scenario": "the scenario is not an MLPerf scenario",
+    "unknown-accelerator": "the accelerator name matches no entry of schemas/accelerators.yaml",
+    "units-mismatch": "the units do not fit the model and scenario",
+    "invalid-value": "a value is not a finite number greater than zero",
+    "invalid-choice": "a field holds a value outside its allowed set",
+    "accelerator-count-mismatch": "total accelerators disagree with nodes x accelerators per node and no platform id explains it",
+    "schema-violation": "the row fails the canonical table schema",
+    "unregistered-name": "a published MLCommons table names a model or accelerator the registries lack (row kept, warning)",
+    "accelerator-count-disagrees": "a count stated in a system or accelerator name disagrees with the published count, which is kept (warning)",
+    # submissions store
+    "manifest-missing": "a version folder has no manifest.yaml",
+    "manifest-invalid": "manifest.yaml does not follow schemas/manifest.v1.schema.json",
+    "manifest-mismatch": "a manifest field disagrees with its folder or its file",
+    "hash-mismatch": "a file changed after it was sealed (sha256 differs from the manifest)",
+    "path-escape": "a manifest path or link leaves its version folder",
+    "unlisted-file": "a file or link in a sealed version folder is not listed in its manifest",
+    "verified-after-deadline": "declared verified but submitted after the round's deadline",
+    "round-mismatch": "a row's round disagrees with its submission's round",
+    "submitter-mismatch": "a row's submitter disagrees with its submission's submitter",
+    "version-exists": "the version folder already exists; versions are immutable",
+    "bad-version-folder": "an entry under a submitter folder is not a version folder v<N> (^v[1-9][0-9]*$); never read as a version",
+    "misplaced-file": "a file beside the rounds or directly in a round folder, outside every version folder <round>/<submitter>/v<N>/; never read",
+    # gate (versioning rules checked against the git base)
+    "version-immutable": "a file of a version that exists at the base was changed, added or deleted",
+    "version-not-next": "a new version folder is not numbered next (a gap or a reused number)",
+    "policy-change": "a pull request changes policy (params.yaml compare.*, schemas/, published/, the tool, dvc.yaml, .github/)",
+    "verdict-flip": "with --allow-policy-change: a shipped result whose verdict or status the new policy changes",
+    "generated-file-edited": "a generated file (dvc.lock, data/, results/, audit/, reports/, metrics.json) changed together with submissions",
+    "result-dropped": "a new version drops or moves a result of the version it supersedes without listing it under withdraws",
+    "submitted-before-round-opens": "a manifest's submitted_at lies before its round opens (rounds.yaml opens)",
+    "submitted-in-future": "a manifest's submitted_at lies more than a day ahead of the clock",
+    "submitted-before-previous": "a manifest's submitted_at lies before the previous version's",
+    # compare
+    "deviates-from-reference": "a partner result is outside the tolerance around its reference",
+    # crosscheck (a submission declared verified against the published MLCommons table)
+    "published-value-differs": "a result declared verified differs from the value MLCommons published for it",
+    "not-published": "a result declared verified has no result in the published MLCommons table of its round",
+    # partition
+    "invariant-broken": "a partition invariant does not hold",
+    # claims ledger, scaling and audit (issue 4)
+    "ledger-invalid": "the claims ledger is not valid YAML or not the ledger's structure",
+    "unknown-key": "a key the claims ledger format does not know",
+    "selector-unmatched": "a claim's selector matches no result",
+    "selector-ambiguous": "a claim's subject matches several results",
+    "claim-not-supported": "the recomputed figure is outside the claim's tolerance",
+    "claim-cherry-picked": "a claim holds only against a comparator that is not the strongest",
+    "claim-unverifiable": "the data lacks what the claim needs (e.g. no single-node reference)",
+    "no-results": "the paths given hold no submission and no results file",
+    "expectation-failed": "a Great Expectations expectation failed on a results set",
+    # MLPerf submission trees, LoadGen logs, published JSON (schemas/rules/<round>.yaml)
+    "too-deeply-nested": "a JSON document nests deeper than the reader allows",
+    "missing-file": "a file the submission layout requires is absent",
+    "missing-system-field": "a required field of a system description JSON is absent",
+    "path-mismatch": "a system description disagrees with the folder it sits in (submitter, division)",
+    "malformed-log-line": "a ':::MLLOG' line of a LoadGen log is not valid JSON",
+    "missing-log-key": "a key the round's rules need is absent from the LoadGen log",
+    "run-invalid": "LoadGen marked the run INVALID",
+    "test-mode-mismatch": "the performance log is not a PerformanceOnly run",
+    "scenario-mismatch": "the log's LoadGen scenario does not fit the scenario folder",
+    "wrong-seed": "an RNG seed differs from the round's official seed",
+    "min-duration-short": "the run's minimum duration is below the round's minimum",
+    "sample-count-low": "effective_performance_sample_count is below the model's minimum",
+    "token-latencies-off": "an LLM run without requested_use_token_latencies",
+    "latency-setting-mismatch": "the TTFT/TPOT limits the run was made with are not the scenario's",
+    "latency-limit-exceeded": "a p99 TTFT/TPOT is over the scenario's limit",
+    "latency-constraint-exceeded": "a run's latency (the target given to early stopping, else its p99) is over the round's constraint",
+    "min-queries-short": "outside early stopping, effective_min_query_count is below the round's minimum",
+    "samples-per-query-low": "an Offline run of the closed division has fewer samples per query than the model's minimum",
+    "accuracy-below-target": "an accuracy metric is under the model's target",
+    "accuracy-above-limit": "an accuracy metric is over the model's upper limit (e.g. TOKENS_PER_SAMPLE, GEN_LEN)",
+    "missing-metric": "an accuracy metric the target needs is absent from accuracy.txt",
+    "compliance-missing": "a compliance test the model requires is absent",
+    "compliance-failed": "a compliance test's verification does not report a pass",
+    "rules-missing": "no rules file (schemas/rules/<round>.yaml) for the round",
+    # text hygiene and hostile inputs (issue 6; pipeline/textcheck.py)
+    "byte-order-mark": "a partner's CSV, manifest or ledger starts with a UTF-8 byte-order mark",
+    "crlf-line-ends": "a partner's CSV, manifest or ledger has CRLF (or lone CR) line ends",
+    "control-character": "a partner's text file holds a control character (NUL, escape, ...)",
+    "mojibake": "UTF-8 text decoded as Latin-1/cp1252 and saved again (e.g. 'CDNAÃ‚ 4')",
+    "duplicate-column": "a CSV header names the same column twice",
+    "duplicate-key": "a key appears twice where it must appear once (YAML or JSON mapping, LoadGen log)",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    file: str
+    place: str
+    expected: str
+    found: str
+    message: str
+    severity: str = "error"  # error: the data failed a check; warning: noted, not failing
+
+    def __post_init__(self) -> None:
+        if self.code not in CODES:
+            raise ValueError(f"unregistered finding code {self.code!r}")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @property
+    def source(self) -> Source:
+        """The finding's location, parsed once here (file, line, key, column)."""
+        return Source.of(self.file, self.place)
+
+    @property
+    def line(self) -> int | None:
+        return self.source.line
+
+    def render(self) -> str:
+        where = f"{self.file}: {self.place}" if self.place else self.file
+        return (
+            f"{where}: [{self.code}] {self.message} "
+            f"(expected {self.expected}; found {self.found})"
+        )
+
+
+def finding(code: str, file: str, place: str, expected: object, found: object,
+            message: str, severity: str = "error") -> Finding:
+    """Build a finding, turning expected/found into short printable text."""
+    return Finding(code, str(file), str(place), _show(expected), _show(found),
+                   message, severity)
+
+
+def located(code: str, where: Source, expected: object, found: object, message: str,
+            severity: str = "error") -> Finding:
+    """A finding at a :class:`Source` (its place written the one way)."""
+    return finding(code, where.file, where.place, expected, found, message, severity)
+
+
+MAX_SHOWN = 200  # a finding quotes at most this much of what it found
+
+
+def _show(value: object) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) > MAX_SHOWN:
+        return f"{text[:MAX_SHOWN]}… ({len(text)} characters)"
+    return text
+
+
+class ReportShape:
+    """What every library entry point returns: a summary (dict), typed rows
+    (:class:`pipeline.core.model.Row`, one per result, claim, suite...: see
+    :func:`pipeline.core.model.typed_rows`) and findings. Never printed here:
+    :mod:`pipeline.output.render` writes any report in any format.
+
+    Subclasses keep their own fields (a table, versions...) and expose
+    ``rows``, ``findings`` and ``summary`` (attributes or properties)."""
+
+    rows: list[Row]
+    findings: list[Finding]
+    summary: dict
+    extra_keys: tuple[str, ...] = ()  # more top-level keys of the JSON document
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def ok(self) -> bool:
+        return self.error_count() == 0
+
+    # What text output needs, without building every row and finding: a report
+    # over a large table (a million rows) overrides these to build only what is shown.
+    def finding_count(self) -> int:
+        return len(self.findings)
+
+    def error_count(self) -> int:
+        return len(self.errors)
+
+    def findings_head(self, limit: int | None) -> list[Finding]:
+        """The first ``limit`` findings (all of them for None)."""
+        return list(self.findings) if limit is None else list(self.findings[:limit])
+
+    def row_count(self) -> int:
+        return len(self.rows)
+
+    def rows_head(self, limit: int | None) -> list[dict]:
+        """The first ``limit`` rows (all of them for None)."""
+        return list(self.rows) if limit is None else list(self.rows[:limit])
+
+    def any_unverified(self) -> bool:
+        """Whether any row is labelled unverified (text output adds the MLCommons footnote)."""
+        return any(r.get("label") == LABEL_UNVERIFIED for r in self.rows)
+
+    def frame(self):
+        """The rows as a table (CSV and Parquet outputs); a report holding a
+        typed table returns it instead."""
+        import pandas as pd
+
+        return pd.DataFrame([dict(r) for r in self.rows])
+
+    def to_dict(self) -> dict:
+        """The JSON document: the same for ``--format json`` and ``-o x.json``."""
+        doc = {
+            "summary": plain({**self.summary, "findings": len(self.findings),
+                              "errors": len(self.errors)}),
+            "findings": [f.to_dict() for f in self.findings],
+            "rows": plain(self.rows),
+        }
+        doc.update({k: plain(getattr(self, k)) for k in self.extra_keys})
+        return doc
+
+
+class TableReport(ReportShape):
+    """A report holding the canonical table (``table``, a DataFrame): its rows
+    are the table's, labelled (``ResultRow``), and ``frame()`` is the table
+    itself (ingest, ingest-all, merge)."""
+
+    table: "pd.DataFrame"   # noqa: F821 (pandas is imported where a table is built)
+
+    @property
+    def rows(self) -> list[Row]:
+        return self.rows_head(None)
+
+    def row_count(self) -> int:
+        return len(self.table)
+
+    def rows_head(self, limit: int | None) -> list[Row]:
+        """The first ``limit`` rows, labelled and typed: built only for those."""
+        from pipeline.output.files import label_frame
+
+        head = self.table if limit is None else self.table.head(limit)
+        return typed_rows("ResultRow", label_frame(head).to_dict("records"))
+
+    def any_unverified(self) -> bool:
+        from pipeline.output.files import any_unverified
+
+        return any_unverified(self.table)
+
+    def frame(self):
+        return self.table
+
+
+@dataclass
+class Report(ReportShape):
+    """A report built from its parts (the gate's, or a command's own)."""
+
+    rows: list[dict] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    summary: dict = field(default_factory=dict)

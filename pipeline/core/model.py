@@ -1,0 +1,267 @@
+"""The model: facts every module shares, each written once.
+
+* the MLCommons labels and wording (the footnote of an unverified result and
+  the comparison disclaimer);
+* the built-in defaults of the pipeline's parameters (``params.yaml``
+  overrides them; the CLI reads it once, at the edge, and passes values in);
+* :class:`Source`, the one way a place in a file is written and parsed
+  (``file:line`` in tables, ``line N`` or ``key K`` in findings);
+* :func:`plain`, the one way a value is made JSON-safe;
+* :class:`Row`, the typed row of every report (:data:`COLUMN_TYPES` is its
+  schema: one type per column name, whatever the report).
+
+Standard library only: the gate imports it and must start fast.
+"""
+
+from __future__ import annotations
+
+import functools
+import keyword
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields, make_dataclass
+from typing import ClassVar
+
+# ---- labels and the MLCommons wording ------------------------------------------------------
+
+VERIFIED = "verified"
+POST_DEADLINE = "post-deadline"
+STATUSES = (VERIFIED, POST_DEADLINE)
+LABEL_VERIFIED = "verified"
+LABEL_UNVERIFIED = "unverified"
+UNVERIFIED_FOOTNOTE = "Result not verified by MLCommons Association."
+COMPARISON_DISCLAIMER = (
+    "Unverified results have not been through an MLPerf review and may use measurement "
+    "methodologies and/or workload implementations that are inconsistent with the MLPerf "
+    "specification for verified results."
+)
+
+
+def label(status: object) -> str:
+    return LABEL_VERIFIED if status == VERIFIED else LABEL_UNVERIFIED
+
+
+def footnote(status: object) -> str:
+    return "" if status == VERIFIED else UNVERIFIED_FOOTNOTE
+
+
+# ---- parameters: built-in defaults (params.yaml overrides them) -----------------------------
+
+DEFAULT_TOLERANCE_PCT = 4.0
+DEFAULT_REFERENCE_SUBMITTER = "AMD"
+DEFAULT_REFERENCE_VENDOR = "AMD"   # partner results: other submitters' results on this vendor's parts
+DEFAULT_PARAMS = {"compare": {"tolerance_pct": DEFAULT_TOLERANCE_PCT,
+                              "reference_submitter": DEFAULT_REFERENCE_SUBMITTER,
+                              "reference_vendor": DEFAULT_REFERENCE_VENDOR}}
+
+
+# ---- locations ---------------------------------------------------------------------------------
+
+_FILE_LINE = re.compile(r"^(?P<file>.*\S):(?P<line>\d+)\Z", re.DOTALL)   # a file name may hold any character
+_PLACE = re.compile(r"(?:^|,\s*)(?P<kind>line|key|column|row)\s+(?P<value>[^,]+)")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where something is: a file (relative to the repository root or the
+    submissions root) and, inside it, a line, a key or a column."""
+
+    file: str
+    line: int | None = None
+    key: str | None = None
+    column: str | None = None
+
+    @classmethod
+    def parse(cls, text: object) -> "Source":
+        """``file:line`` (the tables' ``source`` column) or a bare file."""
+        text = "" if text is None else str(text)
+        m = _FILE_LINE.match(text)
+        return cls(m["file"], int(m["line"])) if m else cls(text)
+
+    @classmethod
+    def of(cls, file: str, place: str) -> "Source":
+        """From a finding's ``file`` and ``place`` (``line 4, key submitted_at``)."""
+        found = {m["kind"]: m["value"].strip() for m in _PLACE.finditer(place or "")}
+        line = found.get("line")
+        return cls(file, int(line) if line and line.isdigit() else None,
+                   found.get("key"), found.get("column"))
+
+    def moved(self, prefix: str) -> "Source":
+        """The same place with ``prefix`` before the file (root- to repo-relative)."""
+        return Source(prefix + self.file, self.line, self.key, self.column)
+
+    @property
+    def place(self) -> str:
+        parts = [f"line {self.line}" if self.line is not None else "",
+                 f"key {self.key}" if self.key else "",
+                 f"column {self.column}" if self.column else ""]
+        return ", ".join(p for p in parts if p)
+
+    def __str__(self) -> str:
+        """``file:line`` as the tables write it (``file`` when there is no line)."""
+        return f"{self.file}:{self.line}" if self.line is not None else self.file
+
+
+# ---- JSON-safe values ------------------------------------------------------------------------
+
+def plain(value: object) -> object:
+    """A JSON-safe value: numpy and pandas scalars become Python ones, missing
+    values (None, NaN, NA, NaT) and infinities become None, containers recurse,
+    anything else unknown becomes its text."""
+    if isinstance(value, Row):
+        return plain(value.to_dict())
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [plain(v) for v in (sorted(value, key=str) if isinstance(value, set) else value)]
+    if value is None or value.__class__.__name__ in ("NAType", "NaTType"):
+        return None
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        try:
+            value = value.item()
+        except (TypeError, ValueError):
+            return str(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, (str, int, bool)):
+        return value
+    if hasattr(value, "to_dict"):
+        return plain(value.to_dict())
+    return str(value)
+
+
+# ---- typed rows ------------------------------------------------------------------------------
+
+_TEXT, _NUMBER = str | None, float | None
+# The schema of every report's rows: one type per column name, whatever the report (a column
+# means the same in every report; KIND_TYPES below: where a kind may leave it empty). The
+# canonical table's columns follow schemas/results.v2.yaml (a test checks that they agree); a
+# column not listed here is typed ``object``.
+COLUMN_TYPES: dict[str, object] = {
+    # the canonical results table, labelled
+    "round": str, "submitter": str, "system": str, "system_name": _TEXT, "accelerator": str,
+    "accelerator_variant": str, "composition": str, "accelerators_per_node": int, "nodes": int,
+    "total_accelerators": int, "model": str, "used_model": _TEXT, "scenario": str, "value": float,
+    "units": str, "division": str, "availability": str, "status": str, "result_id": _TEXT,
+    "source": str, "submission_version": int | None, "label": str, "footnote": str,
+    # compare: the agreement table
+    "reference_submitter": str, "reference_system": _TEXT, "reference_value": _NUMBER,
+    "reference_source": _TEXT, "reference_status": _TEXT, "reference_rule": _TEXT,
+    "deviation_pct": _NUMBER, "tolerance_pct": float, "verdict": str, "reason": str,
+    "partner_status": str,
+    # scaling
+    "expected": _NUMBER, "efficiency_pct": _NUMBER, "references": list, "missing": list,
+    # claims
+    "id": str, "kind": _TEXT, "text": str, "line": int | None, "measure": _TEXT, "claimed": _NUMBER,
+    "tolerance": _NUMBER, "computed": _NUMBER, "holds": bool | None, "subject": dict | None,
+    "comparator": dict | None, "best_comparator": dict | None, "computed_vs_best": _NUMBER,
+    "range_min": _NUMBER, "range_max": _NUMBER, "eligible_comparators": int,
+    "cherry_picked": bool | None, "verified": bool | None, "disclaimer": str, "notes": list,
+    "compared": int, "within": int, "share_within_pct": _NUMBER, "outside": list, "not_compared": int,
+    # crosscheck
+    "published_value": _NUMBER, "published_result_id": _TEXT, "published_source": _TEXT,
+    # audit: one row per suite
+    "suite": str, "file": str, "runs_on": str, "rows": int, "expectations_in_file": int,
+    "expectations_loaded": int, "success": bool, "failed": int, "statistics": dict,
+}
+
+# Where a kind of row leaves a column empty that others always fill: the gate's row of a
+# rejected input has no result (submitter, value, verdict... are None).
+KIND_TYPES: dict[str, dict[str, object]] = {
+    "GateRow": {"version": str, "outcome": str, "codes": str, "submitter": _TEXT, "system": _TEXT,
+                "model": _TEXT, "scenario": _TEXT, "value": _NUMBER, "units": _TEXT, "status": _TEXT,
+                "verdict": _TEXT, "tolerance_pct": _NUMBER, "label": _TEXT},
+}
+
+
+class Row(Mapping):
+    """A typed row of a report: a frozen dataclass whose fields are the row's
+    columns, in order, typed by :data:`COLUMN_TYPES` (:func:`row_type` makes
+    the class of a kind of row and its columns). It reads as a mapping
+    (``row["verdict"]``, ``row.get("label")``); :mod:`pipeline.output.render` and
+    ``to_dict()`` write it, its values JSON-safe (:func:`plain`)."""
+
+    __slots__ = ()
+    columns: ClassVar[tuple[str, ...]] = ()
+
+    def __getitem__(self, key: str) -> object:
+        if key in self.columns:
+            return getattr(self, key)
+        raise KeyError(key)
+
+    def __iter__(self):
+        return iter(self.columns)
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+    def to_dict(self) -> dict:
+        return {k: self[k] for k in self.columns}
+
+    @classmethod
+    def schema(cls) -> dict[str, object]:
+        """column -> declared type."""
+        return {f.name: f.type for f in fields(cls)} if cls.columns else {}
+
+    def mistyped(self) -> list[str]:
+        """The columns whose value is not of the declared type (none, for a well-built row)."""
+        return [c for c, t in self.schema().items() if not isinstance(self[c], t)]
+
+
+class LooseRow(Row):
+    """A row whose columns cannot be fields (a CSV's column named ``keys`` or
+    ``my value``): every value typed ``object``, read by name."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping):
+        object.__setattr__(self, "_data", dict(data))
+
+    @property
+    def columns(self) -> tuple[str, ...]:   # type: ignore[override]
+        return tuple(self._data)
+
+    def __getitem__(self, key: str) -> object:
+        return self._data[key]
+
+    def schema(self) -> dict[str, object]:   # type: ignore[override]
+        return {c: object for c in self._data}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LooseRow) and self._data == other._data
+
+    __hash__ = None   # type: ignore[assignment]
+
+
+_RESERVED = frozenset(dir(Row)) | {"_data"}
+
+
+def _field_name(column: str) -> bool:
+    return column.isidentifier() and not keyword.iskeyword(column) and column not in _RESERVED \
+        and not column.startswith("__")
+
+
+@functools.cache
+def row_type(kind: str, columns: tuple[str, ...]) -> type[Row] | None:
+    """The typed row class of ``kind`` (``AgreementRow``, ``ScalingRow``, ...) with
+    these columns in this order; None when a column cannot be a field."""
+    if not all(_field_name(c) for c in columns):
+        return None
+    types = {**COLUMN_TYPES, **KIND_TYPES.get(kind, {})}
+    cls = make_dataclass(kind, [(c, types.get(c, object)) for c in columns], bases=(Row,),
+                         frozen=True, slots=True)
+    cls.columns = columns
+    cls.__module__ = __name__
+    return cls
+
+
+def typed_rows(kind: str, records: Iterable[Mapping]) -> list[Row]:
+    """Records (dicts, or a table's ``to_dict("records")``) as typed rows of
+    ``kind``, their values JSON-safe; the columns and their order are kept."""
+    out: list[Row] = []
+    for record in records:
+        record = plain(dict(record))
+        cls = row_type(kind, tuple(record))
+        out.append(cls(**record) if cls is not None else LooseRow(record))
+    return out

@@ -1,0 +1,318 @@
+"""Round rules as data: loads what changes by round from ``schemas/``.
+
+Nothing here is a literal of a round: deadlines, models, units and the
+accelerator registry come from YAML files under the schemas folder, which is
+``$MLREPRO_SCHEMAS`` when set, otherwise the ``schemas/`` folder beside the
+package (or the copy a wheel ships inside it). A missing or broken file is a
+:class:`ConfigError` (exit 3).
+
+One registry per fact: ``models.yaml`` names every benchmark with its aliases
+and unit family; ``rules/metrics.yaml`` gives a family's units per scenario;
+``rules/<round>.yaml`` says which benchmarks the round has, in which scenarios,
+and any units the round published differently. Every cache is keyed on the
+resolved schemas folder, so a change of ``$MLREPRO_SCHEMAS`` is seen.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from pipeline.core.errors import ConfigError
+
+CATEGORIES = ("datacenter", "edge", "both")   # both: a system of type datacenter,edge
+RULES_DIR = "rules"
+SCHEMA_FILE = "results.v2.yaml"   # the canonical table's schema (v1 stays as released)
+_CACHES: list = []
+
+
+def cached(maxsize: int | None = None):
+    """lru_cache for anything derived from schemas/, keyed on the resolved
+    schemas folder ($MLREPRO_SCHEMAS: a change of it is seen) and registered so that
+    :func:`clear_caches` forgets it when files change in place (tests)."""
+    def wrap(fn):
+        memo = lru_cache(maxsize=maxsize)(lambda _folder, *args, **kwargs: fn(*args, **kwargs))
+        _CACHES.append(memo)
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            return memo(schemas_dir(), *args, **kwargs)
+        call.cache_clear = memo.cache_clear
+        return call
+    return wrap
+
+
+def clear_caches() -> None:
+    for memo in _CACHES:
+        memo.cache_clear()
+    _resolve_dir.cache_clear()
+
+
+def schemas_dir() -> Path:
+    """$MLREPRO_SCHEMAS, else the repository's schemas/ (editable install), else
+    the copy a wheel ships as pipeline/schemas. Always an absolute path."""
+    return _resolve_dir(os.environ.get("MLREPRO_SCHEMAS") or None)
+
+
+@lru_cache(maxsize=32)
+def _resolve_dir(env: str | None) -> Path:
+    package = Path(__file__).resolve().parent.parent
+    path = Path(env) if env else next(
+        (p for p in (package.parent / "schemas", package / "schemas") if p.is_dir()),
+        package.parent / "schemas")
+    if not path.is_dir():
+        raise ConfigError(f"schemas folder not found: {path} (set MLREPRO_SCHEMAS)")
+    return path.resolve()
+
+
+def load_yaml(name: str) -> dict:
+    path = schemas_dir() / name
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"cannot load {path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping at the top level")
+    return data
+
+
+@dataclass(frozen=True)
+class Round:
+    name: str
+    submission_deadline: datetime
+    publication_date: str
+    estimated: dict
+    opens: datetime | None = None      # submissions open; an earlier submitted_at is refused
+
+
+@cached()
+def rounds() -> dict[str, Round]:
+    data = load_yaml("rounds.yaml").get("rounds") or {}
+    out = {}
+    for name, info in data.items():
+        try:
+            deadline = datetime.fromisoformat(str(info["submission_deadline"]))
+        except (KeyError, ValueError) as exc:
+            raise ConfigError(f"rounds.yaml: round {name}: bad submission_deadline") from exc
+        if deadline.tzinfo is None:
+            raise ConfigError(f"rounds.yaml: round {name}: deadline needs a time zone")
+        opens = None
+        if info.get("opens") is not None:
+            try:
+                opens = datetime.fromisoformat(str(info["opens"]))
+            except ValueError as exc:
+                raise ConfigError(f"rounds.yaml: round {name}: bad opens") from exc
+            if opens.tzinfo is None:
+                raise ConfigError(f"rounds.yaml: round {name}: opens needs a time zone")
+        out[name] = Round(name, deadline, str(info.get("publication_date", "")),
+                          dict(info.get("estimated") or {}), opens)
+    return out
+
+
+@dataclass(frozen=True)
+class Model:
+    name: str
+    family: str
+    units: dict[str, tuple[str, ...]]  # scenario -> accepted units, the published one first
+
+    @property
+    def scenarios(self) -> tuple[str, ...]:
+        return tuple(self.units)
+
+
+@cached()
+def _registry() -> tuple[dict[str, str], dict[str, str]]:
+    """(model -> unit family, spelling -> model) from models.yaml."""
+    data = load_yaml("models.yaml")
+    families = family_units()
+    family: dict[str, str] = {}
+    aliases: dict[str, str] = {}
+    for name, info in (data.get("models") or {}).items():
+        if not isinstance(info, dict) or info.get("family") not in families:
+            raise ConfigError(f"models.yaml: model {name}: family must be one of "
+                              f"{sorted(families)} (rules/metrics.yaml)")
+        family[str(name)] = info["family"]
+        for spelling in [name, *(info.get("aliases") or [])]:
+            key = str(spelling).lower()
+            if aliases.setdefault(key, str(name)) != name:
+                raise ConfigError(f"models.yaml: {spelling!r} names both {aliases[key]} and {name}")
+    return family, aliases
+
+
+@cached()
+def family_units() -> dict[str, dict[str, str]]:
+    """family -> scenario -> published units, from rules/metrics.yaml."""
+    families = load_yaml(f"{RULES_DIR}/metrics.yaml").get("families") or {}
+    try:
+        return {str(f): {str(sc): str(spec["units"]) for sc, spec in table.items()}
+                for f, table in families.items()}
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ConfigError(f"rules/metrics.yaml: bad family entry ({exc})") from exc
+
+
+def round_benchmarks(data: dict, where: str) -> dict[str, Model]:
+    """The benchmarks of one round's rules (``models``, ``scenarios``, ``units``):
+    each with the scenarios some category gives it and their accepted units."""
+    family, _ = _registry()
+    families = family_units()
+    names = [str(m) for m in data.get("models") or ()]
+    unknown = [m for m in names if m not in family]
+    if unknown:
+        raise ConfigError(f"{where}: models {unknown} are not in models.yaml")
+    scenarios: dict[str, list[str]] = {m: [] for m in names}
+    try:
+        for category, kinds in (data.get("scenarios") or {}).items():
+            if category not in CATEGORIES:
+                raise ConfigError(f"{where}: scenarios: unknown category {category!r} ({list(CATEGORIES)})")
+            for kind, table in (kinds or {}).items():
+                for model, listed in (table or {}).items():
+                    _check_names(where, f"scenarios.{category}.{kind}", model, scenarios, listed)
+                    scenarios[model] += [s for s in listed if s not in scenarios[model]]
+        overrides = {str(m): {str(s): tuple(map(str, u)) for s, u in sc.items()}
+                     for m, sc in (data.get("units") or {}).items()}
+    except (TypeError, AttributeError) as exc:
+        raise ConfigError(f"{where}: bad scenarios or units ({exc})") from exc
+    out = {}
+    for model in names:
+        units = {}
+        for sc in sorted(scenarios[model], key=_scenarios().index):
+            accepted = overrides.get(model, {}).get(sc) or (
+                (families[family[model]][sc],) if sc in families[family[model]] else ())
+            if not accepted:
+                raise ConfigError(f"{where}: {model} {sc}: no units (family {family[model]} "
+                                  f"has no {sc} in rules/metrics.yaml and the round gives none)")
+            units[sc] = accepted
+        out[model] = Model(model, family[model], units)
+    for model, table in overrides.items():
+        _check_names(where, "units", model, scenarios, table)
+        extra = set(table) - set(scenarios[model])
+        if extra:
+            raise ConfigError(f"{where}: units: {model} has no scenario {sorted(extra)} in this round")
+    return out
+
+
+def _check_names(where: str, section: str, model: str, scenarios: dict, listed) -> None:
+    if model not in scenarios:
+        raise ConfigError(f"{where}: {section}: {model} is not in the round's models")
+    bad = [s for s in listed if s not in _scenarios()]
+    if bad:
+        raise ConfigError(f"{where}: {section}: {model}: unknown scenarios {bad}")
+
+
+@cached()
+def round_models(round_: str) -> dict[str, Model] | None:
+    """The benchmarks of a round, from schemas/rules/<round>.yaml; None when the
+    round has no rules file (rounds.yaml and the rules must then be fixed)."""
+    name = f"{RULES_DIR}/{round_}.yaml"
+    if not re.fullmatch(r"v\d+\.\d+", round_) or not (schemas_dir() / name).is_file():
+        return None
+    return round_benchmarks(load_yaml(name), f"schemas/{name}")
+
+
+@cached()
+def models() -> dict[str, Model]:
+    """Every benchmark of models.yaml, with what every round with rules accepts
+    (the union over rounds: for checks that do not know the round)."""
+    family, _ = _registry()
+    units: dict[str, dict[str, list[str]]] = {m: {} for m in family}
+    for round_ in rounds():
+        for model in (round_models(round_) or {}).values():
+            for sc, accepted in model.units.items():
+                have = units[model.name].setdefault(sc, [])
+                have += [u for u in accepted if u not in have]
+    return {m: Model(m, family[m], {sc: tuple(units[m][sc]) for sc in scenarios() if sc in units[m]})
+            for m in family}
+
+
+def canonical_model(text: str) -> str | None:
+    """The benchmark id for a spelling (``llama3_1-8b`` -> ``llama3.1-8b``), or None."""
+    return _registry()[1].get(text.strip().lower())
+
+
+@cached()
+def scenarios() -> tuple[str, ...]:
+    """The MLPerf scenarios (schemas/models.yaml ``scenarios``)."""
+    found = load_yaml("models.yaml").get("scenarios")
+    if not isinstance(found, list) or not found:
+        raise ConfigError("models.yaml: `scenarios` must be a non-empty list")
+    return tuple(str(s) for s in found)
+
+
+_scenarios = scenarios   # for functions whose local `scenarios` is a mapping
+
+
+@cached()
+def conventions() -> dict:
+    """schemas/conventions.yaml: the power-cap naming and the claim defaults."""
+    return load_yaml("conventions.yaml")
+
+
+@cached()
+def power_cap_pattern() -> re.Pattern:
+    try:
+        return re.compile(str(conventions()["power_cap_pattern"]), re.IGNORECASE)
+    except (KeyError, re.error) as exc:
+        raise ConfigError(f"conventions.yaml: bad power_cap_pattern: {exc}") from exc
+
+
+@cached()
+def choices(column: str) -> tuple[str, ...]:
+    """The allowed values of a column of the canonical table (its ``isin``
+    check in the schema file, schemas/results.v2.yaml): division, availability,
+    scenario, status."""
+    spec = (load_yaml(SCHEMA_FILE).get("columns") or {}).get(column) or {}
+    allowed = (spec.get("checks") or {}).get("isin")
+    if not isinstance(allowed, list) or not allowed:
+        raise ConfigError(f"{SCHEMA_FILE}: column {column} has no isin check")
+    return tuple(str(v) for v in allowed)
+
+
+def claim_defaults() -> dict[str, float]:
+    data = conventions().get("claims") or {}
+    try:
+        return {k: float(data[k]) for k in ("tolerance_pct_points", "tolerance_ratio")}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"conventions.yaml: claims needs tolerance_pct_points and "
+                          f"tolerance_ratio numbers ({exc})") from exc
+
+
+def canonical_scenario(text: str) -> str | None:
+    key = text.strip().lower()
+    for sc in scenarios():
+        if sc.lower() == key:
+            return sc
+    return None
+
+
+def is_latency(units: str) -> bool:
+    """Lower is better for latency units; every other unit is a rate."""
+    return units.startswith("Latency")
+
+
+@cached()
+def accelerator_patterns() -> tuple[tuple[str, re.Pattern], ...]:
+    data = load_yaml("accelerators.yaml").get("accelerators") or []
+    try:
+        return tuple((e["name"], re.compile(e["pattern"], re.IGNORECASE)) for e in data)
+    except (KeyError, re.error) as exc:
+        raise ConfigError(f"accelerators.yaml: bad entry: {exc}") from exc
+
+
+def canonical_accelerator(text: str) -> str | None:
+    """The canonical short name for a free-text accelerator name, or None."""
+    for name, pattern in accelerator_patterns():
+        if pattern.search(text):
+            return name
+    return None
+
+
+def known_accelerators() -> set[str]:
+    return {name for name, _ in accelerator_patterns()}

@@ -1,0 +1,214 @@
+"""Checks on partner text before it is parsed: hygiene, and the shape of YAML.
+
+**Hygiene.** What partners type or export by hand (a results CSV, a checker
+``summary.csv``, a manifest, a claims ledger) must be plain UTF-8 text with
+LF line ends. These are refused, each as an error finding naming its line:
+
+- ``byte-order-mark``: a UTF-8 byte-order mark (Excel's "CSV UTF-8");
+- ``crlf-line-ends``: CRLF or lone CR line ends (Windows or old-Mac export);
+- ``control-character``: a control character other than tab and line feed
+  (a NUL byte, an escape sequence);
+- ``mojibake``: UTF-8 text that was decoded as Latin-1 or cp1252 and saved
+  again, such as ``CDNAÃ‚ 4`` or ``â€™``;
+- ``duplicate-column``: a CSV header naming a column twice (the readers
+  would keep one of the two silently).
+
+Files that machines write (LoadGen logs, accuracy.txt, compliance files) are
+not checked here; JSON is held to the checks that matter for JSON (no BOM,
+no control character, no mojibake). Which checks apply is the caller's
+choice: :data:`TABULAR`, :data:`DOCUMENT`, :data:`JSON` or :data:`NONE`.
+
+**YAML shape.** :func:`yaml_guard` walks a YAML document's event stream
+(no object is built) and refuses what would make loading or walking it
+dangerous: nesting deeper than :data:`MAX_YAML_DEPTH`; aliases whose
+expansion exceeds :data:`MAX_YAML_NODES` nodes (the "billion laughs");
+recursive aliases; and, where the format has no use for them (manifests),
+any anchor or alias. :func:`duplicate_keys` lists keys that a mapping states
+twice (YAML loaders silently keep the last).
+
+Everything here returns findings; nothing raises for bad input.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import yaml
+
+from pipeline.core.findings import Finding, finding
+
+BOM = "\ufeff"
+# cp1252's characters for the bytes 0x80-0x9F (what UTF-8 continuation bytes
+# become when UTF-8 is read as cp1252); Latin-1 gives U+0080-U+009F instead.
+_CP1252_HIGH = "€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ"
+_CONT = f"[\u0080-\u00bf{_CP1252_HIGH}]"
+# A two-byte UTF-8 sequence led by C2/C3 (Â, Ã: NBSP, ©, é, ...) or a
+# three-byte one led by E2 (â€™, â€¯: quotes, dashes, narrow no-break space),
+# read one character per byte.
+MOJIBAKE = re.compile(f"[\u00c2\u00c3]{_CONT}|\u00e2{_CONT}{_CONT}")
+# C0 controls but tab, LF and CR (CR has its own check), DEL, C1 controls
+# that are not part of a mojibake sequence.
+_CONTROL = re.compile("[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]")
+# Bytes an ASCII text may hold: printable characters, tab, LF, CR (CR has its own check).
+_ASCII_ALLOWED = bytes(range(0x20, 0x7f)) + b"\t\n\r"
+SHOWN = 40
+
+NONE: tuple[str, ...] = ()
+JSON = ("byte-order-mark", "control-character", "mojibake")
+DOCUMENT = ("byte-order-mark", "crlf-line-ends", "control-character", "mojibake")
+TABULAR = DOCUMENT + ("duplicate-column",)
+
+MAX_YAML_DEPTH = 32          # a manifest needs 3, a ledger 4
+MAX_YAML_NODES = 100_000     # after expanding aliases; the shipped ledger has ~400
+
+
+def check(text: str, display: str, checks: tuple[str, ...] = TABULAR) -> list[Finding]:
+    """Hygiene findings (errors) for ``text``, for each check in ``checks``."""
+    out: list[Finding] = []
+    if not checks:
+        return out
+    if "byte-order-mark" in checks and text.startswith(BOM):
+        out.append(finding("byte-order-mark", display, "line 1, byte 0", "UTF-8 without a byte-order mark",
+                           "U+FEFF (EF BB BF)",
+                           "the file starts with a byte-order mark: save it as UTF-8 without BOM"))
+    if "crlf-line-ends" in checks and "\r" in text:
+        out.append(_line_ends(text, display))
+    ascii_only = text.isascii()   # fast paths: large partner files are usually plain ASCII
+    if "control-character" in checks and (
+            not ascii_only or text.encode("ascii").translate(None, _ASCII_ALLOWED)):
+        m = _CONTROL.search(text)
+        if m:
+            out.append(finding("control-character", display, _place(text, m.start()),
+                               "printable text, tabs and line feeds", f"U+{ord(m.group()):04X}",
+                               "the file holds a control character"))
+    if "mojibake" in checks and not ascii_only:
+        m = MOJIBAKE.search(text)
+        if m:
+            out.append(finding("mojibake", display, _place(text, m.start()),
+                               "text as typed (e.g. 'CDNA 4')", _around(text, m.start(), m.end()),
+                               "mojibake: UTF-8 text was decoded as Latin-1/cp1252 and saved again; "
+                               "fix the export's encoding"))
+    if "duplicate-column" in checks:
+        out.extend(_duplicate_columns(text.lstrip(BOM), display))
+    return out
+
+
+def _line_ends(text: str, display: str) -> Finding:
+    at = text.index("\r")
+    crlf = text.count("\r\n")
+    lone = text.count("\r") - crlf
+    found = ", ".join(p for p in (f"{crlf} CRLF" if crlf else "", f"{lone} lone CR" if lone else "") if p)
+    return finding("crlf-line-ends", display, _place(text, at), "LF line ends", found + " line end(s)",
+                   "the file has CRLF (Windows) line ends: save it with LF line ends (e.g. dos2unix)")
+
+
+def _duplicate_columns(text: str, display: str) -> list[Finding]:
+    try:
+        header = next(csv.reader(io.StringIO(text[:1 << 16], newline="")), [])
+    except csv.Error:
+        return []   # the reader reports the header itself
+    seen: set[str] = set()
+    out = []
+    for name in (h.strip() for h in header):
+        if name and name in seen:
+            out.append(finding("duplicate-column", display, f"line 1, column {name}", "each column once",
+                               f"{name!r} twice", f"the header names column {name!r} twice"))
+        seen.add(name)
+    return out
+
+
+def _place(text: str, pos: int) -> str:
+    line = text.count("\n", 0, pos) + 1
+    start = text.rfind("\n", 0, pos) + 1
+    return f"line {line}, character {pos - start + 1}"
+
+
+def _around(text: str, start: int, end: int) -> str:
+    line_start = max(text.rfind("\n", 0, start) + 1, start - SHOWN // 2)
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    return repr(text[line_start:min(line_end, end + SHOWN // 2)])
+
+
+# ---- YAML -------------------------------------------------------------------------------
+
+def _loader():
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def yaml_guard(text: str, display: str, code: str, aliases: bool = True,
+               max_depth: int = MAX_YAML_DEPTH, max_nodes: int = MAX_YAML_NODES) -> list[Finding]:
+    """Findings (with ``code``) when the YAML document is too deep, expands
+    too far through aliases, or (``aliases=False``) uses anchors at all.
+    Invalid YAML gives no finding here: the loader reports it with its line."""
+    sizes: dict[str, int | None] = {}       # anchor -> expanded node count (None: still open)
+    stack: list[list] = [[0, None]]          # [node count, anchor] per open collection
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_loader()):
+            line = event.start_mark.line + 1 if event.start_mark else 1
+            anchor = getattr(event, "anchor", None)
+            if anchor is not None and not aliases:
+                kind = "an alias" if isinstance(event, yaml.AliasEvent) else "an anchor"
+                return [finding(code, display, f"line {line}", "no anchors or aliases", f"{kind} ({anchor})",
+                                "anchors and aliases are not allowed here")]
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > max_depth:
+                    return [finding(code, display, f"line {line}", f"at most {max_depth} levels of nesting",
+                                    "deeper", "the YAML document nests too deeply")]
+                if anchor is not None:
+                    sizes[anchor] = None
+                stack.append([1, anchor])
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+                count, anchor = stack.pop()
+                if anchor is not None:
+                    sizes[anchor] = count
+                stack[-1][0] += count
+            elif isinstance(event, yaml.ScalarEvent):
+                if anchor is not None:
+                    sizes[anchor] = 1
+                stack[-1][0] += 1
+            elif isinstance(event, yaml.AliasEvent):
+                size = sizes.get(anchor)
+                if size is None:
+                    return [finding(code, display, f"line {line}", "an alias of a complete node",
+                                    f"*{anchor}", "a recursive or undefined alias")]
+                stack[-1][0] += size
+            else:
+                continue
+            if sum(level[0] for level in stack) > max_nodes:
+                return [finding(code, display, f"line {line}",
+                                f"at most {max_nodes} nodes once aliases are expanded",
+                                "more (an alias bomb)", "the YAML aliases expand too far")]
+    except yaml.YAMLError:
+        return []
+    return []
+
+
+def duplicate_keys(root) -> list[tuple[str, int]]:
+    """(key, line) of every scalar key a mapping of the composed ``root`` states
+    twice. Walks iteratively, each node once."""
+    out: list[tuple[str, int]] = []
+    todo = [root] if root is not None else []
+    seen_nodes: set[int] = set()
+    while todo:
+        node = todo.pop()
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            keys: set = set()
+            for key_node, value in node.value:
+                key = getattr(key_node, "value", None)
+                if isinstance(key, str):
+                    if key in keys:
+                        out.append((key, key_node.start_mark.line + 1))
+                    keys.add(key)
+                todo.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            todo.extend(node.value)
+    return sorted(out, key=lambda kv: kv[1])

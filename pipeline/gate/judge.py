@@ -1,0 +1,190 @@
+"""The CI gate: check submission versions added or changed since a git base.
+
+What it checks, for each gated version folder ``<root>/<round>/<submitter>/v<N>``:
+
+* policy (:mod:`pipeline.gate.policy`): read from the merge base through git; a
+  change to it is ``policy-change``; generated files edited together with
+  submissions are ``generated-file-edited``;
+* versioning, against the base commit (:mod:`pipeline.gate.versioning`): a version
+  that exists at the base is immutable, and a new version is numbered next;
+* the clock (:mod:`pipeline.store.clock`): a gated version became visible now;
+* withdrawals (:mod:`pipeline.gate.withdrawals`): nothing dropped silently;
+* the files, through :mod:`pipeline.ingest.submissions`: manifest schema, sha256 seals,
+  formats and every row;
+* every result of a partner version against the reference submitter's
+  current result (:mod:`pipeline.analyses.compare`, with the accepted table of the
+  whole submissions root as context).
+
+The base is ``--base`` when given; otherwise the merge base of HEAD with
+``origin/$GITHUB_BASE_REF`` (when that variable is set), else ``origin/HEAD``,
+else ``main``, else ``master``.
+
+To start fast, the gate judges its few hundred rows as plain rows
+(:mod:`pipeline.gate.results`, engine ``rows``: the store, the readers row by
+row, the schema from the same YAML, the reference decision and formulas that
+compare uses) and imports no table library: not pandas, pandera, pyarrow,
+polars or great_expectations, nor matplotlib, dvc or the report module (a
+test checks the imports). Nothing here prints.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from pipeline.store import clock
+from pipeline.core import params as params_mod, rules
+from pipeline.gate import policy as policy_mod
+from pipeline.core.errors import ConfigError, UsageError
+from pipeline.core.findings import Finding, Report, finding
+from pipeline.gate.results import ENGINES, check, context_paths, relocate  # noqa: F401  (the gate's public parts)
+from pipeline.store.manifests import MANIFEST
+from pipeline.gate.versioning import (Gated, _parse, changes_since, files_at, repo_top, resolve_base, versioning)
+
+
+@dataclass
+class GateReport(Report):
+    """rows: one per result line; files: the repo-relative files checked."""
+
+    versions: list[Gated] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    flips: list[dict] = field(default_factory=list)          # --allow-policy-change: base -> head verdicts
+    withdrawals: list[dict] = field(default_factory=list)    # per gated version that supersedes another
+
+
+# ---- the gate ----------------------------------------------------------------------------
+
+def run(paths: list[Path], root: Path, base: str | None, params_path: Path = Path("params.yaml"),
+        cwd: Path | None = None, allow_policy_change: bool = False, engine: str = "rows") -> GateReport:
+    """Gate PATHS (version folders), or every version changed since the base,
+    with the policy of the merge base (see :mod:`pipeline.gate.policy`). ENGINE
+    (``rows`` or ``frames``, see :mod:`pipeline.gate.results`) changes how
+    rows are held, never a verdict."""
+    cwd = cwd or Path.cwd()
+    root = root if root.is_absolute() else cwd / root
+    if not root.is_dir():
+        raise UsageError(f"--root {root}: no such folder")
+    top = repo_top(cwd)
+    report = GateReport()
+    now = clock.now()                  # the gate's own clock: nothing moves it back
+    with tempfile.TemporaryDirectory(prefix="mlrepro-gate-") as scratch:
+        if top is None:
+            if not paths:
+                raise ConfigError("not inside a git repository: give the version folders to gate")
+            prefix, info = _relative(root, cwd), {"base": None, "versioning": "not checked (no git repository)"}
+            gated, found, commit = _named(paths, root, cwd), [], None
+        else:
+            prefix = _relative(root, top)
+            gated, found, info, commit = _from_git(paths, root, base, top, prefix, cwd)
+        pol = _policy(top, commit, params_path, cwd, Path(scratch))
+        report.versions = gated
+        report.findings.extend(found)
+        changed_policy = []
+        if commit is not None:
+            changed_policy = _policy_and_generated(report, top, commit, prefix, allow_policy_change)
+        if gated:
+            with policy_mod.active(pol):
+                check(report, root, prefix, pol, now, engine)
+        if changed_policy and allow_policy_change:
+            try:
+                rows, found = policy_mod.flips(root, pol, policy_mod.head_policy(
+                    top, _rel(params_path, cwd, top)), prefix, engine)
+            except ConfigError as exc:      # the new policy itself does not load: it cannot pass
+                rows, found = [], [finding("policy-change", "schemas/", "whole file", "a policy that loads",
+                                           str(exc), "the changed policy does not load")]
+            report.flips = rows
+            report.findings.extend(found)
+    report.summary = {**info, "root": prefix.rstrip("/") or ".", "policy": pol.source,
+                      "clock": now.isoformat(), "versions": [v.display for v in gated], **counts(report),
+                      "tolerance_pct": pol.tolerance_pct, "reference_submitter": pol.reference_submitter,
+                      "reference_vendor": pol.reference_vendor,
+                      "policy_changes": [{"file": f.file, "place": f.place, "old": f.expected, "new": f.found}
+                                         for f in report.findings if f.code == "policy-change"],
+                      "allow_policy_change": allow_policy_change,
+                      "flips": report.flips, "withdrawals": report.withdrawals,
+                      "verdict": "pass" if report.ok else "fail"}
+    return report
+
+
+def _rel(path: Path, cwd: Path, top: Path) -> str:
+    full = path if path.is_absolute() else cwd / path
+    try:
+        return full.resolve().relative_to(top.resolve()).as_posix()
+    except ValueError as exc:
+        raise UsageError(f"--params {path} is outside the repository {top}") from exc
+
+
+def _policy(top: Path | None, commit: str | None, params_path: Path, cwd: Path,
+            scratch: Path) -> policy_mod.Policy:
+    """The base's policy; outside git (or for named folders without --base), the
+    installed tool's schemas and the given params file."""
+    if top is not None and commit is not None:
+        return policy_mod.base_policy(top, commit, _rel(params_path, cwd, top), scratch)
+    full = params_path if params_path.is_absolute() else cwd / params_path
+    compare = params_mod.load(full if full.is_file() else None)["compare"]
+    return policy_mod.Policy.of(rules.schemas_dir(), compare, "local (no base: the installed tool's or "
+                                "$MLREPRO_SCHEMAS schemas, --params)")
+
+
+def _policy_and_generated(report: GateReport, top: Path, commit: str, prefix: str, allow: bool) -> list[Finding]:
+    """policy-change and generated-file-edited findings from every change since the base."""
+    changes = changes_since(top, commit, ".")
+    submissions = any(p.startswith(prefix) for p in changes) if prefix else bool(changes)
+    found = policy_mod.policy_findings(top, commit, changes, "warning" if allow and not submissions else "error")
+    if found and submissions:
+        found = [replace(f, severity="error", message=f.message + " (together with submissions: a pull "
+                         "request changes policy or submissions, never both)") for f in found]
+    report.findings.extend(found)
+    if submissions:
+        report.findings.extend(policy_mod.generated_findings(changes))
+    return found
+
+
+def _relative(path: Path, start: Path) -> str:
+    try:
+        rel = path.resolve().relative_to(start.resolve()).as_posix()
+    except ValueError as exc:
+        raise UsageError(f"--root {path} is outside {start}") from exc
+    return "" if rel == "." else rel + "/"
+
+
+def _named(paths: list[Path], root: Path, cwd: Path) -> list[Gated]:
+    out = []
+    for path in paths:
+        path = path if path.is_absolute() else cwd / path
+        if not path.is_dir():
+            raise UsageError(f"{path}: no such version folder")
+        try:
+            rel = path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            raise UsageError(f"{path}: not inside the submissions root {root}") from None
+        version, _ = _parse(rel + "/" + MANIFEST)
+        if version is None or version.display != rel:
+            raise UsageError(f"{path}: not a version folder <round>/<submitter>/v<N>")
+        out.append(version)
+    return sorted(set(out), key=lambda v: (v.round, v.submitter, v.number))
+
+
+def _from_git(paths: list[Path], root: Path, base: str | None, top: Path, prefix: str, cwd: Path):
+    """(versions to gate, versioning findings, summary entries) in a git repository.
+    Named PATHS are checked against the base only when --base is given."""
+    if paths and not base:
+        return _named(paths, root, cwd), [], {"base": None, "versioning": "not checked (give --base)"}, None
+    ref, commit = resolve_base(top, base)
+    under = prefix.rstrip("/") or "."
+    changes = changes_since(top, commit, under)
+    gated, found = versioning(changes, files_at(top, commit, under), root, prefix, top, commit)
+    if paths:
+        named = _named(paths, root, cwd)
+        keep = {f"{prefix}{v.display}/" for v in named}
+        found = [f for f in found if any(f.file.startswith(k) for k in keep)]
+        gated = named
+    return gated, found, {"base": ref, "merge_base": commit[:12], "versioning": "checked"}, commit
+
+
+def counts(report: GateReport) -> dict:
+    outcomes = [r.get("verdict") or r["outcome"] for r in report.rows]
+    return {"results": len(report.rows),
+            **{k.replace("-", "_"): outcomes.count(k)
+               for k in ("agree", "deviates", "no-reference", "reference", "excluded", "rejected")}}

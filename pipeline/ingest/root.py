@@ -1,0 +1,265 @@
+"""The canonical table of a whole submissions root, read one submitter at a
+time, and the join of per-submitter ingest outputs.
+
+:func:`ingest_root` is the DVC pipeline's ``ingest`` stage: every
+``<round>/<submitter>/`` folder under the root is ingested on its own (the
+newest sealed version of each status is used) into four parts,
+``results.parquet``, ``rejected.csv``, ``findings.json`` and ``versions.csv``,
+and the parts are joined by :func:`merge_parts`. With a cache folder, a
+submitter's parts are kept under a key made of everything they are computed
+from: the submitter folder's files (path and bytes), the code of the
+``pipeline`` package, the rules under ``schemas/`` and the interpreter's
+version. A new partner folder, or a new version of one partner, is read on
+the next run; every unchanged submitter comes from the cache. A cached part
+is the very bytes a fresh read writes, so the joined outputs do not depend on
+what was cached (a test checks it).
+
+:func:`merge` joins the parts found under a folder (``mlrepro merge``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.ingest import table
+from pipeline.core.errors import ConfigError
+from pipeline.core.findings import Finding, TableReport
+from pipeline.core.model import Source
+from pipeline.store.manifests import misplaced_files
+
+PARTS = ("results.parquet", "rejected.csv", "findings.json", "versions.csv")
+VERSION_COLUMNS = ["round", "submitter", "version", "path", "used", "status_declared", "status",
+                   "submitted_at", "supersedes", "withdraws"]
+CACHE_FORMAT = "2"
+CODE = Path(__file__).resolve().parent.parent
+_FOLDER_PREFIX = re.compile(r"^([^/]+/[^/]+)/")
+
+
+@dataclass
+class MergeReport(TableReport):
+    """findings: the joined table's own (schema); ``recorded``: every finding
+    the ingest stages recorded, kept as data."""
+
+    table: pd.DataFrame
+    rejected: pd.DataFrame
+    recorded: list[dict]
+    versions: pd.DataFrame
+    findings: list[Finding]
+    cache: dict = field(default_factory=dict)   # submitters read / taken from the cache
+
+    @property
+    def summary(self) -> dict:
+        outcome = self.rejected["outcome"] if "outcome" in self.rejected else pd.Series(dtype=str)
+        return {"accepted": len(self.table), "rejected": int((outcome == "rejected").sum()),
+                "excluded": int((outcome == "excluded").sum()),
+                "recorded_findings": len(self.recorded), **self.cache}
+
+
+def merge(folder: Path) -> MergeReport:
+    parts = sorted(p.parent for p in folder.rglob("results.parquet"))
+    if not parts:
+        raise ConfigError(f"{folder}: no ingest outputs (results.parquet) found")
+    return merge_parts(parts, folder.as_posix())
+
+
+def merge_parts(parts: list[Path], display: str = "<table>") -> MergeReport:
+    """Join part folders, in the order given, into one validated table
+    (``display`` names it in the schema's findings)."""
+    tables, rejected, findings, versions = [], [], [], []
+    for d in parts:
+        missing = [n for n in PARTS if not (d / n).exists()]
+        if missing:
+            raise ConfigError(f"{d}: incomplete ingest output, missing {missing}")
+        tables.append(table.read_frame(d / "results.parquet"))
+        rejected.append(table.read_frame(d / "rejected.csv", dtype=str, keep_default_na=False))
+        findings.extend(json.loads((d / "findings.json").read_text(encoding="utf-8")))
+        versions.append(table.read_frame(d / "versions.csv", dtype=str, keep_default_na=False))
+    frame = _stack([d / "results.parquet" for d in parts], tables)
+    frame = frame.sort_values(["round", "submitter", "source"], kind="stable").reset_index(drop=True)
+    accepted, bad, found = table.validate(frame, display)
+    rej = pd.concat(rejected, ignore_index=True)
+    if len(bad):
+        rej = pd.concat([rej, pd.DataFrame({"source": bad["source"], "outcome": "rejected",
+                                            "codes": "schema-violation",
+                                            "reason": "the row fails the canonical table schema"})],
+                        ignore_index=True)
+    return MergeReport(accepted.reset_index(drop=True), rej, findings + [f.to_dict() for f in found],
+                       pd.concat(versions, ignore_index=True), found)
+
+
+def _stack(paths: list[Path], frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """The parts' tables (``frames``, as read from ``paths``) as one canonical
+    frame: what ``table.read`` of each part, stacked, gives, with the columns'
+    types set once for all the rows rather than once per part."""
+    if all(list(f.columns) == list(table.COLUMNS) for f in frames):
+        return table.coerce(pd.concat(frames, ignore_index=True))
+    return pd.concat([table.read(p) for p in paths], ignore_index=True)
+
+
+# ---- a whole root, one submitter at a time, through a cache ----------------------------
+
+def submitter_folders(root: Path) -> list[Path]:
+    """Every ``<round>/<submitter>`` folder (hidden ones aside), sorted."""
+    if not root.is_dir():
+        raise ConfigError(f"{root}: no such submissions root")
+    return sorted(s for r in root.iterdir() if r.is_dir() and not r.name.startswith(".")
+                  for s in r.iterdir() if s.is_dir() and not s.name.startswith("."))
+
+
+def ingest_root(root: Path, cache: Path | None = None) -> MergeReport:
+    folders = submitter_folders(root)
+    if not folders:
+        raise ConfigError(f"{root}: no <round>/<submitter> folders")
+    code = code_digest()
+    counts = {"submitters_read": 0, "submitters_cached": 0}
+    with tempfile.TemporaryDirectory(prefix="mlrepro-ingest-") as work:
+        entries, to_read = {}, []
+        for folder in folders:
+            name = f"{folder.parent.name}-{folder.name}"
+            entries[folder] = cache / f"{name}.{folder_key(folder, root, code)[:24]}" if cache else None
+            if entries[folder] is None or not all((entries[folder] / n).is_file() for n in PARTS):
+                to_read.append((folder, Path(work) / name))
+        ingest_submitters(to_read, root, folders)
+        parts = dict(to_read)
+        for folder, part in to_read:
+            if entries[folder] is not None:
+                parts[folder] = _store(part, entries[folder])
+        counts = {"submitters_read": len(to_read), "submitters_cached": len(folders) - len(to_read)}
+        report = merge_parts([parts.get(folder) or entries[folder] for folder in folders])
+    report.recorded[:0] = [f.to_dict() for f in misplaced_files(root)]
+    if cache is not None:
+        _prune(cache, list(entries.values()))
+    report.cache = counts
+    return report
+
+
+def ingest_submitters(todo: list[tuple[Path, Path]], root: Path, folders: list[Path]) -> None:
+    """Each (submitter folder, out) of ``todo`` read into its four parts at
+    ``out``: the bytes that :func:`ingest_submitter` writes for it alone. The
+    rows of all of them are checked against the table schema in one call (a
+    call costs about the same for 10 rows as for 1,000)."""
+    from pipeline.store import clock
+    from pipeline.ingest import submissions as ingest, walk
+
+    visible = clock.git_clock(root) or (lambda version: None)
+    with walk.one_scan():   # the root's versions found once for all the folders, each folder read once
+        collected = [ingest.read_unchecked([folder], root=root, visible=visible) for folder, _ in todo]
+    verdicts = validate_each([frame for _, frame in collected])
+    for (folder, out), (report, _), validated in zip(todo, collected, verdicts):
+        _write_part(ingest.settle(report, validated), root, [f for f in folders if f != folder], out)
+
+
+def validate_each(frames: list[pd.DataFrame]) -> list[tuple[pd.DataFrame, pd.DataFrame, list[Finding]]]:
+    """``table.validate`` of each frame, by one call on their rows stacked (the
+    schema's checks are row by row): each frame gets its own accepted and
+    rejected rows, in its order, and the findings located at its rejected rows."""
+    sizes = [len(f) for f in frames]
+    if sum(sizes) == 0:
+        return [table.validate(f) for f in frames]
+    whole = table.coerce(pd.concat([f for f in frames if len(f)], ignore_index=True))
+    accepted, rejected, found = table.validate(whole)
+    owner = pd.Series([i for i, n in enumerate(sizes) for _ in range(n)], index=whole.index)
+    out = []
+    for i, frame in enumerate(frames):
+        if not len(frame):   # no row to check: what validating it alone gives
+            out.append(table.validate(frame))
+            continue
+        acc, rej = accepted[owner[accepted.index] == i], rejected[owner[rejected.index] == i]
+        places = {(Source.parse(s).file, Source.parse(s).line) for s in rej["source"]}
+        out.append((acc, rej, [f for f in found if (f.file, f.line) in places]))
+    return out
+
+
+def _write_part(report, root: Path, others: list[Path], out: Path) -> None:
+    """One submitter's four parts. Findings about other submitters' folders
+    (the store lists the whole root) are left to their own parts."""
+    from pipeline.output.files import write_json, write_table
+
+    foreign = {f.relative_to(root).as_posix() for f in others}
+    # files outside every submitter folder are the root's: recorded once, by ingest_root
+    findings = [f for f in report.findings if _owner(f.file) not in foreign and f.code != "misplaced-file"]
+    out.mkdir(parents=True, exist_ok=True)
+    write_table(report.table, out / "results.parquet")
+    write_table(report.dispositions_frame(), out / "rejected.csv")
+    write_json([f.to_dict() for f in findings], out / "findings.json")
+    write_table(versions_frame(report.versions), out / "versions.csv")
+
+
+def ingest_submitter(folder: Path, root: Path, others: list[Path], out: Path) -> None:
+    """One submitter folder's four parts, read on its own (what
+    :func:`ingest_submitters` writes for it too)."""
+    from pipeline.ingest import submissions as ingest
+
+    _write_part(ingest.ingest([folder], root=root), root, others, out)
+
+
+def versions_frame(versions: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame(versions, columns=VERSION_COLUMNS).astype({"supersedes": "Int64"})
+
+
+def _owner(file: str) -> str | None:
+    m = _FOLDER_PREFIX.match(str(file))
+    return m.group(1) if m else None
+
+
+def code_digest() -> str:
+    """The code and rules a part is computed from: every file of the pipeline
+    package and of the schemas folder in use, and the interpreter's version."""
+    from pipeline.core.rules import schemas_dir
+
+    digest = hashlib.sha256(f"{CACHE_FORMAT}\0{sys.version}\0".encode())
+    for base in (CODE, schemas_dir()):
+        _hash_tree(digest, base, skip=("__pycache__",))
+    return digest.hexdigest()
+
+
+def folder_key(folder: Path, root: Path, code: str) -> str:
+    digest = hashlib.sha256(f"{code}\0{root.as_posix()}\0{folder.as_posix()}\0".encode())
+    _hash_tree(digest, folder)
+    return digest.hexdigest()
+
+
+def _hash_tree(digest, base: Path, skip: tuple[str, ...] = ()) -> None:
+    for path in sorted(p for p in base.rglob("*") if not set(p.relative_to(base).parts) & set(skip)):
+        rel = path.relative_to(base).as_posix()
+        if path.is_symlink():
+            digest.update(f"L\0{rel}\0{os.readlink(path)}\0".encode())
+        elif path.is_file():
+            digest.update(f"F\0{rel}\0{path.stat().st_size}\0".encode())
+            digest.update(path.read_bytes())
+        elif path.is_dir():
+            digest.update(f"D\0{rel}\0".encode())
+
+
+def _store(part: Path, entry: Path) -> Path:
+    """Copy ``part`` into the cache as ``entry``, whole or not at all."""
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{entry.name}.", dir=entry.parent))
+    try:
+        for name in PARTS:
+            shutil.copyfile(part / name, tmp / name)
+        if entry.exists():
+            shutil.rmtree(entry)
+        os.replace(tmp, entry)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+    return entry
+
+
+def _prune(cache: Path, used: list[Path]) -> None:
+    """Keep the entries this run used; drop the rest (older keys, gone submitters)."""
+    keep = {p.name for p in used}
+    for path in cache.iterdir():
+        if path.name not in keep:
+            shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)

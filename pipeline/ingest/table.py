@@ -1,0 +1,184 @@
+"""The canonical results table: its columns, its pandera schema, its files.
+
+The schema is data (``schemas/results.v2.yaml``; v1 stays as released); this module loads it once,
+builds frames in the schema's column order, and turns pandera's lazy failure
+table into findings so that no row disappears without a reason.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.core.errors import ConfigError, DataError
+from pipeline.core.findings import Finding, finding, located
+from pipeline.core.lazy import absent
+from pipeline.core.model import Source
+from pipeline.core import rules
+from pipeline.ingest.rowschema import COLUMNS, INT_COLUMNS  # noqa: F401  (the columns, written once)
+from pipeline.core.rules import schemas_dir
+
+SCHEMA_FILE = rules.SCHEMA_FILE
+# what pandera imports, when installed, for a feature the pipeline does not use (pipeline/lazy.py absent)
+PANDERA_UNUSED = ("hypothesis",)
+
+
+@rules.cached()
+def schema():
+    import pandera.pandas as pa
+
+    path = schemas_dir() / SCHEMA_FILE
+    try:
+        loaded = pa.DataFrameSchema.from_yaml(path)
+    except Exception as exc:  # pandera raises several types for a bad file
+        raise ConfigError(f"cannot load {path}: {exc}") from exc
+    if tuple(loaded.columns) != COLUMNS:
+        raise ConfigError(f"{path}: columns {list(loaded.columns)} differ from {list(COLUMNS)}")
+    return loaded
+
+
+def release_unused() -> None:
+    """Hand the memory of freed Arrow columns back to the system now (Arrow's
+    allocator keeps it for reuse otherwise): called while a million-row table
+    is let go column by column, so that the peak is the table plus one column."""
+    import sys
+
+    if "pyarrow" in sys.modules:   # the text columns are Arrow's; without pyarrow there is nothing to hand back
+        sys.modules["pyarrow"].default_memory_pool().release_unused()
+
+
+def to_frame(rows: list[dict]) -> pd.DataFrame:
+    """Rows (dicts) to a frame with the canonical columns and dtypes."""
+    if not rows:   # built once: ingest starts every report with it
+        return _no_rows().copy()
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    return coerce(frame)
+
+
+@lru_cache(maxsize=1)
+def _no_rows() -> pd.DataFrame:
+    return coerce(pd.DataFrame([], columns=list(COLUMNS)))
+
+
+def _dtype(col: str):
+    return pd.api.types.pandas_dtype("int64" if col in INT_COLUMNS else "float64" if col == "value"
+                                     else "Int64" if col == "submission_version" else "str")
+
+
+def coerce(frame: pd.DataFrame) -> pd.DataFrame:
+    frame = frame.copy(deep=False)   # copy-on-write (pandas 3): the caller's frame never changes
+    for col in COLUMNS:
+        if frame[col].dtype == _dtype(col):   # already canonical: converting it changes nothing
+            continue
+        if col in INT_COLUMNS:
+            frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("int64")
+        elif col == "value":
+            frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
+        elif col == "submission_version":
+            frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("Int64")
+        else:
+            frame[col] = frame[col].astype("str").where(frame[col].notna(), None)
+    return frame
+
+
+def validate(frame: pd.DataFrame, display: str = "<table>") -> tuple[pd.DataFrame, pd.DataFrame, list[Finding]]:
+    """Check a frame against the schema, values included (the validation depth
+    is pinned: ``PANDERA_VALIDATION_DEPTH=SCHEMA_ONLY`` in the environment
+    would otherwise let ``value=-5`` pass). Returns (accepted, rejected,
+    findings); every input row is in exactly one of accepted and rejected."""
+    import pandera.errors
+    from pandera.config import ValidationDepth, config_context
+
+    try:
+        # pandera's first validation loads its checks, which import hypothesis (for data
+        # synthesis, never used here) when the test extras installed it: pipeline/lazy.py
+        with config_context(validation_enabled=True, validation_depth=ValidationDepth.SCHEMA_AND_DATA), \
+                absent(*PANDERA_UNUSED):
+            return schema().validate(frame, lazy=True), frame.iloc[0:0], []
+    except pandera.errors.SchemaErrors as exc:
+        cases = exc.failure_cases
+    findings: list[Finding] = []
+    bad_index: set = set()
+    for case in cases.itertuples(index=False):
+        idx = case.index
+        if idx is None or pd.isna(idx):
+            raise ConfigError(f"table schema failed as a whole: {case.check} on {case.column}")
+        bad_index.add(idx)
+        where = (Source.parse(frame.at[idx, "source"]) if "source" in frame.columns
+                 else Source(display, frame.index.get_loc(idx) + 2))
+        findings.append(located(
+            "schema-violation", Source(where.file, where.line, column=case.column),
+            str(case.check), case.failure_case, "the row fails the canonical table schema"))
+    mask = frame.index.isin(list(bad_index))
+    return frame[~mask], frame[mask], findings
+
+
+def read_frame(path: str | Path, **csv_options) -> pd.DataFrame:
+    """Any CSV or Parquet table (by extension). Raises :class:`TableUnreadable`."""
+    path = Path(path)
+    try:
+        if path.suffix == ".parquet":
+            return pd.read_parquet(path)
+        return pd.read_csv(path, **csv_options)
+    except pd.errors.EmptyDataError as exc:
+        raise TableUnreadable(path, "a table with a header row", "an empty file") from exc
+    except (OSError, ValueError, UnicodeDecodeError) as exc:   # pandas and pyarrow parse errors are ValueErrors
+        raise TableUnreadable(path, "a readable CSV or Parquet table", str(exc)[:200]) from exc
+
+
+class TableUnreadable(DataError):
+    """A table that cannot be parsed (exit 1). :func:`load` turns it into a finding."""
+
+    def __init__(self, path: Path, expected: str, found: str):
+        super().__init__(f"cannot read the table {path}: {found}", finding(
+            "file-unreadable", Path(path).as_posix(), "", expected, found, "the table cannot be read"))
+
+
+def read(path: str | Path) -> pd.DataFrame:
+    """Read a canonical table from CSV or Parquet (by extension), unchecked
+    (the pipeline's own outputs; :func:`load` checks)."""
+    path = Path(path)
+    frame = read_frame(path, dtype=str, keep_default_na=False, na_values=[""])
+    missing = [c for c in COLUMNS if c not in frame.columns]
+    if missing:
+        raise ConfigError(f"{path}: not a canonical results table (missing {missing})")
+    extra = [c for c in frame.columns if c not in COLUMNS]
+    return coerce(frame[list(COLUMNS)]).join(frame[extra]) if extra else coerce(frame)
+
+
+def load(path: str | Path) -> tuple[pd.DataFrame, list[Finding]]:
+    """Read and validate a canonical table: (the rows that pass the schema,
+    findings). A table that cannot be read, lacks a column, has no row, or
+    has rows that fail the schema is data failing a check: each is a
+    finding located in the file (exit 1), never a crash or a silent pass."""
+    path = Path(path)
+    display = path.as_posix()
+    try:
+        frame = read_frame(path, dtype=str, keep_default_na=False, na_values=[""])
+    except TableUnreadable as exc:
+        return to_frame([]), [exc.finding]
+    missing = [c for c in COLUMNS if c not in frame.columns]
+    if missing:
+        return to_frame([]), [finding("missing-column", display, "line 1" if path.suffix != ".parquet" else "",
+                                      f"the canonical columns {list(COLUMNS)}", f"missing {missing}",
+                                      "not a canonical results table")]
+    if frame.empty:
+        return to_frame([]), [finding("empty-table", display, "", "at least one result row",
+                                      "a header and no row", "the table holds no result")]
+    extra = [c for c in frame.columns if c not in COLUMNS]
+    found, bad = [], pd.Series(False, index=frame.index)
+    for col in (*INT_COLUMNS, "value"):   # a number that does not convert: named, row dropped
+        numbers = pd.to_numeric(frame[col], errors="coerce")
+        wrong = numbers.isna() | ((numbers % 1 != 0) if col in INT_COLUMNS else False)
+        for idx in frame.index[wrong & ~bad]:
+            where = Source.parse(frame.at[idx, "source"]) if frame.at[idx, "source"] else Source(display, idx + 2)
+            found.append(located("schema-violation", Source(where.file, where.line, column=col),
+                                 "an integer" if col in INT_COLUMNS else "a number", frame.at[idx, col],
+                                 "the row fails the canonical table schema"))
+        bad |= wrong
+    kept = frame.loc[~bad, list(COLUMNS)] if bad.any() else frame[list(COLUMNS)]   # no copy of 1M good rows
+    accepted, _, more = validate(coerce(kept), display)
+    accepted = accepted.join(frame.loc[accepted.index, extra]) if extra else accepted
+    return accepted.reset_index(drop=True), found + more

@@ -1,0 +1,244 @@
+"""The walk of an ingest: which versions and files are read, with which
+status, and the trace of every file and row that is not accepted. No table
+library here: :mod:`pipeline.ingest.submissions` (pandas, bulk) and :mod:`pipeline.ingest.rows`
+(the gate's small-table path) share it and differ only in how a reader's
+records become rows (``report.normalise``).
+
+Which version counts: the newest sealed version of each submitter's round and
+effective status (verified, post-deadline), unless a version folder is named
+explicitly. Older versions are still checked (their manifests and hashes) and
+listed as superseded.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+
+from pipeline.store import clock
+from pipeline import readers
+from pipeline.core import rules
+from pipeline.core.errors import UsageError
+from pipeline.core.findings import Finding, finding
+from pipeline.ingest.normalise import Context
+from pipeline.readers.base import Disposition, ReadResult
+from pipeline.store.manifests import (MANIFEST, VERSION_DIR, Version, find_versions, load_manifest, version_at)
+
+
+def collect(paths: list[Path], report, fmt: str | None = None, round_: str | None = None,
+            status: str | None = None, root: Path | None = None,
+            visible: clock.Clock | None = None) -> list:
+    """Read PATHS into ``report`` (its findings, dispositions and versions);
+    return the normalised parts (``report.normalise(result, ctx)`` makes each)."""
+    parts: list = []
+    for path in paths:
+        if not path.exists():
+            raise UsageError(f"{path}: no such file or folder")
+        if path.is_file() or readers.detect(path) == "submission-tree":
+            if status is None:
+                raise UsageError(f"{path}: a raw file needs --status (and --round when the file has none)")
+            _read_raw(path, fmt, round_, status, parts, report)
+        else:
+            if visible is None:
+                visible = clock.git_clock(path) or (lambda version: None)
+            for version, status_, used in _choose(_versions_under(path, root, report), report, visible):
+                _read_version(version, status_, used, parts, report)
+    return parts
+
+
+def effective_status(declared: str, manifest_display: str, version: Version,
+                     visible: clock.Visible | None = None, implausible: bool = False
+                     ) -> tuple[str, list[Finding]]:
+    """Verified only when declared verified and in by the round's deadline (see :mod:`pipeline.store.clock`)."""
+    return clock.effective_status(version, visible, implausible)
+
+
+def _versions_under(path: Path, root: Path | None, report) -> list[tuple[Version, bool]]:
+    """(version, explicitly named) for a root, round, submitter or version folder."""
+    if VERSION_DIR.match(path.name):
+        return [(version_at(path, root), True)]
+    if (path / MANIFEST).exists():   # a version folder by its content, but not named v<N>
+        report.findings.append(finding("bad-version-folder", path.as_posix(), "path", "a folder named v<N> (v1, v2, ...)",
+                                       path.name, "not a version folder name: never read as a version"))
+        return []
+    depth = _depth(path)
+    if depth is None:
+        raise UsageError(f"{path}: not a submissions root, round, submitter or version folder")
+    base = path
+    for _ in range(depth):
+        base = base.parent
+    scanned, found = _scan(root or base)
+    report.findings.extend(found)
+    target = path.resolve()
+    return [(v, False) for v, real in scanned if real == target or target in real.parents]
+
+
+# (versions with their real paths, findings) of each root scanned inside one_scan(); None outside
+_scans: dict[Path, tuple[list[tuple[Version, Path]], list[Finding]]] | None = None
+
+
+@contextmanager
+def one_scan():
+    """Inside the block each submissions root is scanned for versions once:
+    ``ingest-all`` reads the submitter folders of one root one at a time, and
+    each read scanned the whole root again (31 scans, about 0.3 s). Each read
+    takes the versions under its own folder from the scan, so no two reads of
+    different folders share a Version (a read loads and checks its versions'
+    manifests); a folder is read once inside the block."""
+    global _scans
+    saved, _scans = _scans, {}
+    try:
+        yield
+    finally:
+        _scans = saved
+
+
+def _scan(root: Path) -> tuple[list[tuple[Version, Path]], list[Finding]]:
+    if _scans is not None and root in _scans:
+        scanned, found = _scans[root]
+        return scanned, list(found)
+    versions, found = find_versions(root)
+    scanned = [(v, v.path.resolve()) for v in versions]
+    if _scans is not None:
+        _scans[root] = (scanned, list(found))
+    return scanned, found
+
+
+def _choose(versions: list[tuple[Version, bool]], report,
+            visible: clock.Clock) -> list[tuple[Version, str | None, bool]]:
+    """Load every manifest and decide which versions are used.
+
+    The newest sealed version of each (round, submitter, effective status) is
+    used: a post-deadline version never hides the verified one (that was
+    reviewed), and an on-time correction replaces the earlier verified one.
+    A folder named explicitly is always used. Returns (version, status, used).
+    """
+    loaded = []
+    for version, _ in versions:
+        load_manifest(version)
+        report.findings.extend(version.findings)
+    implausible = clock.plausibility([v for v, _ in versions], clock.now())
+    for version, named in versions:
+        status = None
+        if version.manifest is not None:
+            report.findings.extend(implausible.get(version.display, []))
+            status, found = effective_status(version.manifest.status, f"{version.display}/{MANIFEST}",
+                                             version, visible(version), version.display in implausible)
+            report.findings.extend(found)
+        loaded.append((version, status, named))
+    newest: dict[tuple, int] = {}
+    for version, status, _ in loaded:
+        if status is not None:
+            key = (version.round, version.submitter, status)
+            newest[key] = max(newest.get(key, 0), version.number)
+    return [(v, status, named or status is None
+             or newest.get((v.round, v.submitter, status)) == v.number)
+            for v, status, named in loaded]
+
+
+def withdraws_text(withdraws: list[dict]) -> str:
+    """The manifest's withdrawals as one cell: ``system model scenario: reason; ...``."""
+    return "; ".join(f"{w['system']} {w['model']} {w['scenario']}"
+                     + (f" ({w['division']})" if w.get("division") else "") + f": {w['reason']}"
+                     for w in withdraws)
+
+
+def _depth(path: Path) -> int | None:
+    """0 for a submissions root, 1 for a round, 2 for a submitter folder."""
+    children = [p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    if any(VERSION_DIR.match(c.name) for c in children):
+        return 2
+    if any(any(VERSION_DIR.match(g.name) for g in c.iterdir() if g.is_dir()) for c in children):
+        return 1
+    if all(c.name.startswith("v") for c in children):
+        return 0
+    return None
+
+
+def _read_version(version: Version, status: str | None, used: bool, parts: list, report) -> None:
+    m = version.manifest
+    report.versions.append({
+        "round": version.round, "submitter": version.submitter, "version": version.number,
+        "path": version.display, "used": used and m is not None,
+        "status_declared": m.status if m else None, "status": status,
+        "submitted_at": m.submitted_at.isoformat() if m else None,
+        "supersedes": m.supersedes if m else None,
+        "withdraws": withdraws_text(m.withdraws) if m else ""})
+    if not used:
+        return
+    if m is None:
+        _reject_unsealed(version, report)
+        return
+    mdisplay = f"{version.display}/{MANIFEST}"
+    if m.round not in rules.rounds():
+        report.findings.append(finding("unknown-round", mdisplay, "key round",
+                                       f"one of {sorted(rules.rounds())}", m.round, "unknown round"))
+    ctx = Context(status=status, round=m.round, submitter=m.submitter, submission_version=m.version)
+    for entry_file in m.files:
+        display = f"{version.display}/{entry_file.path}"
+        why = version.tampered.get(entry_file.path)
+        if why is not None:
+            _reject_file(version, entry_file, display, why, report)
+            continue
+        result = readers.read(version.path / entry_file.path, display, _fmt(entry_file.format),
+                              round_=m.round)
+        _accept(result, display, ctx, parts, report)
+
+
+def _reject_file(version: Version, entry_file, display: str, why: Finding,
+                 report) -> None:
+    """Every row of a file that cannot be trusted is rejected for the file's reason."""
+    path = version.path / entry_file.path
+    if why.code == "path-escape" or not (path.is_file() or path.is_dir()):
+        report.dispositions.append(Disposition(display, "rejected", why.code, why.message))
+        return
+    result = readers.read(path, display, _fmt(entry_file.format), round_=version.round)
+    report.dispositions.extend(result.dispositions)
+    for source in result.sources():
+        report.dispositions.append(Disposition(source, "rejected", why.code, why.message))
+
+
+def _fmt(name: str) -> str | None:
+    return name if name in readers.READERS else None
+
+
+def _reject_unsealed(version: Version, report) -> None:
+    for path in sorted(version.path.rglob("*")):
+        if path.is_file() and path.name != MANIFEST and readers.detect(path):
+            display = f"{version.display}/{path.relative_to(version.path).as_posix()}"
+            result = readers.read(path, display)
+            for source in result.sources():
+                report.dispositions.append(Disposition(
+                    source, "rejected", version.findings[0].code,
+                    "its version's manifest is missing or invalid"))
+
+
+def _read_raw(path: Path, fmt, round_, status, parts, report) -> None:
+    if status not in ("verified", "post-deadline"):
+        raise UsageError(f"--status must be verified or post-deadline, not {status!r}")
+    display = path.as_posix()
+    result = readers.read(path, display, fmt, round_=round_)
+    if round_ is None and result.round is None and result.sources():
+        raise UsageError(f"{path}: the file does not state its round; give --round")
+    _accept(result, display, Context(status=status, round=round_), parts, report)
+
+
+def _accept(result: ReadResult, display: str, ctx: Context, parts: list, report) -> None:
+    """Normalise a reader's output. A file that yields no row at all still leaves a
+    trace: refused whole (its findings say why), or a finding that it holds no result."""
+    part, found, dispositions = report.normalise(result, ctx)
+    report.findings.extend(found)
+    report.dispositions.extend(dispositions)
+    if len(part):
+        parts.append(part)
+    elif not dispositions:
+        errors = [f for f in result.findings if f.severity == "error"]
+        if not errors:
+            errors = [finding("format-mismatch", display, "whole file", "at least one result",
+                              "no rows", "the file holds no results")]
+            report.findings.extend(errors)
+        report.dispositions.append(Disposition(
+            display, "rejected", ",".join(dict.fromkeys(f.code for f in errors)),
+            "; ".join(dict.fromkeys(f.message for f in errors))))
+
+

@@ -1,0 +1,152 @@
+"""Writing outputs: every file goes to a temporary file and is renamed into
+place, so a run that is killed leaves the previous output whole. Files get
+the user's umask (0644 typically), as a plain ``open`` would.
+
+:func:`check_paths` is the one place that refuses an output path equal to an
+input, to another output, or to a tracked policy file (before anything is written)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pipeline.core.errors import UsageError
+from pipeline.core.model import COMPARISON_DISCLAIMER, UNVERIFIED_FOOTNOTE  # noqa: F401  (re-exported)
+from pipeline.core.model import LABEL_UNVERIFIED as UNVERIFIED_LABEL
+from pipeline.core.model import footnote, label, plain
+
+if TYPE_CHECKING:   # pandas only where a table is written: the gate writes none
+    import pandas as pd
+
+# files whose content is policy, never an output (the gate's --output params.yaml destroyed it)
+POLICY_FILES = ("params.yaml", "dvc.yaml", "dvc.lock", "claims.yaml", "pyproject.toml",
+                ".pre-commit-config.yaml", ".pre-commit-hooks.yaml")
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def check_paths(inputs: dict[str, object], outputs: dict[str, object]) -> None:
+    """Refuse (UsageError, exit 2) an output that is an input, another output,
+    a tracked policy file, or under schemas/. ``inputs``/``outputs``: option
+    name -> path (or list of paths); None and ``-`` (stdout) are skipped."""
+    def flat(named: dict[str, object]):
+        for name, value in named.items():
+            for v in (value if isinstance(value, (list, tuple)) else [value]):
+                if v is not None and str(v) != "-":
+                    yield name, Path(v)
+
+    seen: dict[Path, str] = {}
+    for name, path in flat(inputs):
+        seen.setdefault(path.resolve(), name)
+    for name, path in flat(outputs):
+        real = path.resolve()
+        if real in seen:
+            raise UsageError(f"{name} {path}: the same file as {seen[real]}; refusing to overwrite it")
+        if path.name in POLICY_FILES or "schemas" in real.parts[-3:-1]:
+            raise UsageError(f"{name} {path}: a policy file of the project, never an output")
+        if path.is_dir():
+            raise UsageError(f"{name} {path}: a folder, not a file")
+        seen[real] = name
+
+
+@contextmanager
+def atomic_path(path: str | Path):
+    """Yield a temporary path beside ``path``; rename it into place on success."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    os.chmod(tmp, 0o666 & ~_umask())      # mkstemp makes it 0600; outputs are for others to read
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+@contextmanager
+def atomic_dir(path: str | Path):
+    """Yield a temporary folder beside ``path``; on success it replaces
+    ``path`` (a site of many files, e.g. the GX Data Docs). The old folder is
+    renamed aside, the new one renamed into place, the old one removed: a run
+    killed at any point leaves at ``path`` the old folder or the new one,
+    never a partial one (between the two renames, the whole old folder is
+    still there under ``.<name>.old-*``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    tmp.chmod(0o777 & ~_umask())          # mkdtemp makes it 0700; a site is for others to read
+    try:
+        yield tmp
+        old = None
+        if path.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{path.name}.old-", dir=path.parent))
+            os.replace(path, old / path.name)
+        os.replace(tmp, path)
+        if old is not None:
+            shutil.rmtree(old)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+
+
+def write_table(frame: pd.DataFrame, path: str | Path) -> None:
+    """CSV or Parquet by extension."""
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        if path.suffix == ".parquet":
+            frame.to_parquet(tmp, index=False)
+        else:
+            frame.to_csv(tmp, index=False, lineterminator="\n")
+
+
+def write_json(data: object, path: str | Path) -> None:
+    write_text(json.dumps(plain(data), indent=2), path)
+
+
+def write_text(text: str, path: str | Path) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+
+
+def write_report(report, path: str | Path, fmt: str | None = None) -> None:
+    """A report to a file: the format its extension names (.json the JSON
+    document, .csv and .parquet the table, .xml JUnit, .md markdown, else text)."""
+    from pipeline.output import render
+
+    path = Path(path)
+    if path.suffix == ".parquet" or (path.suffix == ".csv" and fmt in (None, "csv")):
+        write_table(report.frame(), path)
+        return
+    write_text(render.render(report, fmt or render.BY_EXTENSION.get(path.suffix, "text"), limit=None), path)
+
+
+def label_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """Add the MLCommons label and footnote to a table carrying a status column."""
+    import pandas as pd
+
+    frame = frame.copy(deep=False)   # the columns added are the copy's; the caller's frame never changes
+    if not len(frame):
+        frame["label"] = [label(s) for s in frame["status"]]
+        frame["footnote"] = [footnote(s) for s in frame["status"]]
+        return frame
+    # model.label and model.footnote once per distinct status, applied to every row
+    codes, distinct = pd.factorize(frame["status"], use_na_sentinel=False)
+    frame["label"] = pd.array([label(s) for s in distinct], dtype="str").take(codes)
+    frame["footnote"] = pd.array([footnote(s) for s in distinct], dtype="str").take(codes)
+    return frame
+
+
+def any_unverified(frame: pd.DataFrame) -> bool:
+    """Whether a table carrying a status column holds a row labelled unverified."""
+    return bool(len(frame)) and bool((frame["status"].astype("str") != "verified").any())

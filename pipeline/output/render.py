@@ -1,0 +1,339 @@
+"""Writing any report: text, json, junit, github, markdown or csv.
+
+Every function takes a report of the one shape (:class:`pipeline.core.findings.ReportShape`:
+``summary``, ``rows``, ``findings``) and returns text; nothing here prints or
+exits. The gate's report adds ``versions`` and ``files``, used when present.
+Standard library only (the gate starts fast), except ``csv`` of a typed table.
+
+``json`` is ``report.to_dict()``: the document ``--format json`` prints is the
+one ``-o x.json`` writes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import xml.etree.ElementTree as ET
+
+from pipeline.core.findings import Finding
+from pipeline.core.model import LABEL_UNVERIFIED, UNVERIFIED_FOOTNOTE, Source, plain
+
+FORMATS = ("text", "json", "junit", "github", "markdown", "csv")
+# -o PATH: the format its extension names (.csv and .parquet write the table itself)
+BY_EXTENSION = {".json": "json", ".xml": "junit", ".md": "markdown", ".csv": "csv", ".txt": "text"}
+TEXT_LIMIT = 200  # text shows this many findings and rows; the other formats hold all
+_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _is_gate(report) -> bool:
+    return hasattr(report, "versions") and hasattr(report, "files")
+
+
+def findings_lines(report, limit: int | None = TEXT_LIMIT) -> list[str]:
+    """At most ``limit`` findings, then how many more there are (only those shown are built)."""
+    lines = [f"{f.severity}: {f.render()}" for f in report.findings_head(limit)]
+    return _more(lines, report.finding_count(), "findings")
+
+
+def render(report, fmt: str, columns: tuple[str, ...] | None = None, limit: int | None = TEXT_LIMIT) -> str:
+    if fmt == "text":
+        return text(report, columns, limit)
+    if fmt == "csv":
+        return as_csv(report)
+    return {"json": as_json, "junit": junit, "github": github, "markdown": markdown}[fmt](report)
+
+
+# ---- text ---------------------------------------------------------------------------------
+
+def _cell_text(value: object) -> str:
+    value = plain(value)
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, sort_keys=True)
+    return str(value)
+
+
+def table_lines(rows: list[dict], columns: tuple[str, ...]) -> list[str]:
+    """An aligned table; a column is as wide as its widest cell (identifiers are never cut)."""
+    cells = [[_cell_text(r.get(c)) for c in columns] for r in rows]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+    out = ["  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip()]
+    out += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells]
+    return out
+
+
+def summary_line(report) -> str:
+    s = report.summary
+    shown = ", ".join(f"{k}={_cell_text(v)}" for k, v in s.items()
+                      if v is not None and not isinstance(v, (dict, list)))
+    return f"summary: {shown}, findings={report.finding_count()}, errors={report.error_count()}"
+
+
+def text(report, columns: tuple[str, ...] | None = None, limit: int | None = TEXT_LIMIT,
+         with_findings: bool = True) -> str:
+    """Findings (``severity: file: place: [code] message``), the rows as a table
+    (``columns``; none: no table), the MLCommons footnote when a row is
+    unverified, and a summary line. At most ``limit`` findings and rows."""
+    if _is_gate(report):
+        return gate_text(report, with_findings)
+    lines = findings_lines(report, limit) if with_findings else []
+    if columns:
+        rows = report.rows_head(limit)   # columns as wide as the widest cell shown
+        if rows:
+            lines += _more(table_lines(rows, columns), report.row_count() + 1, "rows")
+    if report.any_unverified():
+        lines.append(f"{LABEL_UNVERIFIED}: {UNVERIFIED_FOOTNOTE}")
+    lines.append(summary_line(report))
+    return "\n".join(lines)
+
+
+def _more(shown: list[str], total: int, what: str) -> list[str]:
+    """``shown`` (the first lines of ``total``), then how many more there are."""
+    if total <= len(shown):
+        return shown
+    return shown + [f"... and {total - len(shown)} more {what} (all of them with "
+                    f"--format json or -o FILE)"]
+
+
+def gate_verdict(report) -> str:
+    s = report.summary
+    if not report.versions and report.ok:
+        return "gate: passed (nothing to gate)"
+    return (f"gate: {'passed' if report.ok else 'FAILED'}: {len(report.versions)} version(s), "
+            f"{s.get('results', 0)} result(s), {s.get('agree', 0)} agree, {s.get('deviates', 0)} deviate, "
+            f"{len(report.errors)} error(s)")
+
+
+def gate_text(report, with_findings: bool = True) -> str:
+    s = report.summary
+    lines = [f"base: {s.get('base') or '-'} ({s.get('versioning')})",
+             f"policy: {s.get('policy')}; clock: {s.get('clock')}"]
+    lines += [f"gated: {v.display}" for v in report.versions]
+    lines += _gate_extra_lines(report)
+    lines += [f"{f.severity}: {f.render()}" for f in report.findings] if with_findings else []
+    for r in report.rows:
+        dev = "" if r.get("deviation_pct") is None else f" {r['deviation_pct']:+.2f}%"
+        lines.append(f"{r.get('verdict') or r['outcome']}: {_row_source(r)}{dev}"
+                     + (f" [{r['label']}]" if r.get("label") == LABEL_UNVERIFIED else ""))
+    if any(r.get("label") == LABEL_UNVERIFIED for r in report.rows):
+        lines.append(f"{LABEL_UNVERIFIED}: {UNVERIFIED_FOOTNOTE}")
+    lines.append(gate_verdict(report))
+    return "\n".join(lines)
+
+
+def _gate_extra_lines(report) -> list[str]:
+    """Withdrawals and, with --allow-policy-change, the verdicts the new policy flips."""
+    lines = [f"withdrawal: {w['version']} {w['text']}" for w in report.withdrawals]
+    lines += [f"  withdrawn: {x['system']} {x['model']} {x['scenario']} ({x['division']}), "
+              f"{x['verdict']}: {x['reason']}" for w in report.withdrawals for x in w["withdrawn"]]
+    if report.summary.get("allow_policy_change") and report.summary.get("policy_changes"):
+        lines.append(f"the head policy flips {len(report.flips)} shipped result(s)")
+        lines += [f"flip: {x['text']}" for x in report.flips]
+    return lines
+
+
+def verdict_line(report) -> str:
+    """The last line of the text report: what a command prints when it writes a file."""
+    return gate_verdict(report) if _is_gate(report) else summary_line(report)
+
+
+# ---- json and csv -------------------------------------------------------------------------
+
+def as_json(report) -> str:
+    return json.dumps(report.to_dict(), indent=2)
+
+
+def as_csv(report) -> str:
+    """The rows as CSV (nested values as JSON)."""
+    rows = plain(report.rows)
+    columns: list[str] = []
+    for r in rows:
+        columns += [k for k in r if k not in columns]
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow({k: json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v
+                         for k, v in r.items()})
+    return out.getvalue().rstrip("\n")
+
+
+# ---- locations of rows --------------------------------------------------------------------
+
+def _row_where(r: dict) -> Source:
+    if "file" in r:
+        return Source(str(r["file"]), r.get("line"))
+    return Source.parse(r.get("source"))
+
+
+def _row_source(r: dict) -> str:
+    return str(_row_where(r))
+
+
+# ---- junit ----------------------------------------------------------------------------------
+
+def junit(report) -> str:
+    """One test case per row (a result, a claim, a suite) and per file with
+    findings that no row holds; error findings are failures."""
+    name = "mlrepro gate" if _is_gate(report) else "mlrepro"
+    suite = ET.Element("testsuite", name=name)
+    row_findings, file_findings = _by_line(report.findings)
+    for r in report.rows:
+        where = _row_where(r)
+        case = ET.SubElement(suite, "testcase", classname=str(r.get("version") or _version_of(where.file)),
+                             name=_result_name(r, where), file=where.file,
+                             line="" if where.line is None else str(where.line))
+        for f in row_findings.pop((where.file, where.line), []):
+            _failure(case, f)
+        if r.get("outcome") == "excluded" or r.get("verdict") in ("no-reference", "excluded"):
+            ET.SubElement(case, "skipped", message=r.get("reason") or "")
+    for (file, _line), found in row_findings.items():       # lines without a row
+        file_findings.setdefault(file, []).extend(found)
+    for file in sorted(set(getattr(report, "files", [])) | set(file_findings)):
+        case = ET.SubElement(suite, "testcase", classname=_version_of(file), name=f"file {file}",
+                             file=file)
+        for f in file_findings.get(file, []):
+            _failure(case, f)
+    cases = suite.findall("testcase")
+    suite.set("tests", str(len(cases)))
+    suite.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
+    suite.set("skipped", str(sum(1 for c in cases if c.find("skipped") is not None)))
+    suite.set("errors", "0")
+    root = ET.Element("testsuites", name=name)
+    root.append(suite)
+    ET.indent(root)
+    return _NOT_XML.sub("?", ET.tostring(root, encoding="unicode", xml_declaration=True))
+
+
+def _by_line(findings: list[Finding]):
+    rows: dict[tuple, list[Finding]] = {}
+    files: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.severity != "error":
+            continue
+        line = f.line
+        if line is not None and f.code not in ("version-immutable", "manifest-invalid", "manifest-mismatch"):
+            rows.setdefault((f.file, line), []).append(f)
+        else:
+            files.setdefault(f.file, []).append(f)
+    return rows, files
+
+
+def _result_name(r: dict, where: Source) -> str:
+    what = " ".join(str(r[k]) for k in ("id", "suite", "model", "scenario", "system") if r.get(k))
+    return f"{where}" + (f" {what}" if what else "") if where.file else what or "row"
+
+
+def _version_of(path: str) -> str:
+    parts = path.split("/")
+    for i, part in enumerate(parts):
+        if part.startswith("v") and part[1:].isdigit() and i >= 2:
+            return "/".join(parts[i - 2:i + 1])
+    return "mlrepro"
+
+
+def _failure(case: ET.Element, f: Finding) -> None:
+    node = ET.SubElement(case, "failure", message=f"[{f.code}] {f.message}", type=f.code)
+    node.text = f.render()
+
+
+# ---- github -----------------------------------------------------------------------------------
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github(report) -> str:
+    """Workflow commands, so that each finding lands on its file and line in a pull request."""
+    lines = []
+    for f in report.findings:
+        props = [f"file={_escape_property(f.file)}"]
+        if f.line is not None:
+            props.append(f"line={f.line}")
+        props.append(f"title={_escape_property(f.code)}")
+        message = f"{f.message} (expected {f.expected}; found {f.found}) [{f.place}]"
+        lines.append(f"::{f.severity} {','.join(props)}::{_escape_data(message)}")
+    lines.append(verdict_line(report))
+    return "\n".join(lines)
+
+
+# ---- markdown ---------------------------------------------------------------------------------
+
+def _cell(value: object) -> str:
+    text = _cell_text(value)
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("\r", " ")
+
+
+def _table(header: list[str], rows: list[list[object]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
+    return out
+
+
+def markdown(report, limit: int = 100) -> str:
+    """A summary for a pull-request comment or $GITHUB_STEP_SUMMARY."""
+    if _is_gate(report):
+        out = _gate_head(report)
+        results = report.rows
+        if results:
+            out += ["### Results", ""] + _table(
+                ["file:line", "model", "scenario", "value", "reference", "deviation", "verdict", "label"],
+                [[_row_source(r), r["model"], r["scenario"], r["value"], r["reference_value"],
+                  "" if r["deviation_pct"] is None else f"{r['deviation_pct']:+.2f}%",
+                  r.get("verdict") or r["outcome"], _label(r)] for r in results[:limit]]) + [""]
+    else:
+        icon = "✅" if report.ok else "❌"
+        out = [f"## {icon} mlrepro: {'passed' if report.ok else 'failed'}", ""]
+        scalars = {k: v for k, v in report.summary.items() if not isinstance(v, (dict, list))}
+        out += _table(list(scalars), [list(scalars.values())]) + [""]
+        results = report.rows
+        if results:
+            columns = list(dict.fromkeys(k for r in results[:limit] for k in r))
+            out += ["### Rows", ""] + _table(columns, [[r.get(c) for c in columns]
+                                                       for r in results[:limit]]) + [""]
+    if report.findings:
+        out += ["### Findings", ""] + _table(
+            ["severity", "code", "file", "place", "expected", "found", "message"],
+            [[f.severity, f"`{f.code}`", f.file, f.place, f.expected, f.found, f.message]
+             for f in report.findings[:limit]]) + [""]
+    if len(report.findings) > limit or len(results) > limit:
+        out += [f"_Only the first {limit} of each are shown; the JSON report holds all._", ""]
+    if any(r.get("label") == LABEL_UNVERIFIED for r in results):
+        out += [f"† {LABEL_UNVERIFIED}: {UNVERIFIED_FOOTNOTE}", ""]
+    return "\n".join(out)
+
+
+def _gate_head(report) -> list[str]:
+    s = report.summary
+    icon = "✅" if report.ok else "❌"
+    out = [f"## {icon} mlrepro gate: {'passed' if report.ok else 'failed'}", "",
+           f"Base `{s.get('base') or '-'}` ({s.get('versioning')}); reference "
+           f"{s.get('reference_submitter')}, tolerance ±{s.get('tolerance_pct')}%.", ""]
+    extra = _gate_extra_lines(report)
+    if extra:
+        out += ["```", *extra, "```", ""]
+    if report.versions:
+        out += _table(["version", "results", "agree", "deviate", "no reference", "rejected", "errors"],
+                      [_version_counts(report, v.display) for v in report.versions]) + [""]
+    return out
+
+
+def _label(r: dict) -> str:
+    return "unverified†" if r.get("label") == LABEL_UNVERIFIED else (r.get("label") or "")
+
+
+def _version_counts(report, display: str) -> list[object]:
+    rows = [r for r in report.rows if r["version"] == display]
+    verdicts = [r.get("verdict") or r["outcome"] for r in rows]
+    errors = sum(1 for f in report.errors if f"/{display}/" in f"/{f.file}")
+    return [display, len(rows), verdicts.count("agree"), verdicts.count("deviates"),
+            verdicts.count("no-reference"), verdicts.count("rejected"), errors]

@@ -1,0 +1,104 @@
+"""`mlrepro report`: one self-contained HTML file, readable offline and printable.
+
+The first screen answers (:mod:`.answers`); the details follow per round
+(:mod:`.sections`, :mod:`.claims`), then the validation of the two sets
+(:mod:`.validation`) and the inputs. Inline CSS and a few lines of inline
+script (sorting and filtering tables); nothing is fetched from anywhere and
+every text is escaped. Verified and post-deadline (unverified) results sit
+in separate sections; every unverified figure carries the MLCommons label,
+and the section that shows it carries the MLCommons sentence.
+
+This is the only module that draws plots. It also returns the deviation
+table that `dvc plots` renders (see ``plots:`` in dvc.yaml).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from html import escape
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.output.report import answers, validation
+from pipeline.output.report.html import TITLE, Table, page, wrap
+from pipeline.output.report.load import NO_ROUND, Data, Inputs, load, read_validation
+from pipeline.output.report.sections import (DEVIATION_COLUMNS, anchor, deviation_frame, round_section, round_title, tolerance)
+
+__all__ = ["DEVIATION_COLUMNS", "TITLE", "Document", "Inputs", "Prepared", "build", "finish", "prepare"]
+
+
+@dataclass
+class Document:
+    html: str
+    deviation: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
+
+
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    except OSError:
+        return "missing"
+
+
+def _inputs(inputs: Inputs) -> str:
+    table = Table("inputs", ["input", "path", "sha256 (first 12)"], searchable=False)
+    for name in ("results", "agreement", "rejected", "versions", "scaling", "claims", "validation"):
+        path = getattr(inputs, name)
+        if path is not None:
+            table.add([name, wrap(path.as_posix()), _digest(path)])
+    return f'<section id="inputs"><h2>Inputs</h2>{table.html()}</section>'
+
+
+def _lead(data: Data) -> str:
+    refs = sorted(set(data.agreement.get("reference_submitter", pd.Series(dtype=str)).dropna()))
+    post = int((data.results["status"] != "verified").sum())
+    return (f"Reference: {escape(', '.join(refs) or 'the reference submitter')} · tolerance "
+            f"±{tolerance(data.agreement):g}% (inclusive) · {len(data.results)} accepted results "
+            f"({len(data.results) - post} verified, {post} unverified) · verified and post-deadline "
+            "results are kept apart.")
+
+
+def _nav(rounds: list[str]) -> str:
+    items = [f'<li><a href="#{anchor("round", r)}">{round_title(r)}</a></li>' for r in rounds]
+    items += ['<li><a href="#validation">Validation (Great Expectations)</a></li>',
+              '<li><a href="#inputs">Inputs</a></li>']
+    return f'<nav><h2>Details</h2><ul>{"".join(items)}</ul></nav>'
+
+
+def build(inputs: Inputs, out: Path) -> Document:
+    """The report for the pipeline's outputs (scaling, claims and validation
+    when given)."""
+    return finish(prepare(inputs), out)
+
+
+@dataclass
+class Prepared:
+    """What the report takes from every input but the validation: ``mlrepro
+    analyse`` builds it while the audit still runs (pipeline/analyse.py)."""
+
+    inputs: Inputs
+    data: Data
+    rounds: list[str]
+    details: list[str]
+
+
+def prepare(inputs: Inputs) -> Prepared:
+    """Every input read but the validation, and the per-round details (which
+    do not show it)."""
+    data = load(inputs, validation=False)
+    rounds = data.rounds()
+    return Prepared(inputs, data, rounds, [round_section(data, r) for r in rounds])
+
+
+def finish(prepared: Prepared, out: Path) -> Document:
+    """The report, once the validation input is written: the same document as
+    reading every input at once."""
+    inputs, data, rounds = prepared.inputs, prepared.data, prepared.rounds
+    read_validation(inputs, data)
+    body = [answers.section(data, [r for r in rounds if r != NO_ROUND]), _nav(rounds)]
+    body += prepared.details
+    body += [validation.section(data, inputs.data_docs, out), _inputs(inputs)]
+    return Document(page(_lead(data), body), deviation_frame(data.agreement), data.notes)

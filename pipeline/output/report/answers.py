@@ -1,0 +1,151 @@
+"""The first screen: the answers an auditor asks for, before any detail.
+
+- per round and partner: results, agree, deviate, no-reference, excluded and
+  the worst deviation (signed);
+- the claims that do not hold, and those that hold only against a weaker
+  comparator (and those that cannot be checked);
+- how many results are unverified, with the MLCommons sentence;
+- the validation of the two sets, and the rejected inputs.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+import pandas as pd
+
+from pipeline.output.report.claims import figure, verdict_label
+from pipeline.output.report.html import (Cell, Table, footnote, number, signed_pct, unverified, verdict, wrap)
+from pipeline.output.report.load import Data, claim_round, is_unverified
+from pipeline.output.report.sections import anchor
+from pipeline.output.report.validation import summary as validation_summary
+
+
+HEADER = ["partner", "res.", "agree", "dev.", "no ref.", "excl.", "worst"]
+
+
+def _partner_row(round_: str, status: str, partner: str, rows: pd.DataFrame) -> tuple[tuple, list, str]:
+    """One partner of one round: the sort key (deviating first, then the
+    largest |worst deviation|), the cells and the row class."""
+    unv = status != "verified"
+    verdicts = rows["verdict"]
+    compared = rows[verdicts.isin(["agree", "deviates"])]
+    devs = [(abs(d), d, r) for d, r in zip(compared["deviation_pct"].map(number),
+                                           zip(compared["model"], compared["scenario"]))
+            if d is not None]
+    worst, d = "", None
+    if devs:
+        _, d, (model, scenario) = max(devs, key=lambda x: (x[0], x[1]))
+        where = f"{model} {scenario}"
+        worst = f'<span title="{escape(where)}">{escape(signed_pct(d))}</span>'
+        worst = unverified(worst) if unv else worst
+    name = wrap(partner) + (' <span class="unv">post-deadline</span>' if unv else "")
+    deviate = int((verdicts == "deviates").sum())
+    cells = [Cell(f'<a href="#{anchor(round_, "post-deadline" if unv else "verified")}">{name}</a>',
+                  str(partner)),
+             str(len(rows)), str(int((verdicts == "agree").sum())),
+             Cell(f"<b>{deviate}</b>" if deviate else "0", deviate),
+             str(int((verdicts == "no-reference").sum())), str(int((verdicts == "excluded").sum())),
+             Cell(worst, "" if d is None else d)]
+    key = (-deviate, -abs(d) if d is not None else 0.0, str(partner), status)
+    return key, cells, "bad" if deviate else ""
+
+
+def partner_tables(data: Data, rounds: list[str]) -> list[str]:
+    """Per round, one dense table of its partners (deviating first); the
+    rounds side by side. The worst deviation's model and scenario are its
+    tooltip (and in the round's details)."""
+    agr, out = data.agreement, []
+    for round_ in rounds:
+        table = Table(f"answers-{anchor('partners', round_)}", HEADER, numeric={1, 2, 3, 4, 5, 6}, searchable=False)
+        mine = agr[agr["round"] == round_]
+        rows = [_partner_row(round_, status, partner, part) for (status, partner), part in
+                mine.groupby(["status", "submitter"], sort=True)]
+        for _, cells, cls in sorted(rows, key=lambda x: x[0]):
+            table.add(cells, cls)
+        title = f'<a href="#{anchor("round", round_)}">{escape(round_)}</a>'
+        out.append(f'<div class="round-partners" data-round="{escape(round_)}"><h3>{title}: '
+                   f"{mine['submitter'].nunique()} partners</h3>{table.html('No partner result.')}</div>")
+    return out
+
+
+def _claim_cells(claim: dict, round_: str, against_best: bool) -> list[Cell | str]:
+    mark = unverified if is_unverified(claim) else (lambda h: h)
+    computed = mark(escape(figure(claim, "computed") or "—"))
+    if claim.get("kind") == "reproducibility" and claim.get("compared") is not None:
+        computed += f"<br>{claim.get('within')} of {claim.get('compared')} within"
+    cells = [Cell(f'<a class="small" href="#{anchor(round_, "claims")}">{escape(round_)}</a> '
+                  f"<b>{escape(str(claim.get('id')))}</b>", str(claim.get("id")), "claim"),
+             mark(escape(figure(claim, "claimed"))), computed]
+    if against_best:
+        cells.append(mark(escape(figure(claim, "computed_vs_best") or "—")))
+    return cells
+
+
+def _claims_boxes(data: Data) -> list[str]:
+    if data.claims is None:
+        return [f'<div class="box" data-answer="claims"><h2>Claims</h2>'
+                f'<p class="missing">{escape(data.why.get("claims", ""))}</p></div>']
+    rounds = {id(c): claim_round(c, data.agreement) for c in data.claims}
+    out = []
+    for verdict_name, title, header in (
+            ("does-not-hold", "Claims that do not hold", ["claim", "claimed", "computed"]),
+            ("cherry-picked", "Claims that hold only against a weaker comparator",
+             ["claim", "claimed", "computed", "vs strongest"])):
+        mine = [c for c in data.claims if c.get("verdict") == verdict_name]
+        table = Table(f"answers-{verdict_name}", header, searchable=False)
+        for c in mine:
+            table.add(_claim_cells(c, rounds[id(c)], verdict_name == "cherry-picked"))
+        cls = "box alarm" if mine else "box"
+        out.append(f'<div class="{cls}" data-answer="{verdict_name}"><h2>{title}: {len(mine)}</h2>'
+                   f"{table.html()}</div>")
+    unchecked = [c for c in data.claims if c.get("verdict") not in ("holds", "does-not-hold", "cherry-picked")]
+    holds = sum(c.get("verdict") == "holds" for c in data.claims)
+    detail = ""
+    if unchecked:
+        by = {}
+        for c in unchecked:
+            by.setdefault(verdict_label(c), []).append(str(c.get("id")))
+        detail = "; ".join(f"{len(ids)} {escape(label)} ({escape(', '.join(ids))})" for label, ids in by.items())
+    out.append(f'<p data-answer="claims-other">{len(data.claims)} claims: {holds} hold'
+               + (f"; {detail}" if detail else "") + ".</p>")
+    return out
+
+
+def _unverified_box(data: Data) -> str:
+    res = data.results
+    post = res[res["status"] != "verified"]
+    where = "; ".join(f"{escape(r)} {escape(s)}: {n}" for (r, s), n in
+                      post.groupby(["round", "submitter"]).size().items())
+    claims = sum(is_unverified(c) for c in data.claims or [])
+    scaling = sum(is_unverified(r) for r in data.scaling or [])
+    rest = ", ".join(x for x in (f"{claims} claim(s)" if claims else "",
+                                 f"{scaling} scaling row(s)" if scaling else "") if x)
+    return (f'<div class="box" data-answer="unverified"><h2>Unverified results: {len(post)} of {len(res)}</h2>'
+            f"<p>{len(post)} accepted result(s) are post-deadline"
+            + (f" ({where})" if where else "") + (f"; {rest} rest on them" if rest else "") + ". Every "
+            f"unverified figure below is marked {unverified('')}.</p>{footnote()}</div>")
+
+
+def _checks_line(data: Data) -> str:
+    rej = data.rejected
+    outcome = rej["outcome"] if "outcome" in rej else pd.Series(dtype=str)
+    inputs = (f"{int((outcome == 'rejected').sum())} rejected and {int((outcome == 'excluded').sum())} "
+              "excluded input rows")
+    if data.validation is None:
+        checks = "no validation results given"
+    else:
+        s = validation_summary(data.validation)
+        state = verdict("failed", f"{s['failed']} failed") if s["failed"] else verdict("met", "all met")
+        checks = (f'<a href="#validation">Great Expectations</a>: {s["expectations"]} expectations in '
+                  f"{s['suites']} suites, {state}")
+    return f'<p data-answer="checks">{checks}; {inputs}.</p>'
+
+
+def section(data: Data, rounds: list[str]) -> str:
+    tables = "".join(partner_tables(data, rounds)) or '<p class="empty">No partner result.</p>'
+    partners = (f'<div data-answer="partners"><h2>Partner results against the reference, per round</h2>'
+                f'<div class="rounds">{tables}</div></div>')
+    side = _claims_boxes(data) + [_unverified_box(data), _checks_line(data)]
+    return (f'<section id="answers"><div class="grid">{partners}<div class="side">{"".join(side)}</div>'
+            "</div></section>")

@@ -1,0 +1,90 @@
+"""The claims ledger in the report: one verdict column, figures rounded for
+reading (3.13×, 93.0%, max |deviation| 15.43%), the notes folded away."""
+
+from __future__ import annotations
+
+from html import escape
+
+from pipeline.output.report.html import (Cell, Table, footnote, number, readable, unverified, verdict, wrap)
+from pipeline.output.report.load import is_unverified
+
+VERDICTS = {  # verdict -> (label, rank: the worst first)
+    "does-not-hold": ("does not hold", 0),
+    "cherry-picked": ("holds only against a weaker comparator", 1),
+    "ambiguous": ("ambiguous selector", 2),
+    "unmatched": ("no matching result", 2),
+    "no-reference": ("cannot be checked: no reference", 3),
+    "holds": ("holds", 4),
+}
+
+
+def verdict_label(claim: dict) -> str:
+    return VERDICTS.get(str(claim.get("verdict")), (str(claim.get("verdict")), 5))[0]
+
+
+def rank(claim: dict) -> int:
+    return VERDICTS.get(str(claim.get("verdict")), ("", 5))[1]
+
+
+def figure(claim: dict, key: str) -> str:
+    """``claimed`` or ``computed`` (or ``computed_vs_best``) in the claim's own measure."""
+    x = number(claim.get(key))
+    if x is None:
+        return ""
+    measure = claim.get("measure")
+    if measure == "ratio":
+        return f"{x:g}×" if key == "claimed" else f"{x:.2f}×"
+    if measure == "max_abs_deviation_pct":
+        return f"within ±{x:g}%" if key == "claimed" else f"max |deviation| {x:.2f}%"
+    return f"{x:g}%" if key == "claimed" else f"{x:.1f}%"
+
+
+def comparator(claim: dict) -> str:
+    """Who the subject was measured against, in a few words."""
+    comp = claim.get("comparator")
+    if claim.get("kind") == "reproducibility":
+        within, compared = claim.get("within"), claim.get("compared")
+        share = f"{within} of {compared} partner results within" if compared is not None else ""
+        who = (comp or {}).get("submitter") if isinstance(comp, dict) else None
+        return ", ".join(x for x in (f"the reference submitter {who}" if who else "", share) if x)
+    if not isinstance(comp, dict):
+        return ""
+    value = f"{readable(comp.get('value'))} {comp.get('units') or ''}".strip()
+    if claim.get("kind") == "scaling":
+        return f"linear from {comp.get('submitter')} {comp.get('system')}: expected {value}"
+    where = f" ({comp['round']})" if comp.get("round") else ""
+    return f"{comp.get('submitter')} {comp.get('system')}{where}: {value}"
+
+
+def _notes(claim: dict) -> str:
+    notes = [n for n in claim.get("notes") or [] if isinstance(n, str)]
+    if claim.get("reason") and claim["reason"] not in notes:
+        notes.insert(0, str(claim["reason"]))
+    if not notes:
+        return ""
+    items = "".join(f"<li>{wrap(n)}</li>" for n in notes)
+    return f"<details><summary>notes ({len(notes)})</summary><ul>{items}</ul></details>"
+
+
+def claims_table(ident: str, claims: list[dict]) -> str:
+    """The claims of one round, the worst verdicts first."""
+    table = Table(ident, ["claim", "kind", "claimed", "computed", "verdict", "against", "label"])
+    for claim in sorted(claims, key=lambda c: (rank(c), str(c.get("id")))):
+        unv = is_unverified(claim)
+        mark = unverified if unv else (lambda h: h)
+        computed = figure(claim, "computed")
+        if claim.get("verdict") == "cherry-picked" and claim.get("computed_vs_best") is not None:
+            computed += f" (against the strongest: {figure(claim, 'computed_vs_best')})"
+        label = unverified("") if unv else "verified"
+        text = f'<div class="small">{wrap(claim.get("text"))}</div>' if claim.get("text") else ""
+        cls = {0: "bad", 1: "warn"}.get(rank(claim), "")
+        table.add([Cell(f"<b>{wrap(claim.get('id'))}</b>{text}{_notes(claim)}", claim.get("id")),
+                   escape(str(claim.get("kind") or "")),
+                   Cell(escape(figure(claim, "claimed")), number(claim.get("claimed"))),
+                   Cell(mark(escape(computed)) if computed else "—", number(claim.get("computed"))),
+                   Cell(verdict(str(claim.get("verdict")), verdict_label(claim)), rank(claim)),
+                   wrap(comparator(claim)), label], cls)
+    out = table.html()
+    if any(is_unverified(c) for c in claims):
+        out += footnote(comparison=True)
+    return out

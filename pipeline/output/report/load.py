@@ -1,0 +1,180 @@
+"""Reading the report's inputs: the pipeline's tables and the JSON documents
+of ``scaling``, ``claims`` and ``audit`` (validation.json). A missing or
+unreadable optional input is a note and a sentence in its section, never a
+crash."""
+
+from __future__ import annotations
+
+import json
+import re
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.ingest import table as table_mod
+
+NO_ROUND = "(round not stated)"
+
+
+@dataclass
+class Inputs:
+    results: Path
+    agreement: Path
+    rejected: Path
+    versions: Path
+    scaling: Path | None = None
+    claims: Path | None = None
+    data_docs: Path | None = None
+    validation: Path | None = None
+
+
+@dataclass
+class Data:
+    results: pd.DataFrame
+    agreement: pd.DataFrame
+    rejected: pd.DataFrame
+    versions: pd.DataFrame
+    scaling: list[dict] | None
+    claims: list[dict] | None
+    validation: dict | None
+    why: dict[str, str] = field(default_factory=dict)   # input name -> why it is absent
+    notes: list[str] = field(default_factory=list)      # warnings for the CLI
+
+    def rounds(self) -> list[str]:
+        """Every round named by any input, newest first."""
+        found = set(self.results["round"]) | set(self.agreement["round"]) | set(self.versions["round"])
+        found |= {round_of({"source": s}) for s in self.rejected.get("source", [])}
+        found |= {round_of(r) for r in self.scaling or []}
+        found |= {claim_round(c, self.agreement) for c in self.claims or []}
+        return sorted((r for r in found if isinstance(r, str) and r), key=_round_key, reverse=True)
+
+
+def _round_key(name: str) -> tuple:
+    try:
+        return (1, *(int(p) for p in name.lstrip("v").split(".")))
+    except ValueError:
+        return (0,)
+
+
+def read_csv(path: Path) -> pd.DataFrame:
+    return table_mod.read_frame(path, dtype=str, keep_default_na=False, na_values=[""])
+
+
+def _read_json(path: Path | None, option: str, data: Data) -> dict | None:
+    if path is None:
+        data.why[option] = f"No {option} input was given (option --{option})."
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        data.notes.append(f"--{option} {path}: no such file")
+        data.why[option] = f"The {option} input {path.as_posix()} is missing."
+        return None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data.notes.append(f"--{option} {path}: {exc}")
+        data.why[option] = f"The {option} input {path.as_posix()} could not be read ({exc})."
+        return None
+    if not isinstance(doc, dict):
+        data.notes.append(f"--{option} {path}: not a JSON object")
+        data.why[option] = f"The {option} input {path.as_posix()} is not a JSON object."
+        return None
+    return doc
+
+
+def _rows(doc: dict | None, option: str, path: Path | None, data: Data) -> list[dict] | None:
+    if doc is None:
+        return None
+    rows = doc.get("rows")
+    if not isinstance(rows, list):
+        data.notes.append(f"--{option} {path}: no rows list")
+        data.why[option] = f"The {option} input {path.as_posix()} holds no rows list."
+        return None
+    return [r for r in rows if isinstance(r, dict)]
+
+
+def load(inputs: Inputs, validation: bool = True) -> Data:
+    """Every input (the validation last; ``validation=False``: not yet, see
+    :func:`read_validation`)."""
+    agreement = read_csv(inputs.agreement)
+    data = Data(table_mod.read(inputs.results), agreement, read_csv(inputs.rejected), read_csv(inputs.versions),
+                None, None, None)
+    data.scaling = _rows(_read_json(inputs.scaling, "scaling", data), "scaling", inputs.scaling, data)
+    data.claims = _rows(_read_json(inputs.claims, "claims", data), "claims", inputs.claims, data)
+    if validation:
+        read_validation(inputs, data)
+    return data
+
+
+def read_validation(inputs: Inputs, data: Data) -> None:
+    data.validation = _read_json(inputs.validation, "validation", data)
+
+
+# ---- which round a row belongs to --------------------------------------------------------
+
+def round_of(row: dict) -> str:
+    """A row's round: its ``round``, its subject's, or the first folder of its source."""
+    for value in (row.get("round"), (row.get("subject") or {}).get("round")
+                  if isinstance(row.get("subject"), dict) else None):
+        if value:
+            return str(value)
+    head = str(row.get("source") or "").split("/", 1)[0]
+    return head if head.startswith("v") and head[1:2].isdigit() else NO_ROUND
+
+
+_NOTE_RESULT = re.compile(r"^(?:not compared: )?(\S+) (\S+) (\S+) (\S+?):")
+
+
+def claim_round(claim: dict, agreement: pd.DataFrame) -> str:
+    """The round of the results a claim used. A reproducibility claim names no
+    subject: its round is that of the partner results it lists (outside the
+    band, or not compared), found in the agreement table."""
+    found = round_of(claim)
+    if found != NO_ROUND:
+        return found
+    keys = [(o.get("submitter"), o.get("system"), o.get("model"), o.get("scenario"))
+            for o in claim.get("outside") or [] if isinstance(o, dict)]
+    for note in claim.get("notes") or []:   # "[not compared: ]SUBMITTER SYSTEM MODEL SCENARIO: why"
+        m = _NOTE_RESULT.match(note) if isinstance(note, str) else None
+        if m:
+            keys.append(m.groups())
+    if keys and len(agreement):
+        first = _first_rounds(agreement)
+        if all(isinstance(x, str) for k in keys for x in k):
+            rounds = {first[k] for k in keys if k in first}
+        else:   # a key with a missing part: as pandas looks it up
+            index = agreement.set_index(list(RESULT_KEY))["round"]
+            rounds = {str(index.loc[k].iloc[0]) if isinstance(index.loc[k], pd.Series) else str(index.loc[k])
+                      for k in keys if k in index.index}
+        if len(rounds) == 1:
+            return rounds.pop()
+    return NO_ROUND
+
+
+RESULT_KEY = ("submitter", "system", "model", "scenario")
+_FIRST: list = [None, None]   # [weak reference to the agreement table, its index]
+
+
+def _first_rounds(agreement: pd.DataFrame) -> dict[tuple, str]:
+    """(submitter, system, model, scenario) -> the round of its first agreement
+    row, for keys of text only; built once per agreement table (the report asks
+    once per claim and place, a hundred times)."""
+    ref, index = _FIRST
+    if ref is None or ref() is not agreement:
+        index = {}
+        for *key, round_ in zip(*(agreement[c] for c in RESULT_KEY), agreement["round"]):
+            if all(isinstance(x, str) for x in key):
+                index.setdefault(tuple(key), str(round_))
+        _FIRST[:] = [weakref.ref(agreement), index]
+    return index
+
+
+def is_unverified(row: dict) -> bool:
+    """Whether a row (agreement, scaling, claim) rests on an unverified result."""
+    if row.get("label") not in (None, ""):
+        return str(row.get("label")) == "unverified"
+    if row.get("verified") is not None:
+        return not bool(row.get("verified"))
+    status = row.get("status")
+    return status is not None and str(status) != "verified"

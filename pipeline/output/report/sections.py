@@ -1,0 +1,182 @@
+"""The details below the first screen: per round, the partner results
+(verified and post-deadline apart), scaling and claims; the rejected inputs
+and the submission versions."""
+
+from __future__ import annotations
+
+from html import escape
+
+import pandas as pd
+
+from pipeline.output.report.charts import deviation_strip, scaling_bars
+from pipeline.output.report.claims import claims_table
+from pipeline.output.report.html import (Cell, Table, footnote, number, pct, readable, signed_pct, text, unverified, verdict, wrap)
+from pipeline.output.report.load import NO_ROUND, Data, claim_round, is_unverified, round_of
+
+DEVIATION_COLUMNS = ("round", "partner", "model", "scenario", "system", "case", "status", "label",
+                     "deviation_pct", "tolerance", "verdict")
+
+
+def anchor(*parts: str) -> str:
+    return "-".join("".join(c if c.isalnum() else "-" for c in p) for p in parts)
+
+
+def deviation_frame(agreement: pd.DataFrame) -> pd.DataFrame:
+    """One row per compared partner result: the data of `dvc plots show`."""
+    frame = agreement[agreement["deviation_pct"].notna()].copy()
+    frame["deviation_pct"] = frame["deviation_pct"].astype(float)
+    frame["tolerance"] = frame["tolerance_pct"].astype(float)
+    frame["partner"] = frame["submitter"]
+    base = frame["round"] + " · " + frame["submitter"] + " · " + frame["model"] + " · " + frame["scenario"]
+    dup = base.duplicated(keep=False)
+    frame["case"] = base.where(~dup, base + " · " + frame["system"])
+    frame = frame.sort_values(["round", "partner", "model", "scenario", "system"], kind="stable")
+    return frame[list(DEVIATION_COLUMNS)].reset_index(drop=True)
+
+
+def _nw(value) -> Cell:
+    """A short identifier (model, scenario) kept on one line."""
+    return Cell(escape(text(value)), cls="nw")
+
+
+def round_title(round_: str) -> str:
+    return "Rows whose data states no round" if round_ == NO_ROUND else f"Round {escape(round_)}"
+
+
+def tolerance(agreement: pd.DataFrame) -> float:
+    values = [v for v in (number(t) for t in agreement.get("tolerance_pct", [])) if v is not None]
+    return values[0] if values else 4.0
+
+
+# ---- partner results ---------------------------------------------------------------------
+
+def _agreement_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
+    mark = unverified if unv else (lambda h: h)
+    table = Table(ident, ["partner", "system", "accelerator", "model", "scenario", "value", "reference",
+                          "deviation", "verdict", "why excluded"], numeric={5, 7},
+                  where_all=" and in the agreement table (data/agreement.csv)")
+    printed = (lambda v: True) if unv else (lambda v: v == "deviates")   # print: the deviating rows
+    for r in rows.to_dict("records"):
+        value = f"{readable(r.get('value'))} <span class=small>{escape(str(r.get('units') or ''))}</span>"
+        ref = (f"{readable(r['reference_value'])} <span class=small>({escape(text(r.get('reference_system')))})</span>"
+               if number(r.get("reference_value")) is not None else "")
+        dev = signed_pct(r.get("deviation_pct"))
+        v = str(r.get("verdict") or "")
+        table.add([_nw(r.get("submitter")), wrap(r.get("system")), escape(text(r.get("accelerator"))),
+                   _nw(r.get("model")), _nw(r.get("scenario")),
+                   Cell(mark(value), number(r.get("value"))), Cell(ref, number(r.get("reference_value")), "nw"),
+                   Cell(mark(escape(dev)) if dev else "", number(r.get("deviation_pct"))),
+                   Cell(verdict(v), v) if v != "no-reference" else
+                   Cell(f'<span class="v v-no-reference" title="{escape(text(r.get("reason")))}">no-reference</span>',
+                        v),
+                   wrap(r.get("reason") if v == "excluded" else "")],
+                  "bad" if v == "deviates" else "", printed(v))
+    return table.html("No partner result with this status in this round.")
+
+
+def _status_part(data: Data, round_: str, unv: bool) -> str:
+    status_rows = data.agreement[(data.agreement["round"] == round_)
+                                 & ((data.agreement["status"] != "verified") == unv)]
+    results = data.results[(data.results["round"] == round_) & ((data.results["status"] != "verified") == unv)]
+    kind = "post-deadline" if unv else "verified"
+    title = "Post-deadline results (unverified)" if unv else "Verified results"
+    out = [f'<section class="status {"unverified" if unv else "verified"}" id="{anchor(round_, kind)}">'
+           f"<h3>{title}</h3>",
+           f"<p>{len(results)} accepted {kind} result(s); {len(status_rows)} partner result(s) "
+           f"against the reference.</p>"]
+    if unv and len(results):
+        out.append(footnote(comparison=True))
+    points = [{"partner": r["submitter"], "case": f"{r['model']} {r['scenario']} ({r['system']})",
+               "deviation_pct": r["deviation_pct"], "verdict": r["verdict"]}
+              for r in status_rows.to_dict("records")]
+    out.append(deviation_strip(points, tolerance(data.agreement),
+                               f"{round_} {kind}: deviation of each partner result from the reference"))
+    out.append(_agreement_table(f"agreement-{anchor(round_, kind)}", status_rows, unv))
+    if unv and len(results):
+        out.append(f"<h4>Every post-deadline result of {escape(round_)}</h4>")
+        table = Table(f"results-{anchor(round_, kind)}", ["submitter", "system", "model", "scenario", "value",
+                                                           "source"], numeric={4})
+        for r in results.sort_values(["submitter", "system", "model", "scenario"]).to_dict("records"):
+            value = f"{readable(r['value'])} <span class=small>{escape(text(r['units']))}</span>"
+            table.add([_nw(r["submitter"]), wrap(r["system"]), _nw(r["model"]), _nw(r["scenario"]),
+                       Cell(unverified(value), number(r["value"])), wrap(r.get("source"))])
+        out.append(table.html())
+    return "".join(out) + "</section>"
+
+
+# ---- scaling -----------------------------------------------------------------------------
+
+def _scaling(data: Data, round_: str) -> str:
+    if data.scaling is None:
+        return f'<p class="missing">{escape(data.why.get("scaling", ""))}</p>'
+    rows = [r for r in data.scaling if round_of(r) == round_]
+    if not rows:
+        return '<p class="empty">No multi-node result in this round.</p>'
+    rows.sort(key=lambda r: (str(r.get("submitter")), str(r.get("system")), str(r.get("model")),
+                             str(r.get("scenario"))))
+    table = Table(f"scaling-{anchor(round_)}", ["submitter", "system", "model", "scenario", "nodes",
+                                               "accelerators", "value", "expected (linear)", "efficiency",
+                                               "verdict", "reference used"], numeric={4, 5, 6, 7, 8},
+                  screen_only={10})
+    for r in rows:
+        mark = unverified if is_unverified(r) else (lambda h: h)
+        table.add([_nw(r.get("submitter")), wrap(r.get("system")), _nw(r.get("model")),
+                   _nw(r.get("scenario")), escape(text(r.get("nodes"))),
+                   escape(text(r.get("total_accelerators"))),
+                   Cell(mark(escape(readable(r.get("value")))), number(r.get("value"))),
+                   Cell(escape(readable(r.get("expected"))), number(r.get("expected"))),
+                   Cell(mark(escape(pct(r.get("efficiency_pct")))) if number(r.get("efficiency_pct")) is not None
+                        else "", number(r.get("efficiency_pct"))),
+                   verdict(str(r.get("verdict"))),
+                   wrap(r.get("reason") if r.get("verdict") == "no-reference" else r.get("reference_rule"))])
+    bars = scaling_bars(rows, f"{round_}: scaling efficiency per cluster")   # the table prints, not the bars
+    out = bars.replace('<div class="chart eff"', '<div class="chart eff noprint"', 1) + table.html()
+    if any(is_unverified(r) for r in rows):
+        out += footnote()
+    return out
+
+
+# ---- inputs of the round -----------------------------------------------------------------
+
+def _rejected(data: Data, round_: str) -> str:
+    rows = data.rejected[data.rejected["source"].map(lambda s: round_of({"source": s})) == round_] \
+        if len(data.rejected) else data.rejected
+    table = Table(f"rejected-{anchor(round_)}", ["source", "outcome", "codes", "reason"])
+    for r in rows.to_dict("records"):
+        table.add([wrap(r.get("source")), verdict(str(r.get("outcome"))), wrap(r.get("codes")), wrap(r.get("reason"))])
+    return table.html("No input of this round was rejected or excluded.")
+
+
+def _versions(data: Data, round_: str) -> str:
+    versions = data.versions[data.versions["round"] == round_].to_dict("records")
+    table = Table(f"versions-{anchor(round_)}", ["submitter", "version", "declared", "status", "submitted at",
+                                                "used", "supersedes", "superseded by"],
+                  where_all=" and in data/versions.csv")   # print: the versions not used
+    for r in versions:
+        used = str(r.get("used")).lower() == "true"
+        by = ", ".join(f"v{o['version']}" for o in versions if o["submitter"] == r["submitter"]
+                       and o.get("status") == r.get("status") and str(o.get("used")).lower() == "true")
+        sup = text(r.get("supersedes")).split(".")[0]
+        table.add([_nw(r.get("submitter")), f"v{escape(str(r.get('version')))}",
+                   escape(text(r.get("status_declared"))), escape(text(r.get("status"))),
+                   escape(text(r.get("submitted_at"))),
+                   "used" if used else ("superseded" if by else "not used"), f"v{escape(sup)}" if sup else "",
+                   "" if used else escape(by)], printed=not used)
+    return table.html()
+
+
+def round_section(data: Data, round_: str) -> str:
+    claims = None if data.claims is None else [c for c in data.claims
+                                                if claim_round(c, data.agreement) == round_]
+    claims_html = (f'<p class="missing">{escape(data.why.get("claims", ""))}</p>' if claims is None
+                   else claims_table(f"claims-{anchor(round_)}", claims) if claims
+                   else '<p class="empty">No claim about this round.</p>')
+    return "".join([
+        f'<section class="round" id="{anchor("round", round_)}"><h2>{round_title(round_)}</h2>',
+        '<section class="part"><h3>Partner results against the reference</h3>',
+        _status_part(data, round_, unv=False), _status_part(data, round_, unv=True), "</section>",
+        f'<section class="part" id="{anchor(round_, "claims")}"><h3>Claims</h3>', claims_html, "</section>",
+        f'<section class="part" id="{anchor(round_, "scaling")}"><h3>Scaling efficiency per cluster</h3>',
+        _scaling(data, round_), "</section>",
+        '<section class="part"><h3>Rejected and excluded inputs</h3>', _rejected(data, round_), "</section>",
+        '<section class="part"><h3>Submission versions</h3>', _versions(data, round_), "</section></section>"])

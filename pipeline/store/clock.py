@@ -1,0 +1,153 @@
+"""When a version counts as submitted: a clock the partner does not control.
+
+A version's effective submission time is the latest of its declared
+``submitted_at`` and the time it became visible to the project:
+
+* in the gate, the gate's own clock (``now``; no option or variable moves it);
+* in ``ingest`` inside a git repository, the committer time of the commit that
+  brought its manifest into the branch's first-parent history (a version not
+  committed yet becomes visible now);
+* outside git, or for a version whose manifest ``schemas/attested.yaml`` pins
+  (results imported from MLCommons' own publication, whose time MLCommons
+  attests), the declared time.
+
+A declared time must also be plausible: not before the round opens
+(``opens`` in ``schemas/rounds.yaml``), not more than a day ahead of the
+clock, not before the previous version's. An implausible or late ``verified``
+version counts as post-deadline.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Callable
+
+from pipeline.core import rules
+from pipeline.core.findings import Finding, finding
+
+FUTURE_SLACK = timedelta(days=1)
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+@dataclass(frozen=True)
+class Visible:
+    """When a version became visible, and how that is known."""
+
+    at: datetime
+    how: str          # "committed <sha>", "not committed yet", "the gate's clock"
+
+
+Clock = Callable[[object], "Visible | None"]   # Version -> Visible (None: trust the declared time)
+
+
+@rules.cached()
+def attested() -> dict[str, str]:
+    """version display (``v5.1/Dell/v1``) -> the sha256 of the manifest attested."""
+    if not (rules.schemas_dir() / "attested.yaml").is_file():
+        return {}
+    data = rules.load_yaml("attested.yaml")
+    return {str(k): str((v or {}).get("manifest_sha256", "")) for k, v in (data.get("versions") or {}).items()}
+
+
+def is_attested(version) -> bool:
+    from pipeline.store.manifests import MANIFEST, sha256_file
+
+    want = attested().get(version.display)
+    path = version.path / MANIFEST
+    return bool(want) and path.is_file() and not path.is_symlink() and sha256_file(path) == want
+
+
+def git_clock(start: Path, at: datetime | None = None) -> Clock | None:
+    """The first-parent commit clock of the repository holding START (None outside git)."""
+    start = start if start.is_dir() else start.parent
+    try:
+        done = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=start,
+                              capture_output=True, text=True, check=False)
+    except (FileNotFoundError, OSError):
+        return None
+    if done.returncode:
+        return None
+    top = Path(done.stdout.strip()).resolve()
+    seen = at or now()
+
+    def visible(version) -> Visible | None:
+        from pipeline.store.manifests import MANIFEST
+
+        if is_attested(version):
+            return None
+        try:
+            rel = (version.path / MANIFEST).resolve().relative_to(top).as_posix()
+        except ValueError:
+            return None
+        out = subprocess.run(["git", "-c", "core.quotePath=false", "log", "-1", "--first-parent",
+                              "--diff-merges=first-parent", "--no-patch", "--diff-filter=A", "--format=%ct %H",
+                              "--", rel], cwd=top, capture_output=True, text=True, check=False)
+        if out.returncode or not out.stdout.strip():
+            return Visible(seen, "not committed yet")
+        stamp, sha = out.stdout.split()
+        return Visible(datetime.fromtimestamp(int(stamp), timezone.utc), f"committed in {sha[:12]}")
+
+    return visible
+
+
+def fixed_clock(at: datetime, how: str) -> Clock:
+    return lambda version: Visible(at, how)
+
+
+def plausibility(versions: list, at: datetime) -> dict[str, list[Finding]]:
+    """version display -> findings on its declared submitted_at (versions with a manifest)."""
+    from pipeline.store.manifests import MANIFEST
+
+    out: dict[str, list[Finding]] = {}
+    previous: dict[tuple[str, str], object] = {}
+    for v in sorted((v for v in versions if v.manifest is not None),
+                    key=lambda v: (v.round, v.submitter, v.number)):
+        m, where = v.manifest, f"{v.display}/{MANIFEST}"
+        found = []
+        info = rules.rounds().get(m.round)
+        if info is not None and info.opens is not None and m.submitted_at < info.opens:
+            found.append(finding("submitted-before-round-opens", where, "key submitted_at",
+                                 f"at or after {info.opens.isoformat()} (the {m.round} round opens)",
+                                 m.submitted_at.isoformat(), "submitted before the round opened"))
+        if m.submitted_at > at + FUTURE_SLACK:
+            found.append(finding("submitted-in-future", where, "key submitted_at",
+                                 f"at most a day after {at.isoformat()} (now)", m.submitted_at.isoformat(),
+                                 "submitted_at lies in the future"))
+        before = previous.get((v.round, v.submitter))
+        if before is not None and m.submitted_at < before.manifest.submitted_at:
+            found.append(finding("submitted-before-previous", where, "key submitted_at",
+                                 f"at or after {before.manifest.submitted_at.isoformat()} "
+                                 f"(v{before.number}'s submitted_at)", m.submitted_at.isoformat(),
+                                 "a later version cannot be submitted before the one it follows"))
+        previous[(v.round, v.submitter)] = v
+        if found:
+            out[v.display] = found
+    return out
+
+
+def effective_status(version, visible: Visible | None, implausible: bool) -> tuple[str, list[Finding]]:
+    """Verified only when declared verified, plausible, and in by the deadline
+    at the effective time (the latest of declared and visible)."""
+    from pipeline.store.manifests import MANIFEST
+
+    m = version.manifest
+    info = rules.rounds().get(m.round)
+    if m.status != "verified" or info is None:
+        return m.status, []
+    if implausible:
+        return "post-deadline", []
+    when = m.submitted_at if visible is None else max(m.submitted_at, visible.at)
+    if when <= info.submission_deadline:
+        return "verified", []
+    shown = m.submitted_at.isoformat() if visible is None or visible.at <= m.submitted_at else (
+        f"{when.isoformat()} (visible: {visible.how}; declared {m.submitted_at.isoformat()})")
+    return "post-deadline", [finding(
+        "verified-after-deadline", f"{version.display}/{MANIFEST}", "key submitted_at",
+        f"at or before {info.submission_deadline.isoformat()} (the {m.round} deadline)", shown,
+        "declared verified after the deadline: its rows go to the post-deadline set")]
