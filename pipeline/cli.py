@@ -94,8 +94,7 @@ def _compare_params(params_path, tolerance_pct=None, reference_submitter=None) -
 
 def _guard(inputs: dict, outputs: dict) -> None:
     """Refuse, before anything is written, an output that is an input or another output."""
-    from pipeline.output.files import check_paths
-
+    from pipeline.core.files import check_paths
     try:
         check_paths(inputs, outputs)
     except UsageError as exc:
@@ -110,12 +109,13 @@ def _filtered(report, filters: dict):
     from pipeline.core.model import Source
 
     rows = [r for r in report.rows if all(str(r.get(k)) in v for k, v in wanted.items())]
-    kept = {(Source.parse(r.get("source")).file, Source.parse(r.get("source")).line) for r in rows}
-    claims = {f"claim {r['id']}," for r in rows if r.get("id")}   # a claim's findings name it
+    kept = {(Source.from_cell(r.get("source")).file, Source.from_cell(r.get("source")).line) for r in rows}
+    claims = {f"claims.{r['id']}" for r in rows if r.get("id")}   # a claim's findings name it
     by_line: dict = {}
     for file, line in kept:
         by_line.setdefault(line, []).append(file)
-    findings = [f for f in report.findings if f.line is None or any(c in f.place + "," for c in claims)
+    findings = [f for f in report.findings if f.line is None
+                or any(f.where.key and (f.where.key == c or f.where.key.startswith(c + ".")) for c in claims)
                 or any(f.file == k or f.file.endswith("/" + k) for k in by_line.get(f.line, []))]
     summary = {**report.summary, "shown": len(rows),
                **{f"filter_{k}": ",".join(sorted(v)) for k, v in wanted.items()}}
@@ -128,8 +128,7 @@ def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
     ``output``: None, a path (``-`` is stdout), or (format or None, path) pairs
     (the gate's repeatable ``-o [FORMAT=]PATH``)."""
     from pipeline.output import render
-    from pipeline.output.files import write_report
-
+    from pipeline.output.render import write_report
     ctx = click.get_current_context()
     explicit = ctx.get_parameter_source("fmt") == click.core.ParameterSource.COMMANDLINE
     targets = output if isinstance(output, list) else [] if output is None else [(None, output)]
@@ -291,8 +290,7 @@ def ingest(sources, status, rejected_out, findings_out, versions_out, input_fmt,
                                        "--findings-out": findings_out, "--versions-out": versions_out})
     from pipeline.ingest import submissions as ingest_mod
     report = ingest_mod.ingest(list(sources), input_fmt, round_, status, root)
-    from pipeline.output.files import write_json, write_table
-
+    from pipeline.core.files import write_json, write_table
     if rejected_out:
         write_table(report.dispositions_frame(), rejected_out)
     if findings_out:
@@ -364,7 +362,7 @@ def _root_prefix(root: Path, frame) -> str:
     from pipeline.core.model import Source
 
     sources = frame["source"].head(20) if "source" in frame.columns else []
-    files = [Source.parse(s).file for s in sources]
+    files = [Source.from_cell(s).file for s in sources]
     if not files or not all((root / f).is_file() for f in files) or not root.absolute().is_relative_to(Path.cwd()):
         return ""
     rel = Path(os.path.relpath(root.absolute(), Path.cwd())).as_posix()
@@ -401,8 +399,7 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
     """Compare each partner result with the reference submitter's (the ±tolerance
     agreement); -o agreement.csv writes the agreement table."""
     from pipeline.analyses import compare as compare_mod
-    from pipeline.output.files import write_json
-
+    from pipeline.core.files import write_json
     tol, ref = _compare_params(params_path, tolerance_pct, reference_submitter)
     vendor = _params(params_path)["compare"]["reference_vendor"]
     _guard({"RESULTS": results, "--params": params_path},
@@ -433,8 +430,7 @@ def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verb
     from pipeline.analyses import partition as partition_mod
     from pipeline.ingest import table
     from pipeline.core.model import UNVERIFIED_FOOTNOTE
-    from pipeline.output.files import write_table
-
+    from pipeline.core.files import write_table
     _guard({"RESULTS": results}, {"--verified-out": verified_out, "--post-deadline-out": post_deadline_out,
                                   "--output": output})
     held = [_read_any(results, table)]   # partition lets the table go column by column as it splits it
@@ -488,8 +484,7 @@ def merge(folder, rejected_out, findings_out, versions_out, fmt, output, quiet, 
 
 def _write_merged(report, rejected_out, findings_out, versions_out, fmt, output, quiet, verbose,
                   exit_zero) -> None:
-    from pipeline.output.files import write_json, write_table
-
+    from pipeline.core.files import write_json, write_table
     write_table(report.rejected, rejected_out)
     write_json(report.recorded, findings_out)
     write_table(report.versions, versions_out)
@@ -588,8 +583,7 @@ def report(results, agreement, rejected, versions, scaling, claims, validation, 
            quiet):
     """Write the human report RESULTS -> one offline HTML file with tables and inline SVG plots."""
     from pipeline.output import report as report_mod
-    from pipeline.output.files import write_table, write_text
-
+    from pipeline.core.files import write_table, write_text
     plot_data = plot_data or output.parent / "deviation.csv"
     _guard({"RESULTS": results, "--agreement": agreement, "--rejected": rejected, "--versions": versions,
             "--scaling": scaling, "--claims": claims, "--validation": validation},
@@ -710,8 +704,8 @@ def audit(verified_path, post_deadline_path, out_dir, suites, no_data_docs, fmt,
     from contextlib import nullcontext
 
     from pipeline.analyses import audit as audit_mod
-    from pipeline.output.files import atomic_dir, write_report
-
+    from pipeline.core.files import atomic_dir
+    from pipeline.output.render import write_report
     if str(out_dir) == "-":
         raise click.BadParameter("audit writes a folder (validation.json, data_docs/); "
                                  "--format json prints the report", param_hint="-o/--output")

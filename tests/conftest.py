@@ -143,8 +143,7 @@ def canonical_row(**overrides: object) -> dict:
 
 
 def write_canonical(path: Path, rows: list[dict]) -> Path:
-    from pipeline.output.files import write_table
-
+    from pipeline.core.files import write_table
     write_table(table.to_frame(rows), path)
     return path
 

@@ -194,7 +194,7 @@ def test_a_deliberately_wrong_row_is_a_finding_not_a_crash(broken_audit):
     assert ("verified.csv", "line 6, column status") in found
     assert ("post_deadline.csv", "line 4, column status") in found
     both = [f for f in doc["findings"] if f["message"].startswith("mlrepro-sets: no row appears in both sets")]
-    assert len(both) == 1 and "verified.csv:2" in both[0]["place"] and "post_deadline.csv:4" in both[0]["place"]
+    assert len(both) == 1 and "verified.csv:2" in both[0]["message"] and "post_deadline.csv:4" in both[0]["message"]
     assert {f["code"] for f in doc["findings"]} == {"expectation-failed"}
     validation = json.loads((out / "validation.json").read_text())
     assert validation["summary"]["failed_expectations"] == len(doc["findings"])

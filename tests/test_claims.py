@@ -15,9 +15,7 @@ from test_scaling import frame, published_rows
 
 from pipeline.analyses import claims
 from pipeline.core.formulas import within
-from pipeline.output.files import COMPARISON_DISCLAIMER
-
-
+from pipeline.core.model import COMPARISON_DISCLAIMER
 @pytest.fixture(autouse=True)
 def _no_project_params(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -66,29 +64,29 @@ LEDGER_ERRORS = [
     ("no-claims", "round: v6.0\nclaims: []\n", "ledger-invalid", "key claims"),
     ("unknown-top-key", GOOD + "    rounds: v5.1\n", "unknown-key", "key rounds"),
     ("unknown-claim-key", GOOD.replace("claimed_pct: 93", "claimd_pct: 93"), "unknown-key",
-     "line 7, claim wan-vs-b200, key claimd_pct"),
+     "line 7, key claims.wan-vs-b200.claimd_pct"),
     ("unknown-selector-key", GOOD.replace("{accelerator: B200}", "{accel: B200}"), "unknown-key",
-     "line 6, claim wan-vs-b200, key comparator"),
-    ("bad-kind", GOOD.replace("kind: ratio", "kind: speedup"), "ledger-invalid", "claim wan-vs-b200, key kind"),
-    ("no-claimed", GOOD.replace("        claimed_pct: 93\n", ""), "ledger-invalid", "claim wan-vs-b200"),
-    ("both-claimed", GOOD + "        claimed_ratio: 0.93\n", "ledger-invalid", "claim wan-vs-b200"),
+     "line 6, key claims.wan-vs-b200.comparator"),
+    ("bad-kind", GOOD.replace("kind: ratio", "kind: speedup"), "ledger-invalid", "key claims.wan-vs-b200.kind"),
+    ("no-claimed", GOOD.replace("        claimed_pct: 93\n", ""), "ledger-invalid", "key claims.wan-vs-b200"),
+    ("both-claimed", GOOD + "        claimed_ratio: 0.93\n", "ledger-invalid", "key claims.wan-vs-b200"),
     ("negative-tolerance", GOOD + "        tolerance_pct_points: -1\n", "ledger-invalid",
-     "claim wan-vs-b200, key tolerance_pct_points"),
+     "key claims.wan-vs-b200.tolerance_pct_points"),
     ("nodes-as-text", GOOD.replace("{accelerator: B200}", "{accelerator: B200, nodes: '1'}"), "ledger-invalid",
-     "claim wan-vs-b200, key comparator"),
+     "key claims.wan-vs-b200.comparator"),
     ("bad-status", GOOD.replace("status: verified", "status: official"), "ledger-invalid",
-     "claim wan-vs-b200, key subject"),
+     "key claims.wan-vs-b200.subject"),
     ("comparator-on-scaling", GOOD.replace("kind: ratio", "kind: scaling"), "ledger-invalid",
-     "claim wan-vs-b200, key comparator"),
-    ("duplicate-id", GOOD + GOOD.split("claims:\n")[1], "ledger-invalid", "claim wan-vs-b200"),
-    ("duplicate-key", GOOD + "        claimed_pct: 94\n", "ledger-invalid", "line 8, claim wan-vs-b200"),
-    ("no-id", GOOD.replace("id: wan-vs-b200", "text: no id"), "ledger-invalid", "claim #1"),
+     "key claims.wan-vs-b200.comparator"),
+    ("duplicate-id", GOOD + GOOD.split("claims:\n")[1], "ledger-invalid", "key claims.wan-vs-b200"),
+    ("duplicate-key", GOOD + "        claimed_pct: 94\n", "ledger-invalid", "line 8, key claims.wan-vs-b200"),
+    ("no-id", GOOD.replace("id: wan-vs-b200", "text: no id"), "ledger-invalid", "key claims.#1"),
     ("subject-matches-nothing", GOOD.replace("submitter: AMD", "submitter: Nobody"), "selector-unmatched",
-     "line 5, claim wan-vs-b200, subject"),
+     "line 5, key claims.wan-vs-b200.subject"),
     ("subject-matches-several", GOOD.replace(", status: verified", ""), "selector-ambiguous",
-     "line 5, claim wan-vs-b200, subject"),
+     "line 5, key claims.wan-vs-b200.subject"),
     ("comparator-matches-nothing", GOOD.replace("{accelerator: B200}", "{accelerator: B300}"),
-     "selector-unmatched", "line 6, claim wan-vs-b200, comparator"),
+     "selector-unmatched", "line 6, key claims.wan-vs-b200.comparator"),
 ]
 
 
@@ -234,7 +232,7 @@ def test_a_claim_that_does_not_hold_is_an_error_finding(tmp_path):
     (row,) = doc["rows"]
     assert row["verdict"] == "does-not-hold" and row["holds"] is False and row["cherry_picked"] is False
     assert doc["findings"][0]["code"] == "claim-not-supported"
-    assert doc["findings"][0]["place"] == "line 7, claim wan-vs-b200, claimed_pct"
+    assert doc["findings"][0]["place"] == "line 7, key claims.wan-vs-b200.claimed_pct"
 
 
 # ---- the generation claim on real v5.1 MI325X results: a cherry-pick illustration -------

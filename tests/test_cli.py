@@ -203,9 +203,10 @@ def test_json_output_carries_findings_instead_of_printing_them(tmp_path):
     assert result.stderr == ""
     assert doc["summary"]["errors"] == 1
     [f] = doc["findings"]
-    assert set(f) == {"code", "file", "place", "expected", "found", "message", "severity"}
-    assert (f["code"], f["place"], f["found"]) == ("malformed-number", "line 2, column value",
-                                                   "100 282")
+    assert set(f) == {"code", "file", "line", "row", "column", "key", "place", "expected", "found",
+                      "message", "severity"}
+    assert (f["code"], f["line"], f["column"], f["place"], f["found"]) == (
+        "malformed-number", 2, "value", "line 2, column value", "100 282")
 
 
 def test_submit_input_format_is_a_choice_and_format_the_output(tmp_path):

@@ -1,7 +1,7 @@
 """Crash-safe outputs: a run killed part-way leaves every output whole, the
 old one or the new one, and the next run recovers.
 
-Every writer goes through :func:`pipeline.output.files.atomic_path` (a temporary
+Every writer goes through :func:`pipeline.core.files.atomic_path` (a temporary
 file beside the output, renamed into place), which a grep-level test checks.
 The kill test starts ``mlrepro ingest`` on a large generated results CSV,
 writing over existing outputs, waits until it opens its first temporary
@@ -146,8 +146,7 @@ def test_a_killed_ingest_leaves_old_or_new_outputs_and_the_next_run_recovers(tmp
 def test_a_site_folder_is_swapped_in_whole(tmp_path):
     """atomic_dir (the GX Data Docs site): the new folder replaces the old one
     whole; a failure while building leaves the old one untouched."""
-    from pipeline.output.files import atomic_dir
-
+    from pipeline.core.files import atomic_dir
     site = tmp_path / "data_docs"
     site.mkdir()
     (site / "index.html").write_text("old", encoding="utf-8")

@@ -22,8 +22,7 @@ from hypothesis import given, settings, strategies as st
 from conftest import REPO, RESULTS_HEADER
 from pipeline.analyses import compare, partition
 from pipeline.ingest import submissions as ingest
-from pipeline.output.files import write_json, write_table
-
+from pipeline.core.files import write_json, write_table
 # each example runs ingest, compare and partition twice and writes 22 files
 EXAMPLES = max(5, settings.default.max_examples // 6)
 SUBMITTERS = ("AMD", "Dell", "HPE", "Supermicro", "MiTAC")
@@ -130,8 +129,7 @@ def test_outputs_do_not_depend_on_the_hash_seed(tmp_path):
 
 def _ingest_all(root: Path, out: Path, cache: Path | None) -> dict[str, bytes]:
     from pipeline.ingest import root as merge
-    from pipeline.output.files import write_json, write_table
-
+    from pipeline.core.files import write_json, write_table
     report = merge.ingest_root(root, cache)
     out.mkdir(parents=True, exist_ok=True)
     write_table(report.table, out / "results.parquet")
@@ -172,8 +170,7 @@ def test_the_ingest_cache_changes_no_byte(tmp_path):
 def test_the_audit_result_is_the_same_bytes_each_run_and_data_docs_keep_the_umask(tmp_path):
     from pipeline.analyses import audit
     from pipeline.ingest import root as merge
-    from pipeline.output.files import write_table
-
+    from pipeline.core.files import write_table
     report = merge.ingest_root(REPO / "submissions")
     parts = partition.partition(report.table, "results")
     verified, post = tmp_path / "verified.csv", tmp_path / "post.csv"

@@ -36,8 +36,8 @@ def _misplaced(findings: list[dict]) -> list[tuple[str, str, str]]:
     return [(f["file"], f["place"], f["expected"]) for f in findings if f["code"] == "misplaced-file"]
 
 
-EXPECTED = [("results.csv", "path", "<round>/<submitter>/v<N>/<file>"),
-            ("v6.0/notes.txt", "path", "<round>/<submitter>/v<N>/<file>")]
+EXPECTED = [("results.csv", "whole file", "<round>/<submitter>/v<N>/<file>"),
+            ("v6.0/notes.txt", "whole file", "<round>/<submitter>/v<N>/<file>")]
 
 
 def test_the_code_is_registered():
@@ -50,7 +50,7 @@ def test_validate_and_ingest_name_every_misplaced_file_and_still_read_the_versio
     assert doc["summary"]["accepted"] > 0                 # the sealed version is read as before
     assert all(f["severity"] == "error" for f in doc["findings"] if f["code"] == "misplaced-file")
     result = run("ingest", root, "--root", root, "-o", tmp_path / "results.csv", expect=1)
-    assert "v6.0/notes.txt: path: [misplaced-file]" in result.stderr
+    assert "v6.0/notes.txt: whole file: [misplaced-file]" in result.stderr
 
 
 def test_ingest_all_records_each_misplaced_file_once(root, tmp_path):
@@ -79,5 +79,5 @@ def test_the_gate_fails_a_file_added_outside_a_version_folder(tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     doc = json.loads(done.stdout)
     assert [(f["code"], f["file"], f["place"], f["found"]) for f in doc["findings"]] == [
-        ("misplaced-file", "submissions/v6.0/notes.txt", "path", "v6.0/notes.txt")]
+        ("misplaced-file", "submissions/v6.0/notes.txt", "whole file", "v6.0/notes.txt")]
     assert doc["findings"][0]["expected"] == "submissions/<round>/<submitter>/v<N>/<file>"

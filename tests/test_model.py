@@ -25,14 +25,23 @@ from pipeline.core.model import Source, plain
        st.one_of(st.none(), st.integers(min_value=1, max_value=10**6)))
 def test_a_source_written_as_file_line_parses_back(file, line):
     where = Source(file, line)
-    assert Source.parse(str(where)) == where
+    assert Source.from_cell(str(where)) == where
 
 
-def test_a_place_parses_to_line_key_and_column():
-    assert Source.of("m.yaml", "line 4, key submitted_at") == Source("m.yaml", 4, "submitted_at")
-    assert Source.of("r.csv", "line 2, column value").place == "line 2, column value"
-    assert finding("missing-value", "r.csv", "line 7, column units", "x", "y", "m").line == 7
-    assert finding("missing-value", "r.csv", "whole file", "x", "y", "m").line is None
+def test_a_source_names_its_place_and_its_path():
+    assert Source("m.yaml", 4, key="submitted_at").place == "line 4, key submitted_at"
+    assert Source("r.csv", 2, column="value").place == "line 2, column value"
+    assert Source("r.csv").place == "whole file"
+    where = Source("v6.0/Dell/v2/results.csv", 3, root="submissions")
+    assert (where.path, where.cell, str(where)) == (
+        "submissions/v6.0/Dell/v2/results.csv", "v6.0/Dell/v2/results.csv:3", "submissions/v6.0/Dell/v2/results.csv:3")
+
+
+def test_a_table_source_is_under_the_root_only_when_laid_out_as_a_version():
+    assert Source.from_cell("v6.0/Dell/v2/results.csv:3", "submissions").path == "submissions/v6.0/Dell/v2/results.csv"
+    assert Source.from_cell("/abs/path/summary.csv:12", "submissions").path == "/abs/path/summary.csv"
+    assert Source.from_cell("results.csv:12", "submissions").path == "results.csv"
+    assert Source.from_cell("results.csv") == Source("results.csv")
 
 
 def test_plain_makes_every_value_json_safe():

@@ -59,7 +59,8 @@ def test_a_row_without_a_valid_status_goes_to_neither_set(tmp_path):
                    expect=1)
     [f] = doc["findings"]
     assert f["code"] == "invalid-choice" and f["found"] == "pending"
-    assert f["place"].startswith("row 3 (v6.0/S1/v1/results.csv:3)")
+    assert (f["line"], f["column"]) == (3, "status")
+    assert f["message"].endswith("(the result at v6.0/S1/v1/results.csv:3)")
     assert len(read_csv(verified)) == 1 and read_csv(post) == []
 
 

@@ -142,8 +142,8 @@ def _steps(results, rejected, ledger, out: Outputs, tolerance_pct, reference_sub
            prefix, worker) -> AnalyseReport:
     from pipeline.analyses import claims, compare, crosscheck, metrics, scaling
     from pipeline.ingest import table
-    from pipeline.output.files import write_json, write_report
-
+    from pipeline.core.files import write_json
+    from pipeline.output.render import write_report
     frame, found = table.load(results)
     report = AnalyseReport(findings=list(found))
 
@@ -215,8 +215,7 @@ def _report(prepared, out: Outputs, report: AnalyseReport) -> None:
     """The report of the files just written (``mlrepro report``'s bytes): what
     does not show the validation was prepared before the audit ended."""
     from pipeline.output import report as report_mod
-    from pipeline.output.files import write_table, write_text
-
+    from pipeline.core.files import write_table, write_text
     doc = report_mod.finish(prepared, out.report)
     write_text(doc.html, out.report)
     write_table(doc.deviation, out.plot_path())
@@ -243,8 +242,7 @@ def _read_any(path: Path):
 
 def _partition(frame, source: Path, verified: Path, post_deadline: Path):
     from pipeline.analyses import partition
-    from pipeline.output.files import write_table
-
+    from pipeline.core.files import write_table
     sets = partition.partition(frame, source.as_posix())
     write_table(sets.verified, verified)
     write_table(sets.post_deadline, post_deadline)

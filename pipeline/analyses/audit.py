@@ -47,11 +47,10 @@ import pandas as pd
 
 from pipeline.core import rules
 from pipeline.core.errors import ConfigError
-from pipeline.core.findings import Finding, ReportShape, finding
+from pipeline.core.findings import Finding, ReportShape, finding, located
 from pipeline.core.lazy import deferred
-from pipeline.core.model import Row, typed_rows
-from pipeline.output.files import atomic_path
-
+from pipeline.core.model import Row, Source, typed_rows
+from pipeline.core.files import atomic_path
 RUNS_ON = ("verified", "post-deadline", "both")
 SUITE_KEYS = ("name", "expectations", "meta", "notes", "id", "suite_parameters")
 SITE = "mlrepro"
@@ -366,11 +365,10 @@ def _finding(result: dict, places: list[tuple[Path, int]], suite_file: SuiteFile
     config = result["expectation_config"]
     kwargs = {k: v for k, v in config["kwargs"].items() if k not in ("batch_id", "result_format")}
     detail = result.get("result") or {}
-    file, where = _where(detail.get("unexpected_index_list") or [], places)
     column = (f"{kwargs['column_A']} and {kwargs['column_B']}" if "column_A" in kwargs
               else kwargs.get("column") or ", ".join(kwargs.get("column_list") or []))
-    if column:
-        where += f", column {column}"
+    where, lines = _where(detail.get("unexpected_index_list") or [], places, suite_file.runs_on)
+    where = where.at(column=column or None)
     info = result.get("exception_info") or {}
     errors = ([info.get("exception_message")] if "raised_exception" in info
               else [v.get("exception_message") for v in info.values() if isinstance(v, dict)])
@@ -380,16 +378,16 @@ def _finding(result: dict, places: list[tuple[Path, int]], suite_file: SuiteFile
     shown = {k: (f"<{len(v)} allowed values>" if isinstance(v, list) and len(v) > 8 else v)
              for k, v in kwargs.items() if k not in ("column", "column_list")}
     check = (config.get("meta") or {}).get("check") or config["type"]
-    return finding("expectation-failed", file or suite_file.runs_on, where,
-                   f"{config['type']} {shown}" if shown else config["type"], found, f"{suite_file.name}: {check}")
+    return located("expectation-failed", where, f"{config['type']} {shown}" if shown else config["type"],
+                   found, f"{suite_file.name}: {check}" + (f" (at {lines})" if lines else ""))
 
 
-def _where(indexes: list, places: list[tuple[Path, int]]) -> tuple[str, str]:
-    """(file or files, 'line(s) ...') of the unexpected rows; the whole set when GX names none."""
+def _where(indexes: list, places: list[tuple[Path, int]], runs_on: str) -> tuple[Source, str]:
+    """The first unexpected row's file and line, and every unexpected row as
+    ``file:line`` (the whole set when GX names none)."""
     hits = [places[i] for i in indexes if isinstance(i, int) and 0 <= i < len(places)]
-    files = sorted({p.as_posix() for p, _ in hits}) or sorted({p.as_posix() for p, _ in places})
     if not hits:
-        return " + ".join(files), "whole set"
-    shown = [f"{p.name}:{line}" if len(files) > 1 else str(line) for p, line in hits[:20]]
-    more = " ..." if len(hits) > 20 else ""
-    return " + ".join(files), f"line{'s' if len(hits) > 1 else ''} {', '.join(shown)}{more}"
+        files = sorted({p.as_posix() for p, _ in places})
+        return Source(" + ".join(files) or runs_on), ""
+    shown = ", ".join(f"{p.name}:{line}" for p, line in hits[:20]) + (" ..." if len(hits) > 20 else "")
+    return Source(hits[0][0].as_posix(), hits[0][1]), shown

@@ -97,7 +97,7 @@ class Worker:
                 raise ConfigError(doc["config_error"])
             rep = doc["report"]
             return AuditReport(suites=rep["suites"], results=rep["results"],
-                               findings=[Finding(**f) for f in rep["findings"]], gx_log=rep["gx_log"])
+                               findings=[Finding.from_dict(f) for f in rep["findings"]], gx_log=rep["gx_log"])
         except (ValueError, KeyError, TypeError):
             return None
 

@@ -37,9 +37,9 @@ import yaml
 from pipeline.core import rules, textcheck
 from pipeline.analyses import scaling
 from pipeline.analyses.compare import compare, power_capped_name
-from pipeline.core.findings import Finding, ReportShape, finding
+from pipeline.core.findings import Finding, ReportShape, located
 from pipeline.core.formulas import ratio, within
-from pipeline.core.model import (COMPARISON_DISCLAIMER, DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, STATUSES, UNVERIFIED_FOOTNOTE, Row, typed_rows)
+from pipeline.core.model import (COMPARISON_DISCLAIMER, DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, STATUSES, UNVERIFIED_FOOTNOTE, Row, Source, typed_rows)
 from pipeline.readers.base import read_text
 
 KINDS = ("ratio", "scaling", "reproducibility")
@@ -99,8 +99,8 @@ def read_ledger(path: str | Path) -> Ledger:
     path = Path(path)
     ledger = Ledger(path.as_posix())
 
-    def bad(code, place, expected, found, message):
-        ledger.findings.append(finding(code, ledger.path, place, expected, _cut(found), message))
+    def bad(code, where, expected, found, message):
+        ledger.findings.append(located(code, where, expected, _cut(found), message))
 
     text, found = read_text(path, ledger.path, checks=textcheck.DOCUMENT)
     # a ledger that is not UTF-8 has always been reported as file-unreadable (a released code)
@@ -117,35 +117,35 @@ def read_ledger(path: str | Path) -> Ledger:
         lines, duplicates = _lines(yaml.compose(text, Loader=loader))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        bad("ledger-invalid", f"line {mark.line + 1}" if mark else "", "valid YAML",
+        bad("ledger-invalid", Source(ledger.path, mark.line + 1 if mark else None), "valid YAML",
             getattr(exc, "problem", None) or str(exc), "the claims ledger is not valid YAML")
         return ledger
     for where, key, line in duplicates:
-        bad("ledger-invalid", f"line {line}{_claim_place(data, where)}", "each key once",
+        bad("ledger-invalid", Source(ledger.path, line, key=_claim_key(data, where)), "each key once",
             f"{key!r} twice", "duplicate key (YAML keeps only the last)")
     if not isinstance(data, dict):
-        bad("ledger-invalid", "line 1", "a mapping with round, tolerance_pct_points and claims",
+        bad("ledger-invalid", Source(ledger.path, 1), "a mapping with round, tolerance_pct_points and claims",
             type(data).__name__, "the ledger is not a mapping")
         return ledger
     for key in data:
         if key not in LEDGER_KEYS:
-            bad("unknown-key", f"line {lines.get((key,), '?')}, key {key}", f"one of {list(LEDGER_KEYS)}",
+            bad("unknown-key", Source(ledger.path, lines.get((key,)), key=str(key)), f"one of {list(LEDGER_KEYS)}",
                 key, "unknown top-level key of the claims ledger")
     if data.get("round") is not None and not isinstance(data["round"], str):
-        bad("ledger-invalid", f"line {lines.get(('round',), '?')}, key round", "a round such as v6.0 (a string)",
+        bad("ledger-invalid", Source(ledger.path, lines.get(("round",)), key="round"), "a round such as v6.0 (a string)",
             repr(data["round"]), "bad default round")
     ledger.round = None if data.get("round") is None else str(data["round"])
     defaults = rules.claim_defaults()
     for key in defaults:
         if key in data:
             if _number(data[key], minimum=0) is None:
-                bad("ledger-invalid", f"line {lines.get((key,), '?')}, key {key}", "a number >= 0",
+                bad("ledger-invalid", Source(ledger.path, lines.get((key,)), key=key), "a number >= 0",
                     data[key], f"bad default {key}")
             else:
                 defaults[key] = float(data[key])
     claims = data.get("claims")
     if not isinstance(claims, list) or not claims:
-        bad("ledger-invalid", f"line {lines.get(('claims',), 1)}, key claims", "a non-empty list of claims",
+        bad("ledger-invalid", Source(ledger.path, lines.get(("claims",), 1), key="claims"), "a non-empty list of claims",
             type(claims).__name__ if claims is not None else "nothing", "the ledger lists no claims")
         return ledger
     seen: set[str] = set()
@@ -154,7 +154,7 @@ def read_ledger(path: str | Path) -> Ledger:
         claim, found = _read_claim(item, i, claim_lines, defaults, ledger.path)
         cid = claim.id if claim else _claim_id(item, i)
         if cid in seen:
-            found.append(finding("ledger-invalid", ledger.path, f"line {claim_lines.get((), '?')}, claim {cid}",
+            found.append(located("ledger-invalid", Source(ledger.path, claim_lines.get(()), key=f"claims.{cid}"),
                                  "unique claim ids", cid, f"claim id {cid!r} appears twice"))
         seen.add(cid)
         ledger.findings.extend(found)
@@ -207,12 +207,13 @@ def _claim_id(item, index: int) -> str:
     return f"#{index + 1}"
 
 
-def _claim_place(data, path: tuple) -> str:
+def _claim_key(data, path: tuple) -> str | None:
+    """A duplicate key's claim, as the key ``claims.<id>``."""
     if len(path) >= 2 and path[0] == "claims" and isinstance(data, dict):
         items = data.get("claims") or []
         if isinstance(items, list) and path[1] < len(items):
-            return f", claim {_claim_id(items[path[1]], path[1])}"
-    return ""
+            return f"claims.{_claim_id(items[path[1]], path[1])}"
+    return None
 
 
 def _number(value, minimum: float | None = None, strict: bool = False) -> float | None:
@@ -228,9 +229,9 @@ def _read_claim(item, index: int, lines: dict, defaults: dict, file: str):
     found: list[Finding] = []
 
     def bad(code, key, expected, got, message):
-        line = lines.get((key,) if key else (), lines.get((), "?"))
-        place = f"line {line}, claim {cid}" + (f", key {key}" if key else "")
-        found.append(finding(code, file, place, expected, _cut(got), f"claim {cid}: {message}"))
+        line = lines.get((key,) if key else (), lines.get(()))
+        where = Source(file, line, key=f"claims.{cid}" + (f".{key}" if key else ""))
+        found.append(located(code, where, expected, _cut(got), f"claim {cid}: {message}"))
 
     if not isinstance(item, dict):
         bad("ledger-invalid", None, "a mapping", type(item).__name__, "a claim is not a mapping")
@@ -396,9 +397,9 @@ def _row(cid: str, claim: Claim | None, verdict: str, reason: str = "") -> dict:
             "notes": []}
 
 
-def _place(ledger: Ledger, claim: Claim, key: str) -> str:
-    line = claim.lines.get(key) or claim.line
-    return f"line {line or '?'}, claim {claim.id}, {key}"
+def _at(ledger: Ledger, claim: Claim, key: str) -> Source:
+    """Where a claim's KEY is in the ledger."""
+    return Source(ledger.path, claim.lines.get(key) or claim.line, key=f"claims.{claim.id}.{key}")
 
 
 def _subject(claim: Claim, results: Results, ledger: Ledger):
@@ -408,7 +409,7 @@ def _subject(claim: Claim, results: Results, ledger: Ledger):
         return rows[0], None, None
     verdict = "unmatched" if not rows else "ambiguous"
     code = "selector-unmatched" if not rows else "selector-ambiguous"
-    found = finding(code, ledger.path, _place(ledger, claim, "subject"), "exactly one result",
+    found = located(code, _at(ledger, claim, "subject"), "exactly one result",
                     "; ".join(_describe(r) for r in rows[:10]) or "no result",
                     f"claim {claim.id}: the subject {selector} matches {len(rows)} results")
     row = _row(claim.id, claim, verdict, found.message)
@@ -455,7 +456,7 @@ def _ratio(claim, results, ledger, reference_submitter, index):
     eligible, selector = eligible_comparators(claim, subject, results, ledger.round)
     if not eligible:
         late = " (post-deadline results are not eligible against a verified subject)"
-        f = finding("selector-unmatched", ledger.path, _place(ledger, claim, "comparator"),
+        f = located("selector-unmatched", _at(ledger, claim, "comparator"),
                     "at least one eligible comparator", "none",
                     f"claim {claim.id}: no eligible result matches the comparator {selector}"
                     + (late if subject["status"] == "verified" else ""))
@@ -498,11 +499,11 @@ def _verdict_findings(row: dict, claim: Claim, ledger: Ledger) -> list[Finding]:
     expected = f"{claim.claimed:g}{unit} ± {claim.tolerance:g}"
     if row["verdict"] == "does-not-hold":
         key = "claimed_pct" if claim.measure == "pct" else "claimed_ratio"
-        return [finding("claim-not-supported", ledger.path, _place(ledger, claim, key),
+        return [located("claim-not-supported", _at(ledger, claim, key),
                         expected, f"{row['computed']:.6g}{unit}",
                         f"claim {claim.id}: the data does not support the claimed figure")]
     if row["verdict"] == "cherry-picked":
-        return [finding("claim-cherry-picked", ledger.path, _place(ledger, claim, "comparator"),
+        return [located("claim-cherry-picked", _at(ledger, claim, "comparator"),
                         f"{expected} against the strongest comparator", f"{row['computed_vs_best']:.6g}{unit}",
                         f"claim {claim.id}: holds only against a comparator that is not the strongest",
                         severity="warning")]
@@ -521,7 +522,7 @@ def _scaling(claim, results, ledger, reference_submitter, index):
         if scaled["verdict"] == "no-reference":
             row["notes"] += [f"missing: {', '.join(scaled['missing'])}"]
         _label(row, [subject] + refs)
-        return row, [finding("claim-unverifiable", ledger.path, _place(ledger, claim, "subject"),
+        return row, [located("claim-unverifiable", _at(ledger, claim, "subject"),
                              "a computable scaling efficiency", scaled["verdict"],
                              f"claim {claim.id}: {scaled['reason']}", severity="warning")]
     computed = scaled["efficiency_pct"]
@@ -565,7 +566,7 @@ def _reproducibility(claim, results, ledger, reference_submitter, reference_vend
     partners = results.frame[mask]
     partners = partners[partners["submitter"] != reference_submitter]
     if partners.empty:
-        f = finding("selector-unmatched", ledger.path, _place(ledger, claim, "subject"),
+        f = located("selector-unmatched", _at(ledger, claim, "subject"),
                     f"at least one partner (not {reference_submitter}) result", "none",
                     f"claim {claim.id}: the subject {selector} matches no partner result")
         return _row(claim.id, claim, "unmatched", f.message), [f]
@@ -580,7 +581,7 @@ def _reproducibility(claim, results, ledger, reference_submitter, reference_vend
         row = _row(claim.id, claim, "no-reference", "no partner result could be compared")
         row["notes"] = others
         _label(row, [{"status": r["status"]} for r in rows])
-        return row, [finding("claim-unverifiable", ledger.path, _place(ledger, claim, "subject"),
+        return row, [located("claim-unverifiable", _at(ledger, claim, "subject"),
                              "partner results with a reference", "none",
                              f"claim {claim.id}: no partner result could be compared", severity="warning")]
     devs = [r["deviation_pct"] for r in compared]
@@ -603,7 +604,7 @@ def _reproducibility(claim, results, ledger, reference_submitter, reference_vend
     _label(row, [{"status": r["status"]} for r in compared])
     found = []
     if not holds:
-        found.append(finding("claim-not-supported", ledger.path, _place(ledger, claim, "claimed_pct"),
+        found.append(located("claim-not-supported", _at(ledger, claim, "claimed_pct"),
                              f"every partner result within ±{claim.claimed:g}%",
                              f"{len(outside)} outside (max |deviation| {row['computed']:.4g}%)",
                              f"claim {claim.id}: partner results outside the claimed band"))

@@ -87,8 +87,7 @@ def compute(results: Path, agreement: Path, rejected: Path) -> Metrics:
 def write(metrics: Metrics, out: Path | None, folder: Path | None) -> None:
     """metrics.json (``out``) and the metrics folder, replaced whole (no stale
     partner file); either may be None (not written)."""
-    from pipeline.output.files import atomic_dir, write_json
-
+    from pipeline.core.files import atomic_dir, write_json
     if folder is not None:
         with atomic_dir(folder) as tmp:
             for name, data in metrics.files.items():

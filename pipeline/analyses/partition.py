@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from pipeline.core.findings import Finding, ReportShape, finding
-from pipeline.core.model import LABEL_UNVERIFIED, Row, typed_rows
-from pipeline.output.files import label_frame
+from pipeline.core.findings import Finding, ReportShape, located
+from pipeline.core.model import LABEL_UNVERIFIED, Row, Source, typed_rows
+from pipeline.core.model import label_frame
 from pipeline.ingest.table import release_unused
 
 
@@ -56,16 +56,18 @@ def partition(frame: pd.DataFrame, display: str = "<table>") -> PartitionReport:
     is_post = status == "post-deadline"
     found = []
     for idx in frame.index[~(is_verified | is_post)]:
-        source = frame.at[idx, "source"] if "source" in frame.columns else f"row {idx}"
-        found.append(finding("invalid-choice", display, f"row {idx + 2} ({source}), column status",
-                             "verified or post-deadline", frame.at[idx, "status"],
-                             "a row without a valid status goes to neither set"))
+        where = (Source(display, idx + 2, column="status") if display.endswith(".csv")
+                 else Source(display, row=idx + 1, column="status"))
+        source = frame.at[idx, "source"] if "source" in frame.columns else None
+        found.append(located("invalid-choice", where, "verified or post-deadline", frame.at[idx, "status"],
+                             "a row without a valid status goes to neither set"
+                             + (f" (the result at {source})" if source else "")))
     rows = len(frame)
     held = [frame]
     del frame   # the sets are taken column by column as the table is let go (when the caller holds none)
     verified, post = (label_frame(part) for part in _split(held, is_verified.to_numpy(), is_post.to_numpy()))
     if (verified["status"] != "verified").any() or len(verified) + len(post) + len(found) != rows:
-        found.append(finding("invariant-broken", display, "whole table",
+        found.append(located("invariant-broken", Source(display),
                              "each row in exactly one set", "a row in both or neither",
                              "partition invariant broken"))
     return PartitionReport(verified.reset_index(drop=True), post.reset_index(drop=True), found)

@@ -33,9 +33,8 @@ def deviation_finding(r: dict, prefix: str = "", own: bool = True) -> Finding:
     partner's file and line (``prefix`` makes root-relative files repo-relative).
     ``own=False``: a warning for a partner moved out of tolerance by a gated
     reference change (the gate)."""
-    where = Source.parse(r["source"]).moved(prefix)
-    where = Source(where.file, where.line, column="value")
-    ref = Source.parse(r.get("reference_source")).moved(prefix) if r.get("reference_source") else None
+    where = Source.from_cell(r["source"], prefix or None).at(column="value")
+    ref = Source.from_cell(r.get("reference_source"), prefix or None) if r.get("reference_source") else None
     return located(
         "deviates-from-reference", where,
         f"within ±{plain(r['tolerance_pct'])}% of {plain(r['reference_value'])} "

@@ -8,7 +8,8 @@ never renamed once released.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import re
+from dataclasses import dataclass, field
 
 from pipeline.core.model import LABEL_UNVERIFIED, Row, Source, plain, typed_rows
 
@@ -116,9 +117,10 @@ CODES: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Finding:
+    """One problem, located: ``where`` is made where the problem is found."""
+
     code: str
-    file: str
-    place: str
+    where: Source
     expected: str
     found: str
     message: str
@@ -128,17 +130,29 @@ class Finding:
         if self.code not in CODES:
             raise ValueError(f"unregistered finding code {self.code!r}")
 
-    def to_dict(self) -> dict:
-        return asdict(self)
+    @property
+    def file(self) -> str:
+        return self.where.path
 
     @property
-    def source(self) -> Source:
-        """The finding's location, parsed once here (file, line, key, column)."""
-        return Source.of(self.file, self.place)
+    def place(self) -> str:
+        return self.where.place
 
     @property
     def line(self) -> int | None:
-        return self.source.line
+        return self.where.line
+
+    def to_dict(self) -> dict:
+        w = self.where
+        return {"code": self.code, "file": w.path, "line": w.line, "row": w.row, "column": w.column,
+                "key": w.key, "place": w.place, "expected": self.expected, "found": self.found,
+                "message": self.message, "severity": self.severity}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Finding":
+        """A finding as :meth:`to_dict` wrote it."""
+        where = Source(d["file"], d.get("line"), d.get("column"), d.get("key"), d.get("row"))
+        return cls(d["code"], where, d["expected"], d["found"], d["message"], d.get("severity", "error"))
 
     def render(self) -> str:
         where = f"{self.file}: {self.place}" if self.place else self.file
@@ -148,17 +162,24 @@ class Finding:
         )
 
 
-def finding(code: str, file: str, place: str, expected: object, found: object,
-            message: str, severity: str = "error") -> Finding:
-    """Build a finding, turning expected/found into short printable text."""
-    return Finding(code, str(file), str(place), _show(expected), _show(found),
-                   message, severity)
-
-
 def located(code: str, where: Source, expected: object, found: object, message: str,
             severity: str = "error") -> Finding:
-    """A finding at a :class:`Source` (its place written the one way)."""
-    return finding(code, where.file, where.place, expected, found, message, severity)
+    """A finding at ``where``, expected/found shortened to printable text."""
+    return Finding(code, where, _show(expected), _show(found), message, severity)
+
+
+# Transitional: the place as text, read into a Source once. Callers move to located().
+_PLACE = re.compile(r"(?:^|,\s*)(?P<kind>line|key|column|row)\s+(?P<value>[^,]+)")
+
+
+def finding(code: str, file: str, place: str, expected: object, found: object,
+            message: str, severity: str = "error") -> Finding:
+    found_at = {m["kind"]: m["value"].strip() for m in _PLACE.finditer(str(place or ""))}
+    line = found_at.get("line", "")
+    line = line.split()[0] if line else ""
+    where = Source(str(file), int(line) if line.isdigit() else None, found_at.get("column"),
+                   found_at.get("key"))
+    return located(code, where, expected, found, message, severity)
 
 
 MAX_SHOWN = 200  # a finding quotes at most this much of what it found
@@ -251,14 +272,12 @@ class TableReport(ReportShape):
 
     def rows_head(self, limit: int | None) -> list[Row]:
         """The first ``limit`` rows, labelled and typed: built only for those."""
-        from pipeline.output.files import label_frame
-
+        from pipeline.core.model import label_frame
         head = self.table if limit is None else self.table.head(limit)
         return typed_rows("ResultRow", label_frame(head).to_dict("records"))
 
     def any_unverified(self) -> bool:
-        from pipeline.output.files import any_unverified
-
+        from pipeline.core.model import any_unverified
         return any_unverified(self.table)
 
     def frame(self):

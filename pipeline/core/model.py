@@ -20,7 +20,7 @@ import keyword
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields, make_dataclass
+from dataclasses import dataclass, fields, make_dataclass, replace
 from typing import ClassVar
 
 # ---- labels and the MLCommons wording ------------------------------------------------------
@@ -58,49 +58,66 @@ DEFAULT_PARAMS = {"compare": {"tolerance_pct": DEFAULT_TOLERANCE_PCT,
 
 # ---- locations ---------------------------------------------------------------------------------
 
-_FILE_LINE = re.compile(r"^(?P<file>.*\S):(?P<line>\d+)\Z", re.DOTALL)   # a file name may hold any character
-_PLACE = re.compile(r"(?:^|,\s*)(?P<kind>line|key|column|row)\s+(?P<value>[^,]+)")
+_CELL = re.compile(r"^(?P<file>.*\S):(?P<line>\d+)\Z", re.DOTALL)   # a file name may hold any character
+# a file under a submissions root: <round>/<submitter>/v<N>/...
+_UNDER_ROOT = re.compile(r"^[^/]+/[^/]+/v[1-9][0-9]*(/|\Z)")
 
 
 @dataclass(frozen=True)
 class Source:
-    """Where something is: a file (relative to the repository root or the
-    submissions root) and, inside it, a line, a key or a column."""
+    """Where something is, built where it is found: a file and, inside it, a
+    line, a row (a record's number), a column or a key.
+
+    ``file`` is the path as the user gave it, or, when ``root`` is set, the
+    path relative to that submissions root (the canonical table's ``source``
+    column holds that relative form, so that a table does not depend on where
+    the root was); ``path`` is what a reader of the finding opens."""
 
     file: str
     line: int | None = None
-    key: str | None = None
     column: str | None = None
+    key: str | None = None
+    row: int | None = None
+    root: str | None = None
 
-    @classmethod
-    def parse(cls, text: object) -> "Source":
-        """``file:line`` (the tables' ``source`` column) or a bare file."""
-        text = "" if text is None else str(text)
-        m = _FILE_LINE.match(text)
-        return cls(m["file"], int(m["line"])) if m else cls(text)
-
-    @classmethod
-    def of(cls, file: str, place: str) -> "Source":
-        """From a finding's ``file`` and ``place`` (``line 4, key submitted_at``)."""
-        found = {m["kind"]: m["value"].strip() for m in _PLACE.finditer(place or "")}
-        line = found.get("line")
-        return cls(file, int(line) if line and line.isdigit() else None,
-                   found.get("key"), found.get("column"))
-
-    def moved(self, prefix: str) -> "Source":
-        """The same place with ``prefix`` before the file (root- to repo-relative)."""
-        return Source(prefix + self.file, self.line, self.key, self.column)
+    @property
+    def path(self) -> str:
+        if not self.root or self.file.startswith("/"):
+            return self.file
+        return f"{self.root.rstrip('/')}/{self.file}" if self.file else self.root
 
     @property
     def place(self) -> str:
+        """The place inside the file, for people: ``line 4, column value``."""
         parts = [f"line {self.line}" if self.line is not None else "",
-                 f"key {self.key}" if self.key else "",
-                 f"column {self.column}" if self.column else ""]
-        return ", ".join(p for p in parts if p)
+                 f"row {self.row}" if self.row is not None else "",
+                 f"column {self.column}" if self.column else "",
+                 f"key {self.key}" if self.key else ""]
+        return ", ".join(p for p in parts if p) or "whole file"
+
+    @property
+    def cell(self) -> str:
+        """The canonical table's ``source`` value: ``file:line`` (``file`` alone without a line)."""
+        return f"{self.file}:{self.line}" if self.line is not None else self.file
+
+    def at(self, **place) -> "Source":
+        """The same file, another place in it (``where.at(column="value")``)."""
+        return replace(self, **place)
+
+    @classmethod
+    def from_cell(cls, text: object, root: str | None = None) -> "Source":
+        """A table's ``source`` value read back (``file:line``). ``root``: the
+        submissions root its files are relative to; a file that is not laid
+        out as ``<round>/<submitter>/v<N>/...`` (a file given by its own
+        path) keeps no root."""
+        text = "" if text is None else str(text)
+        m = _CELL.match(text)
+        file, line = (m["file"], int(m["line"])) if m else (text, None)
+        return cls(file, line, root=root if root and _UNDER_ROOT.match(file) else None)
 
     def __str__(self) -> str:
-        """``file:line`` as the tables write it (``file`` when there is no line)."""
-        return f"{self.file}:{self.line}" if self.line is not None else self.file
+        """``path:line`` (``path`` when there is no line)."""
+        return f"{self.path}:{self.line}" if self.line is not None else self.path
 
 
 # ---- JSON-safe values ------------------------------------------------------------------------
@@ -265,3 +282,26 @@ def typed_rows(kind: str, records: Iterable[Mapping]) -> list[Row]:
         cls = row_type(kind, tuple(record))
         out.append(cls(**record) if cls is not None else LooseRow(record))
     return out
+
+
+# ---- the labels of a table ---------------------------------------------------------------------
+
+def label_frame(frame: "pd.DataFrame") -> pd.DataFrame:
+    """Add the MLCommons label and footnote to a table carrying a status column."""
+    import pandas as pd
+
+    frame = frame.copy(deep=False)   # the columns added are the copy's; the caller's frame never changes
+    if not len(frame):
+        frame["label"] = [label(s) for s in frame["status"]]
+        frame["footnote"] = [footnote(s) for s in frame["status"]]
+        return frame
+    # model.label and model.footnote once per distinct status, applied to every row
+    codes, distinct = pd.factorize(frame["status"], use_na_sentinel=False)
+    frame["label"] = pd.array([label(s) for s in distinct], dtype="str").take(codes)
+    frame["footnote"] = pd.array([footnote(s) for s in distinct], dtype="str").take(codes)
+    return frame
+
+
+def any_unverified(frame: "pd.DataFrame") -> bool:
+    """Whether a table carrying a status column holds a row labelled unverified."""
+    return bool(len(frame)) and bool((frame["status"].astype("str") != "verified").any())

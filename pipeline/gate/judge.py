@@ -19,12 +19,9 @@ The base is ``--base`` when given; otherwise the merge base of HEAD with
 ``origin/$GITHUB_BASE_REF`` (when that variable is set), else ``origin/HEAD``,
 else ``main``, else ``master``.
 
-To start fast, the gate judges its few hundred rows as plain rows
-(:mod:`pipeline.gate.results`, engine ``rows``: the store, the readers row by
-row, the schema from the same YAML, the reference decision and formulas that
-compare uses) and imports no table library: not pandas, pandera, pyarrow,
-polars or great_expectations, nor matplotlib, dvc or the report module (a
-test checks the imports). Nothing here prints.
+The gate reads and compares with the pipeline's own ingest and compare; it
+never imports great_expectations, dvc or the report (a test checks the
+imports). Nothing here prints.
 """
 
 from __future__ import annotations
@@ -38,7 +35,7 @@ from pipeline.core import params as params_mod, rules
 from pipeline.gate import policy as policy_mod
 from pipeline.core.errors import ConfigError, UsageError
 from pipeline.core.findings import Finding, Report, finding
-from pipeline.gate.results import ENGINES, check, context_paths, relocate  # noqa: F401  (the gate's public parts)
+from pipeline.gate.results import check, context_paths, relocate  # noqa: F401  (the gate's public parts)
 from pipeline.store.manifests import MANIFEST
 from pipeline.gate.versioning import (Gated, _parse, changes_since, files_at, repo_top, resolve_base, versioning)
 
@@ -56,7 +53,7 @@ class GateReport(Report):
 # ---- the gate ----------------------------------------------------------------------------
 
 def run(paths: list[Path], root: Path, base: str | None, params_path: Path = Path("params.yaml"),
-        cwd: Path | None = None, allow_policy_change: bool = False, engine: str = "rows") -> GateReport:
+        cwd: Path | None = None, allow_policy_change: bool = False) -> GateReport:
     """Gate PATHS (version folders), or every version changed since the base,
     with the policy of the merge base (see :mod:`pipeline.gate.policy`). ENGINE
     (``rows`` or ``frames``, see :mod:`pipeline.gate.results`) changes how
@@ -85,11 +82,11 @@ def run(paths: list[Path], root: Path, base: str | None, params_path: Path = Pat
             changed_policy = _policy_and_generated(report, top, commit, prefix, allow_policy_change)
         if gated:
             with policy_mod.active(pol):
-                check(report, root, prefix, pol, now, engine)
+                check(report, root, prefix, pol, now)
         if changed_policy and allow_policy_change:
             try:
                 rows, found = policy_mod.flips(root, pol, policy_mod.head_policy(
-                    top, _rel(params_path, cwd, top)), prefix, engine)
+                    top, _rel(params_path, cwd, top)), prefix)
             except ConfigError as exc:      # the new policy itself does not load: it cannot pass
                 rows, found = [], [finding("policy-change", "schemas/", "whole file", "a policy that loads",
                                            str(exc), "the changed policy does not load")]

@@ -210,12 +210,11 @@ def generated_findings(changes: dict[str, str]) -> list[Finding]:
 
 # ---- what the new policy would do ------------------------------------------------------------
 
-def outcomes(root: Path, policy: Policy, engine: str = "rows") -> dict[str, dict]:
+def outcomes(root: Path, policy: Policy) -> dict[str, dict]:
     """result source -> its status and verdict (or outcome) under POLICY
     (ENGINE: see :mod:`pipeline.gate.results`)."""
-    from pipeline.gate.results import engine_of
+    from pipeline.gate.results import Engine as eng
 
-    eng = engine_of(engine)
     with active(policy):
         report = eng.ingest([root], root=root)
         compared = {r["source"]: r for r in eng.compare(report.rows, policy)}
@@ -233,9 +232,9 @@ def outcomes(root: Path, policy: Policy, engine: str = "rows") -> dict[str, dict
 
 
 def flips(root: Path, base: Policy, head: Policy, prefix: str,
-          engine: str = "rows") -> tuple[list[dict], list[Finding]]:
+          ) -> tuple[list[dict], list[Finding]]:
     """Every shipped result whose verdict or status differs between the two policies."""
-    before, after = outcomes(root, base, engine), outcomes(root, head, engine)
+    before, after = outcomes(root, base), outcomes(root, head)
     rows, found = [], []
     for source in sorted(set(before) | set(after)):
         a = before.get(source) or {"status": None, "verdict": "absent"}

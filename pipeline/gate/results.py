@@ -1,11 +1,7 @@
 """The gate's files, rows and comparison: ingest the context of the gated
 versions, then judge their files and rows under the active policy.
 
-Rows are plain dicts. Two engines make them: ``rows`` (:mod:`pipeline.ingest.rows`,
-no table library: the gate's default, for the few hundred rows a gate reads)
-and ``frames`` (:mod:`pipeline.ingest.submissions` and :mod:`pipeline.analyses.compare`: pandas,
-pandera). Both give the same rows, findings and verdicts; a test runs the
-gate with each and compares the reports.
+Rows are plain dicts made from the canonical table that ingest checks.
 """
 
 from __future__ import annotations
@@ -21,27 +17,8 @@ from pipeline.core.model import Source, plain, typed_rows
 from pipeline.store.manifests import MANIFEST
 from pipeline.gate.versioning import Gated
 
-ENGINES = ("rows", "frames")
-
-
-class RowsEngine:
-    """No table library: readers row by row, rowschema, reference per row."""
-
-    @staticmethod
-    def ingest(paths: list[Path], **options):
-        from pipeline.ingest import rows
-
-        return rows.ingest(paths, **options)
-
-    @staticmethod
-    def compare(rows: list[dict], pol: policy_mod.Policy) -> list[dict]:
-        from pipeline.ingest import rows as rows_mod
-
-        return rows_mod.compare(rows, pol.tolerance_pct, pol.reference_submitter, pol.reference_vendor)
-
-
-class FramesEngine:
-    """pandas and pandera: ingest's bulk path and compare's columnar path."""
+class Engine:
+    """The gate's one path: ingest (pandera's table check) and compare, as the pipeline runs them."""
 
     @staticmethod
     def ingest(paths: list[Path], **options):
@@ -61,17 +38,13 @@ class FramesEngine:
                                    pol.reference_vendor).rows
 
 
-def engine_of(name: str):
-    return {"rows": RowsEngine, "frames": FramesEngine}[name]
-
-
 def relocate(f: Finding, prefix: str, root: Path) -> Finding:
     """A finding with a repo-relative file, and a line when it names a manifest key."""
-    out = replace(f, file=prefix + f.file)
-    if f.file.endswith(MANIFEST) and f.place.startswith("key ") and f.line is None:
-        line = _manifest_line(root / f.file, f.place[4:])
+    out = replace(f, where=f.where.at(file=prefix + f.where.path))
+    if f.file.endswith(MANIFEST) and f.where.key and f.line is None:
+        line = _manifest_line(root / f.file, f.where.key)
         if line:
-            out = replace(out, place=f"line {line}, {f.place}")
+            out = replace(out, where=out.where.at(line=line))
     return out
 
 
@@ -92,11 +65,11 @@ def _manifest_line(path: Path, key: str) -> int | None:
     return hits[index] if index < len(hits) else (hits[0] if hits else None)
 
 
-def check(report, root: Path, prefix: str, pol: policy_mod.Policy, now, engine: str = "rows") -> None:
+def check(report, root: Path, prefix: str, pol: policy_mod.Policy, now) -> None:
     """Ingest the context (see :func:`context_paths`), then judge the gated
     versions' files and rows, under the active policy. A gated version became
     visible now (the gate's clock); the context, when it was committed."""
-    eng = engine_of(engine)
+    eng = Engine
     gated = report.versions
     names = {g.display for g in gated}
     committed = clock.git_clock(root) or (lambda version: None)
@@ -220,7 +193,7 @@ VERDICT_KEYS = ("verdict", "deviation_pct", "tolerance_pct", "reference_value", 
 
 
 def _result_row(row: dict, compared: dict | None, prefix: str) -> dict:
-    where = Source.parse(row["source"])
+    where = Source.from_cell(row["source"])
     out = {"version": "/".join(where.file.split("/")[:3]), "file": prefix + where.file, "line": where.line,
            "outcome": "accepted", "codes": ""}
     out.update({k: plain(row.get(k)) for k in RESULT_KEYS})
@@ -236,7 +209,7 @@ def _result_row(row: dict, compared: dict | None, prefix: str) -> dict:
 
 
 def _disposed_row(d, prefix: str) -> dict:
-    where = Source.parse(d.source)
+    where = Source.from_cell(d.source)
     out = {"version": "/".join(where.file.split("/")[:3]), "file": prefix + where.file, "line": where.line,
            "outcome": d.outcome, "codes": d.codes}
     out.update({k: None for k in RESULT_KEYS + VERDICT_KEYS}, reason=d.reason)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from pipeline.core import rules
 from pipeline.core.findings import Finding, finding
+from pipeline.readers.base import PLACEHOLDERS, RawRecord  # noqa: F401  (PLACEHOLDERS: used by bulk)
 
 # ASCII digits only (Python's \d also takes other scripts' digits); shared with
 # the bulk path, which applies the same pattern to a whole column.
@@ -21,30 +22,7 @@ _NUMBER = re.compile(rf"^{NUMBER_PATTERN}\Z")
 _INTEGER = re.compile(r"^[0-9]+(\.0*)?\Z")
 _PLATFORM_PART = re.compile(r"^(\d+)[xX](.+)$")
 _COUNT_IN_NAME = re.compile(r"\(x(\d+)\)")
-PLACEHOLDERS = {"", "todo", "n/a", "na", "none", "null", "-", "tbd"}
 
-
-
-@dataclass
-class RawRecord:
-    """One result as a reader found it: text fields and their places."""
-
-    file: str                       # path as shown in findings and in `source`
-    line: int | None                # 1-based line of the record, when it has one
-    fields: dict[str, str]          # canonical field name -> text as read
-    places: dict[str, str] = field(default_factory=dict)  # field -> "line 4, column Result"
-
-    def place(self, name: str) -> str:
-        if name in self.places:
-            return self.places[name]
-        return f"line {self.line}, field {name}" if self.line else f"field {name}"
-
-    def get(self, name: str) -> str | None:
-        value = self.fields.get(name)
-        if value is None:
-            return None
-        value = str(value).strip()
-        return None if value.lower() in PLACEHOLDERS else value
 
 
 @dataclass(frozen=True)

@@ -175,7 +175,7 @@ def validate_each(frames: list[pd.DataFrame]) -> list[tuple[pd.DataFrame, pd.Dat
             out.append(table.validate(frame))
             continue
         acc, rej = accepted[owner[accepted.index] == i], rejected[owner[rejected.index] == i]
-        places = {(Source.parse(s).file, Source.parse(s).line) for s in rej["source"]}
+        places = {(Source.from_cell(s).file, Source.from_cell(s).line) for s in rej["source"]}
         out.append((acc, rej, [f for f in found if (f.file, f.line) in places]))
     return out
 
@@ -183,8 +183,7 @@ def validate_each(frames: list[pd.DataFrame]) -> list[tuple[pd.DataFrame, pd.Dat
 def _write_part(report, root: Path, others: list[Path], out: Path) -> None:
     """One submitter's four parts. Findings about other submitters' folders
     (the store lists the whole root) are left to their own parts."""
-    from pipeline.output.files import write_json, write_table
-
+    from pipeline.core.files import write_json, write_table
     foreign = {f.relative_to(root).as_posix() for f in others}
     # files outside every submitter folder are the root's: recorded once, by ingest_root
     findings = [f for f in report.findings if _owner(f.file) not in foreign and f.code != "misplaced-file"]

@@ -64,15 +64,15 @@ def merge_warnings(found: list[Finding]) -> list[Finding]:
     groups: dict[tuple, list[int]] = {}
     for i, f in enumerate(found):
         if f.severity == "warning":
-            groups.setdefault((f.code, f.file, f.place.rsplit(", ", 1)[-1], f.expected, f.found),
+            groups.setdefault((f.code, f.file, f.where.column or f.where.key, f.expected, f.found),
                               []).append(i)
     drop = set()
     merged = {}
     for members in groups.values():
         if len(members) > 1:
             first = found[members[0]]
-            merged[members[0]] = replace(first, place=f"{first.place} (and {len(members) - 1} more "
-                                                      f"row{'s' if len(members) > 2 else ''})")
+            merged[members[0]] = replace(first, message=f"{first.message} (and {len(members) - 1} more "
+                                                        f"row{'s' if len(members) > 2 else ''})")
             drop.update(members[1:])
     return [merged.get(i, f) for i, f in enumerate(found) if i not in drop]
 
@@ -134,7 +134,7 @@ def schema_dispositions(sources, found: list[Finding]) -> list[Disposition]:
     """One rejection per row the schema refused, naming the places that failed."""
     out = []
     for src in sources:
-        where = Source.parse(src)
+        where = Source.from_cell(src)
         codes = [f for f in found if f.file == where.file and f.line == where.line]
         out.append(Disposition(str(src), "rejected", "schema-violation",
                                "; ".join(sorted({f.place for f in codes}))))
@@ -157,7 +157,7 @@ def reject_duplicates(rows: list[dict], report) -> list[dict]:
 def duplicates(sources: list[str], report) -> None:
     """The duplicate-row finding and rejection of each row of one shared key."""
     for source in sources:
-        where = Source.parse(source)
+        where = Source.from_cell(source)
         others = ", ".join(o for o in sources if o != source)
         f = finding("duplicate-row", where.file, where.place,
                     "one row per system, model, scenario and status",

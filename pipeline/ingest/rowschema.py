@@ -93,7 +93,7 @@ def validate(rows: list[dict], columns: list) -> tuple[list[dict], list[dict], l
                          if not _null(r.get(name)) and not test(r[name])]
         for i, text, value in failures:
             bad.add(i)
-            where = Source.parse(rows[i]["source"])
+            where = Source.from_cell(rows[i]["source"])
             found.append(located("schema-violation", Source(where.file, where.line, column=name),
                                  text, value, "the row fails the canonical table schema"))
     return ([r for i, r in enumerate(rows) if i not in bad], [r for i, r in enumerate(rows) if i in bad],

@@ -106,7 +106,7 @@ def validate(frame: pd.DataFrame, display: str = "<table>") -> tuple[pd.DataFram
         if idx is None or pd.isna(idx):
             raise ConfigError(f"table schema failed as a whole: {case.check} on {case.column}")
         bad_index.add(idx)
-        where = (Source.parse(frame.at[idx, "source"]) if "source" in frame.columns
+        where = (Source.from_cell(frame.at[idx, "source"]) if "source" in frame.columns
                  else Source(display, frame.index.get_loc(idx) + 2))
         findings.append(located(
             "schema-violation", Source(where.file, where.line, column=case.column),
@@ -173,7 +173,7 @@ def load(path: str | Path) -> tuple[pd.DataFrame, list[Finding]]:
         numbers = pd.to_numeric(frame[col], errors="coerce")
         wrong = numbers.isna() | ((numbers % 1 != 0) if col in INT_COLUMNS else False)
         for idx in frame.index[wrong & ~bad]:
-            where = Source.parse(frame.at[idx, "source"]) if frame.at[idx, "source"] else Source(display, idx + 2)
+            where = Source.from_cell(frame.at[idx, "source"]) if frame.at[idx, "source"] else Source(display, idx + 2)
             found.append(located("schema-violation", Source(where.file, where.line, column=col),
                                  "an integer" if col in INT_COLUMNS else "a number", frame.at[idx, col],
                                  "the row fails the canonical table schema"))

@@ -16,7 +16,9 @@ import io
 import json
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
+from pipeline.core.files import write_table, write_text
 from pipeline.core.findings import Finding
 from pipeline.core.model import LABEL_UNVERIFIED, UNVERIFIED_FOOTNOTE, Source, plain
 
@@ -168,7 +170,7 @@ def as_csv(report) -> str:
 def _row_where(r: dict) -> Source:
     if "file" in r:
         return Source(str(r["file"]), r.get("line"))
-    return Source.parse(r.get("source"))
+    return Source.from_cell(r.get("source"))
 
 
 def _row_source(r: dict) -> str:
@@ -337,3 +339,13 @@ def _version_counts(report, display: str) -> list[object]:
     errors = sum(1 for f in report.errors if f"/{display}/" in f"/{f.file}")
     return [display, len(rows), verdicts.count("agree"), verdicts.count("deviates"),
             verdicts.count("no-reference"), verdicts.count("rejected"), errors]
+
+
+def write_report(report, path: str | Path, fmt: str | None = None) -> None:
+    """A report to a file: the format its extension names (.json the JSON
+    document, .csv and .parquet the table, .xml JUnit, .md markdown, else text)."""
+    path = Path(path)
+    if path.suffix == ".parquet" or (path.suffix == ".csv" and fmt in (None, "csv")):
+        write_table(report.frame(), path)
+        return
+    write_text(render(report, fmt or BY_EXTENSION.get(path.suffix, "text"), limit=None), path)

@@ -14,7 +14,33 @@ from pathlib import Path
 from pipeline.core import textcheck
 from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, finding
-from pipeline.ingest.normalise import RawRecord
+
+# texts that mean "no value" in a partner's field
+PLACEHOLDERS = {"", "todo", "n/a", "na", "none", "null", "-", "tbd"}
+
+
+@dataclass
+class RawRecord:
+    """One result as a reader found it: text fields and their places."""
+
+    file: str                       # path as shown in findings and in `source`
+    line: int | None                # 1-based line of the record, when it has one
+    fields: dict[str, str]          # canonical field name -> text as read
+    places: dict[str, str] = field(default_factory=dict)  # field -> "line 4, column Result"
+
+    def place(self, name: str) -> str:
+        if name in self.places:
+            return self.places[name]
+        return f"line {self.line}, field {name}" if self.line else f"field {name}"
+
+    def get(self, name: str) -> str | None:
+        value = self.fields.get(name)
+        if value is None:
+            return None
+        value = str(value).strip()
+        return None if value.lower() in PLACEHOLDERS else value
+
+
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 MAX_BYTES_ENV = "MLREPRO_MAX_FILE_BYTES"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline.core.findings import finding
-from pipeline.ingest.normalise import RawRecord
+from pipeline.readers.base import RawRecord
 from pipeline.readers.base import ReadResult
 from pipeline.readers.tabular import RawTable, complete_rows, open_csv, single_round
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pipeline.core import textcheck
 from pipeline.core.findings import finding
-from pipeline.ingest.normalise import RawRecord
+from pipeline.readers.base import RawRecord
 from pipeline.readers import jsonsafe
 from pipeline.readers.base import ReadResult, read_text
 

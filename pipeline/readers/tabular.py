@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from pipeline.ingest.normalise import RawRecord
+from pipeline.readers.base import RawRecord
 
 _COLUMNS: ContextVar[bool] = ContextVar("mlrepro_columns", default=True)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.core.findings import Finding, finding
-from pipeline.ingest.normalise import RawRecord
+from pipeline.readers.base import RawRecord
 from pipeline.readers import folder_checks, loadgen, run_checks
 from pipeline.readers.round_rules import Formats, RoundRules, metric_for
 

@@ -12,8 +12,7 @@ import math
 from dataclasses import dataclass, field
 from html import escape
 
-from pipeline.output.files import COMPARISON_DISCLAIMER, UNVERIFIED_FOOTNOTE, UNVERIFIED_LABEL
-
+from pipeline.core.model import COMPARISON_DISCLAIMER, UNVERIFIED_FOOTNOTE, LABEL_UNVERIFIED as UNVERIFIED_LABEL
 TITLE = "mlrepro report: MLPerf Inference partner results against the reference"
 
 

@@ -16,9 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.core.errors import UsageError
-from pipeline.core.model import COMPARISON_DISCLAIMER, UNVERIFIED_FOOTNOTE  # noqa: F401  (re-exported)
-from pipeline.core.model import LABEL_UNVERIFIED as UNVERIFIED_LABEL
-from pipeline.core.model import footnote, label, plain
+from pipeline.core.model import plain
 
 if TYPE_CHECKING:   # pandas only where a table is written: the gate writes none
     import pandas as pd
@@ -117,36 +115,3 @@ def write_json(data: object, path: str | Path) -> None:
 def write_text(text: str, path: str | Path) -> None:
     with atomic_path(path) as tmp:
         tmp.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
-
-
-def write_report(report, path: str | Path, fmt: str | None = None) -> None:
-    """A report to a file: the format its extension names (.json the JSON
-    document, .csv and .parquet the table, .xml JUnit, .md markdown, else text)."""
-    from pipeline.output import render
-
-    path = Path(path)
-    if path.suffix == ".parquet" or (path.suffix == ".csv" and fmt in (None, "csv")):
-        write_table(report.frame(), path)
-        return
-    write_text(render.render(report, fmt or render.BY_EXTENSION.get(path.suffix, "text"), limit=None), path)
-
-
-def label_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """Add the MLCommons label and footnote to a table carrying a status column."""
-    import pandas as pd
-
-    frame = frame.copy(deep=False)   # the columns added are the copy's; the caller's frame never changes
-    if not len(frame):
-        frame["label"] = [label(s) for s in frame["status"]]
-        frame["footnote"] = [footnote(s) for s in frame["status"]]
-        return frame
-    # model.label and model.footnote once per distinct status, applied to every row
-    codes, distinct = pd.factorize(frame["status"], use_na_sentinel=False)
-    frame["label"] = pd.array([label(s) for s in distinct], dtype="str").take(codes)
-    frame["footnote"] = pd.array([footnote(s) for s in distinct], dtype="str").take(codes)
-    return frame
-
-
-def any_unverified(frame: pd.DataFrame) -> bool:
-    """Whether a table carrying a status column holds a row labelled unverified."""
-    return bool(len(frame)) and bool((frame["status"].astype("str") != "verified").any())
