@@ -200,12 +200,13 @@ def test_a_version_folder_not_named_exactly_v_n_fails_everywhere(repo, tmp_path,
     assert doc["summary"]["verdict"] == "fail" and doc["summary"]["versions"] == []
     assert {f["code"] for f in doc["findings"]} == {"bad-version-folder"}
     schemas = {"MLREPRO_SCHEMAS": str(repo / "schemas")}
-    # validate and ingest name the folder under the root as it was given, as the gate does
-    for command in (["validate", "submissions"], ["ingest", "submissions", "-o", tmp_path / "t.csv"]):
+    # validate names files under the root as given, as the gate does; ingest from the submissions root
+    for command, prefix in ((["validate", "submissions"], "submissions/"),
+                            (["ingest", "submissions", "-o", tmp_path / "t.csv"], "")):
         done = mlrepro(repo, *command, "--format", "json", env=schemas)
         assert done.returncode == 1
         found = doc_of(done)
-        assert [f["file"] for f in found["findings"]] == [f"submissions/{ROUND}/Dell/{name}"]
+        assert [f["file"] for f in found["findings"]] == [f"{prefix}{ROUND}/Dell/{name}"]
     rows = doc_of(mlrepro(repo, "ingest", "submissions", "-o", tmp_path / "t.csv", "--format", "json",
                           env=schemas))["rows"]
     assert {r["source"] for r in rows if r["submitter"] == "Dell"} == {f"{ROUND}/Dell/v1/results.csv:2"}

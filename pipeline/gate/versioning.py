@@ -152,7 +152,7 @@ def versioning(changes: dict[str, str], base_files: list[str], root: Path, shown
                 found.append(misplaced_finding(path, shown))
             elif inner:
                 folder, name = inner.rsplit("/", 1)
-                found.append(bad_version_folder(path, shown, folder, name))
+                found.append(bad_version_folder(path, folder, name, shown))
             continue
         key = (version.round, version.submitter)
         if version.number in at_base.get(key, set()):

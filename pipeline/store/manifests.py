@@ -10,7 +10,7 @@ finding on a key names its line.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -63,26 +63,19 @@ def _validator():
         return jsonschema.Draft202012Validator(json.load(fh))
 
 
-def _rooted(found: list[Finding], where: Source) -> list[Finding]:
-    """Findings of a reader or of a check on the manifest's text (made on its
-    root-relative name), in the version's root."""
-    return [f if f.where.root else replace(f, where=f.where.at(root=where.root)) for f in found]
-
-
 def _text(path: Path, where: Source) -> tuple[str | None, list[Finding]]:
     """The manifest's text, bounded in size, strict UTF-8, held to the hygiene
     of what partners type (no BOM, LF line ends, no mojibake)."""
     from pipeline.readers.base import read_text  # the readers package is heavy: load it when used
 
-    text, found = read_text(path, where.file, MAX_MANIFEST_BYTES, checks=textcheck.DOCUMENT)
-    return text, _rooted(found, where)
+    return read_text(path, where.file, MAX_MANIFEST_BYTES, checks=textcheck.DOCUMENT)
 
 
 def parse(text: str, where: Source) -> tuple[object, dict[str, int], list[Finding]]:
     """(the manifest's YAML, the line of each key, the findings that refuse it)."""
     guard = textcheck.yaml_guard(text, where.file, "manifest-invalid", aliases=False)
     if guard:
-        return None, {}, _rooted(guard, where)
+        return None, {}, guard
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     parser = loader(text)
     try:   # composed once: the data is constructed from the same nodes the key lines are read from

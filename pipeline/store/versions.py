@@ -6,9 +6,9 @@ round folder, a folder under a submitter not named ``v<N>``, a version folder
 that is a link leaving the root). Nothing here reads a manifest
 (:mod:`pipeline.store.manifests` does).
 
-Locations name the root as the caller gave it (``Version.root``), so that a
-finding prints as the user named the folder (``submissions/v6.0/...``, or an
-absolute path when the root was given by one).
+The store locates a file relative to the submissions root it reads, as the
+canonical table's sources are (``Source.root`` unset): the command that knows
+how the user named the root names it (the gate, ``validate``).
 """
 
 from __future__ import annotations
@@ -38,12 +38,11 @@ class Version:
     manifest: "Manifest | None" = None   # noqa: F821 (pipeline.store.manifests.Manifest)
     findings: list[Finding] = field(default_factory=list)
     tampered: dict[str, Finding] = field(default_factory=dict)  # manifest path -> why its rows are rejected
-    root: Path | None = None     # the submissions root, as the caller gave it (links must not leave it)
+    root: Path | None = None     # the submissions root read (links must not leave it)
 
     def where(self, inner: str = "", **place) -> Source:
         """A place in this version (``inner``: a path inside it; none: the folder)."""
-        file = f"{self.display}/{inner}" if inner else self.display
-        return Source(file, root=root_name(self.root), **place)
+        return Source(f"{self.display}/{inner}" if inner else self.display, **place)
 
 
 def root_name(root: Path | None) -> str | None:
@@ -84,37 +83,37 @@ def misplaced_files(root: Path) -> list[Finding]:
     found = []
     for folder in [root, *_folders(root)]:
         for path in sorted(p for p in folder.iterdir() if not p.name.startswith(".") and not p.is_dir()):
-            found.append(misplaced_finding(path.relative_to(root).as_posix(), root_name(root)))
+            found.append(misplaced_finding(path.relative_to(root).as_posix()))
     return found
 
 
-def misplaced_finding(rel: str, root: str | None) -> Finding:
+def misplaced_finding(rel: str, root: str | None = None) -> Finding:
     """The ``misplaced-file`` finding of a path relative to the submissions
-    root named ``root``."""
+    root (named ``root`` in the location, when the caller knows its name)."""
     return located("misplaced-file", Source(rel, root=root), Source(LAYOUT, root=root).path, rel,
                    "a file outside every version folder is never read: seal it in a version (mlrepro submit)")
 
 
-def bad_version_folder(rel: str, root: str | None, folder: str, name: str) -> Finding:
-    """The ``bad-version-folder`` finding of ``rel`` (root-relative), an entry of
-    the submitter folder ``folder`` whose name ``name`` is not ``v<N>``."""
+def bad_version_folder(rel: str, folder: str, name: str, root: str | None = None) -> Finding:
+    """The ``bad-version-folder`` finding of ``rel`` (root-relative, the root
+    named ``root``), an entry of the submitter folder ``folder`` whose name
+    ``name`` is not ``v<N>``."""
     return located("bad-version-folder", Source(rel, root=root), Source(f"{folder}/v<N>/", root=root).path,
                    name, "only version folders v1, v2, ... belong under a submitter")
 
 
 def _versions_of(sub_dir: Path, root: Path, found: list[Finding]) -> list[Version]:
     out = []
-    name = root_name(root)
     for vdir in sorted(p for p in sub_dir.iterdir() if not p.name.startswith(".")):
         rel = vdir.relative_to(root).as_posix()
         m = VERSION_DIR.match(vdir.name)
         if not vdir.is_dir() or not m:
-            found.append(bad_version_folder(rel, name, sub_dir.relative_to(root).as_posix(), vdir.name))
+            found.append(bad_version_folder(rel, sub_dir.relative_to(root).as_posix(), vdir.name))
             continue
         real = resolved(vdir)
         if real is None or root.resolve() not in real.parents:
             # a link to a folder elsewhere: never read (ingest would skip it silently)
-            found.append(located("path-escape", Source(rel, root=name), "a folder inside the submissions root",
+            found.append(located("path-escape", Source(rel), "a folder inside the submissions root",
                                  real.as_posix() if real else "a link loop",
                                  "the version folder is a link that leaves the submissions root"))
             continue
