@@ -20,12 +20,13 @@ import click
 
 from pipeline.core.errors import ConfigError, UsageError
 from pipeline.core.errors import DataError
-from pipeline.core.findings import Report, finding
+from pipeline.core.findings import Report
+from pipeline.core.model import STATUSES
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_CONFIG, EXIT_BUG = 0, 1, 2, 3, 4
 DEFAULT_PARAMS = Path("params.yaml")
 OUTPUT_FORMATS = ("text", "json", "junit", "github", "markdown", "csv")
-STATUS_CHOICE = click.Choice(["verified", "post-deadline"])
+STATUS_CHOICE = click.Choice(list(STATUSES))
 
 
 def _input_formats() -> list[str]:
@@ -223,8 +224,6 @@ def cli() -> None:
 def submit(source, submitter, round_, status, submitted_at, input_fmt, root, notes, withdraw_specs, dry_run,
            params_path, fmt, output, quiet, verbose):
     """Seal SOURCE as the next version v<N> of ROOT/ROUND/SUBMITTER (--dry-run: gate it, seal nothing)."""
-    from pipeline.store import manifests as store
-
     when = None
     if submitted_at:
         try:
@@ -245,11 +244,12 @@ def submit(source, submitter, round_, status, submitted_at, input_fmt, root, not
         from pipeline.gate import dryrun as gate_dryrun
 
         report = gate_dryrun.dry_run(source, submitter, round_, status, root, when, input_fmt, notes,
-                                     withdraws, params_path or DEFAULT_PARAMS,
-                                     root.as_posix().rstrip("/") + "/")
+                                     withdraws, params_path or DEFAULT_PARAMS)
         _finish(report, fmt, output, quiet, verbose)
         return
-    result = store.submit(source, submitter, round_, status, root, when, input_fmt, notes, withdraws)
+    from pipeline.gate.submit import submit as seal
+
+    result = seal(source, submitter, round_, status, root, when, input_fmt, notes, withdraws)
     if result.version is not None:
         summary = {"created": result.version.display, "path": result.version.path.as_posix()}
         notes_ = [f"created {result.version.path.as_posix()}"]
@@ -324,49 +324,10 @@ def _start_tree(sources, status, input_fmt, round_) -> None:
 @output_options
 def validate(paths, status, input_fmt, round_, root, fmt, output, quiet, verbose):
     """Check submissions or raw files (manifests, hashes, formats, rows) without writing."""
-    from pipeline.ingest import submissions as ingest_mod
+    from pipeline.gate.validate import validate as check
 
     _guard({"PATH": list(paths)}, {"--output": output})
-    report = ingest_mod.ingest(list(paths), input_fmt, round_, status, root)
-    report.findings[:] = _from_here(report.findings, list(paths), root)
-    if report.table.empty and not report.dispositions and not report.errors:
-        report.findings.append(finding(
-            "no-results", " ".join(p.as_posix() for p in paths), "",
-            "a submission version or a results file", "nothing to read", "no results found"))
-    _finish(report, fmt, output, quiet, verbose, RESULT_COLUMNS)
-
-
-def _from_here(findings: list, paths: list[Path], root: Path | None) -> list:
-    """Findings located as the gate locates them: the file from the current
-    folder (the repository root), a manifest key with its line."""
-    from pipeline.gate.judge import relocate
-
-    here = Path.cwd()
-    bases = [here] + ([root] if root else [])
-    for p in paths:
-        bases += [p] + list(p.absolute().parents)[:4]
-    out = []
-    for f in findings:
-        base = next((b for b in bases if f.file and (b / f.file).exists()), None)
-        if base is None or not base.absolute().is_relative_to(here):   # outside: left as read
-            out.append(f)
-            continue
-        rel = Path(os.path.relpath(base.absolute(), here)).as_posix()
-        prefix = "" if rel == "." else rel + "/"
-        out.append(relocate(f, prefix, base))
-    return out
-
-
-def _root_prefix(root: Path, frame) -> str:
-    """``root/`` from the current folder when the table's sources are files under it."""
-    from pipeline.core.model import Source
-
-    sources = frame["source"].head(20) if "source" in frame.columns else []
-    files = [Source.from_cell(s).file for s in sources]
-    if not files or not all((root / f).is_file() for f in files) or not root.absolute().is_relative_to(Path.cwd()):
-        return ""
-    rel = Path(os.path.relpath(root.absolute(), Path.cwd())).as_posix()
-    return "" if rel == "." else rel + "/"
+    _finish(check(list(paths), input_fmt, round_, status, root), fmt, output, quiet, verbose, RESULT_COLUMNS)
 
 
 def _load_table(path: Path):
@@ -390,7 +351,7 @@ AGREEMENT_COLUMNS = ("verdict", "deviation_pct", "round", "submitter", "accelera
               help="JSON summary (per-partner rates).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("submissions"),
               show_default=True, help="Submissions root the table's sources are relative to (findings "
-                                      "name files from the repository root).")
+                                      "name a submission's files under it, as given).")
 @filter_options("verdict", "submitter", "round")
 @output_options
 @exit_zero
@@ -405,12 +366,11 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
     _guard({"RESULTS": results, "--params": params_path},
            {"--output": output, "--summary-out": summary_out})
     frame, found = _load_table(results)
-    prefix = _root_prefix(root, frame)
     held = [frame]
     del frame   # compare lets the table go column by column as it takes the partner rows
     report = compare_mod.compare(held.pop(), tol, ref, vendor)
     report.read_findings = found
-    report.prefix = prefix
+    report.prefix = root.as_posix()   # the submissions root, as given: findings name its files under it
     if summary_out:
         write_json(report.summary, summary_out)
     report = _filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
@@ -828,7 +788,7 @@ def analyse(results, rejected, ledger, crosschecks, agreement_out, summary_out, 
             "--crosscheck": [published for published, _ in crosschecks], "--versions": versions},
            {"--output": output, **out.files()})
     report = analyse_mod.analyse(results, rejected, ledger, out, tol, ref, vendor,
-                                 prefix=lambda frame: _root_prefix(root, frame))
+                                 prefix=lambda frame: root.as_posix())
     _finish(report, fmt, output, quiet, verbose, ("step", "wrote", "summary"), exit_zero, notes=report.notes)
 
 

@@ -38,6 +38,15 @@ def set_params(repo: Path, **compare) -> None:
     edit_yaml(repo / "params.yaml", lambda d: d["compare"].update(compare))
 
 
+def line_after(path: Path, *marks: str) -> int:
+    """The line of the last of MARKS, each looked for after the one before it."""
+    line = 0
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for mark in marks:
+        line = next(i for i, text in enumerate(lines, 1) if i > line and text.lstrip(" -").startswith(mark))
+    return line
+
+
 # ---- policy comes from the base --------------------------------------------------------------
 
 @pytest.mark.parametrize("change, key, old, new", [
@@ -55,8 +64,9 @@ def test_a_pr_that_loosens_params_is_judged_by_the_base_and_fails(repo, change, 
     doc = doc_of(done)
     assert doc["summary"]["tolerance_pct"] == 4.0 and doc["summary"]["reference_submitter"] == "AMD"
     [policy] = [f for f in doc["findings"] if f["code"] == "policy-change"]
-    assert (policy["file"], policy["place"], policy["expected"], policy["found"]) == ("params.yaml", f"key {key}",
-                                                                                    old, new)
+    line = line_after(repo / "params.yaml", "compare:", key.split(".")[1] + ":")
+    assert (policy["file"], policy["place"], policy["expected"], policy["found"]) == (
+        "params.yaml", f"line {line}, key {key}", old, new)
     assert f"{key}: {old} -> {new}" in policy["message"]
     assert ("deviates-from-reference", f"submissions/{ROUND}/Dell/v2/results.csv", "line 2, column value") \
         in codes(doc)
@@ -69,7 +79,7 @@ def test_even_the_allow_flag_does_not_pass_policy_and_submissions_together(repo)
     commit(repo, "both at once")
     doc = doc_of(gate(repo, "--format", "json", "--allow-policy-change"))
     assert doc["summary"]["verdict"] == "fail"
-    assert ("policy-change", "params.yaml", "key compare.tolerance_pct") in codes(doc)
+    assert ("policy-change", "params.yaml", "line 2, key compare.tolerance_pct") in codes(doc)
 
 
 def test_a_moved_deadline_is_a_policy_change_and_the_base_deadline_holds(repo):
@@ -81,8 +91,9 @@ def test_a_moved_deadline_is_a_policy_change_and_the_base_deadline_holds(repo):
     doc = doc_of(gate(repo, "--format", "json"))
     assert doc["summary"]["verdict"] == "fail"
     [policy] = [f for f in doc["findings"] if f["code"] == "policy-change"]
+    line = line_after(repo / "schemas" / "rounds.yaml", "rounds:", "v6.0:", "submission_deadline:")
     assert (policy["file"], policy["place"], policy["expected"], policy["found"]) == (
-        "schemas/rounds.yaml", "key rounds.v6.0.submission_deadline", "2026-02-27T13:00:00-08:00",
+        "schemas/rounds.yaml", f"line {line}, key rounds.v6.0.submission_deadline", "2026-02-27T13:00:00-08:00",
         "2099-01-01T00:00:00+00:00")
     assert ("verified-after-deadline", "submissions/v6.0/AMD/v1/manifest.yaml",
             "line 4, key submitted_at") in codes(doc)
@@ -98,7 +109,9 @@ def test_a_widened_accelerator_alias_is_a_policy_change(repo):
     assert done.returncode == 1
     doc = doc_of(done)
     [policy] = [f for f in doc["findings"] if f["code"] == "policy-change"]
-    assert policy["file"] == "schemas/accelerators.yaml" and policy["place"] == "key accelerators.0.pattern"
+    line = line_after(repo / "schemas" / "accelerators.yaml", "accelerators:", "pattern:")
+    assert policy["file"] == "schemas/accelerators.yaml"
+    assert policy["place"] == f"line {line}, key accelerators.0.pattern"
     assert policy["found"] == ".*"
 
 
@@ -127,12 +140,12 @@ def test_a_policy_only_pr_fails_without_the_flag_and_shows_flips_with_it(repo):
     commit(repo, "a tighter tolerance")
     without = gate(repo, "--format", "json")
     assert without.returncode == 1
-    assert ("policy-change", "params.yaml", "key compare.tolerance_pct") in codes(doc_of(without))
+    assert ("policy-change", "params.yaml", "line 2, key compare.tolerance_pct") in codes(doc_of(without))
 
     done = gate(repo, "--format", "json", "--allow-policy-change")
     assert done.returncode == 0, done.stdout
     doc = doc_of(done)
-    assert ("policy-change", "params.yaml", "key compare.tolerance_pct") in codes(doc, "warning")
+    assert ("policy-change", "params.yaml", "line 2, key compare.tolerance_pct") in codes(doc, "warning")
     [flip] = doc["summary"]["flips"]
     assert flip["text"] == f"Dell {ROUND} llama2-70b-99 Server: agree -> deviates"
     assert (flip["file"], flip["line"]) == (DELL_V1, 2)
@@ -187,7 +200,7 @@ def test_a_version_folder_not_named_exactly_v_n_fails_everywhere(repo, tmp_path,
     assert doc["summary"]["verdict"] == "fail" and doc["summary"]["versions"] == []
     assert {f["code"] for f in doc["findings"]} == {"bad-version-folder"}
     schemas = {"MLREPRO_SCHEMAS": str(repo / "schemas")}
-    # validate names files from the repository root, as the gate does; ingest from the submissions root
+    # validate names files under the root as given, as the gate does; ingest from the submissions root
     for command, prefix in ((["validate", "submissions"], "submissions/"),
                             (["ingest", "submissions", "-o", tmp_path / "t.csv"], "")):
         done = mlrepro(repo, *command, "--format", "json", env=schemas)

@@ -168,7 +168,7 @@ def check_raw(path: Path, command: str, tmp_path: Path, monkeypatch, expect: int
         doc = run_json("gate", version, "--root", root, "--params", tmp_path / "none.yaml", expect=expect)
         accepted = [r for r in doc["rows"] if r["outcome"] == "accepted"]
         assert len(accepted) == (0 if expect else 1), accepted
-        display = f"submissions/{round_}/{submitter}/v1/"
+        display = f"{root.as_posix()}/{round_}/{submitter}/v1/"   # under the root as it was given
         named = lambda file: file.startswith(display)  # noqa: E731
     if expect:
         located(doc["findings"], named, codes)
@@ -256,13 +256,13 @@ def version_root(name: str, tmp_path: Path) -> tuple[Path, str]:
 def check_version(root: Path, display: str, command: str, tmp_path: Path, monkeypatch, name: str,
                   codes: set[str]):
     mine = lambda source: str(source).startswith(display + "/")  # noqa: E731
+    named = lambda file: file.startswith(f"{root.as_posix()}/{display}/")  # noqa: E731  (under the root as given)
     post_only = name in POST_DEADLINE_ONLY
     if command == "validate":
         doc = run_json("validate", root, expect=1)
         assert doc["summary"]["verified"] == 0
         assert doc["summary"]["accepted"] == doc["summary"]["post_deadline"] if post_only else \
             doc["summary"]["accepted"] == 0
-        named = mine
     elif command == "ingest":
         doc = run_json("ingest", root, "-o", tmp_path / "out.csv", expect=1)
         rows = [r for r in doc["rows"] if mine(r["source"])]
@@ -270,7 +270,7 @@ def check_version(root: Path, display: str, command: str, tmp_path: Path, monkey
             assert rows and {(r["status"], r["label"]) for r in rows} == {("post-deadline", "unverified")}
         else:
             assert rows == []
-        named = mine
+        named = mine               # ingest names a file relative to the root, as the table's sources
     else:
         monkeypatch.chdir(tmp_path)
         if not post_only:
@@ -281,7 +281,6 @@ def check_version(root: Path, display: str, command: str, tmp_path: Path, monkey
             assert accepted and {r["status"] for r in accepted} == {"post-deadline"}
         else:
             assert accepted == []
-        named = lambda file: file.startswith(f"submissions/{display}/")  # noqa: E731
     located(doc["findings"], named, codes)
 
 

@@ -91,7 +91,7 @@ def test_verified_after_the_deadline_goes_to_the_post_deadline_set(root, tmp_pat
     doc = run_json("ingest", root, "-o", out, expect=1)
     [f] = [f for f in doc["findings"] if f["code"] == "verified-after-deadline"]
     assert f["file"] == "v6.0/Dell/v1/manifest.yaml"
-    assert f["place"] == "key submitted_at"
+    assert f["place"] == "line 4, key submitted_at"
     assert f["expected"].startswith("at or before 2026-02-27T13:00:00-08:00")
     assert f["found"] == LATE
     assert doc["summary"]["verified"] == 0 and doc["summary"]["post_deadline"] == 2

@@ -96,7 +96,7 @@ def test_submit_refusal_in_json_lists_the_findings(root):
     assert doc["summary"]["created"] is None
     [f] = doc["findings"]
     assert f["code"] == "malformed-number"
-    assert f["file"] == "results-value-with-space.csv"
+    assert f["file"] == (DATA / "results-value-with-space.csv").as_posix()   # as it was given
     assert f["place"] == "line 2, column value"
     assert f["found"] == "100 282"
     assert list(root.iterdir()) == []
@@ -164,7 +164,7 @@ def test_hash_mismatch_finding_names_both_digests(root, tmp_path):
     sealed.write_text(sealed.read_text() + "\n")
     doc = run_json("validate", root, expect=1)
     [f] = [f for f in doc["findings"] if f["code"] == "hash-mismatch"]
-    assert f["file"] == "v6.0/Dell/v1/results-dell.csv"
+    assert f["file"] == f"{root.as_posix()}/v6.0/Dell/v1/results-dell.csv"   # under the root as given
     assert f["expected"] == expected
     assert f["found"] == hashlib.sha256(sealed.read_bytes()).hexdigest()
 
@@ -187,7 +187,7 @@ def test_a_manifest_path_with_dotdot_is_a_path_escape(root, tmp_path, path):
     escapes = [f for f in doc["findings"] if f["code"] == "path-escape"]
     assert len(escapes) == 1
     assert escapes[0]["found"] == path
-    assert escapes[0]["place"] == "key files.0.path"
+    assert escapes[0]["place"] == "line 7, key files.0.path"
     assert escapes[0]["expected"] == "a path inside the version folder"
     assert doc["rows"] == [] and read_csv(out) == []
     assert [r["codes"] for r in read_csv(rejected)] == ["path-escape"]
@@ -214,8 +214,8 @@ def test_a_manifest_disagreeing_with_its_folder_is_a_mismatch(root, key, value):
     mpath.write_text(yaml.safe_dump(m, sort_keys=False))
     doc = run_json("validate", root, expect=1)
     [f] = [f for f in doc["findings"] if f["code"] == "manifest-mismatch"]
-    assert f["place"] == f"key {key}"
-    assert f["file"] == "v6.0/Dell/v1/manifest.yaml"
+    assert f["place"] == f"line {list(m).index(key) + 1}, key {key}"
+    assert f["file"] == f"{root.as_posix()}/v6.0/Dell/v1/manifest.yaml"
     assert f["found"] == repr(value)
 
 
@@ -238,7 +238,7 @@ def test_a_manifest_that_breaks_its_schema_is_invalid(root):
     m["status"] = "official"
     mpath.write_text(yaml.safe_dump(m, sort_keys=False))
     doc = run_json("validate", root, expect=1)
-    assert [f["place"] for f in doc["findings"] if f["code"] == "manifest-invalid"] == ["key status"]
+    assert [f["place"] for f in doc["findings"] if f["code"] == "manifest-invalid"] == ["line 5, key status"]
 
 
 def test_an_unlisted_file_is_an_error(root):
@@ -247,7 +247,8 @@ def test_an_unlisted_file_is_an_error(root):
     (root / "v6.0" / "Dell" / "v1" / "notes.txt").write_text("added later\n")
     doc = run_json("validate", root, expect=1)
     [f] = doc["findings"]
-    assert (f["code"], f["file"], f["severity"]) == ("unlisted-file", "v6.0/Dell/v1/notes.txt", "error")
+    assert (f["code"], f["file"], f["severity"]) == ("unlisted-file", f"{root.as_posix()}/v6.0/Dell/v1/notes.txt",
+                                                     "error")
 
 
 def test_a_late_verified_submission_is_sealed_as_declared(root):
@@ -300,7 +301,8 @@ def test_a_zero_padded_version_folder_is_never_read_as_a_version(root):
     shutil.copytree(root / "v6.0" / "Dell" / "v1", root / "v6.0" / "Dell" / "v01")
     for command in ("validate",):
         doc = run_json(command, root, expect=1)
-        assert [(f["code"], f["file"]) for f in doc["findings"]] == [("bad-version-folder", "v6.0/Dell/v01")]
+        assert [(f["code"], f["file"]) for f in doc["findings"]] == [
+            ("bad-version-folder", f"{root.as_posix()}/v6.0/Dell/v01")]
     doc = run_json("validate", root / "v6.0" / "Dell" / "v01", "--root", root, expect=1)
     assert [f["code"] for f in doc["findings"]] == ["bad-version-folder"]
     assert doc["summary"]["accepted"] == 0
@@ -351,7 +353,7 @@ def test_ingest_reads_the_commit_time_of_a_version(tmp_path):
     commit(repo, "Dell v2, committed after the deadline", when="2026-03-05T00:00:00Z")
     doc = run_json("validate", root, expect=1)
     [late] = [f for f in doc["findings"] if f["code"] == "verified-after-deadline"]
-    assert late["file"] == "v6.0/Dell/v2/manifest.yaml"
+    assert late["file"] == f"{root.as_posix()}/v6.0/Dell/v2/manifest.yaml"
     assert late["found"].startswith("2026-03-05T00:00:00+00:00 (visible: committed in ")
     assert doc["summary"]["verified"] > 0 and doc["summary"]["post_deadline"] > 0   # v1 stays verified
 

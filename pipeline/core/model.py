@@ -38,6 +38,17 @@ COMPARISON_DISCLAIMER = (
 )
 
 
+# What became of a partner result (compare's verdicts) and of an input row (the gate's outcomes).
+AGREE = "agree"                  # within the tolerance of its reference
+DEVIATES = "deviates"            # outside it
+NO_REFERENCE = "no-reference"    # no reference result to compare with
+EXCLUDED = "excluded"            # not a partner result (another vendor's parts, power-capped...)
+VERDICTS = (AGREE, DEVIATES, NO_REFERENCE, EXCLUDED)
+REFERENCE = "reference"          # the gate: a result of the reference submitter itself
+ACCEPTED = "accepted"            # an input row that became a row of the table
+REJECTED = "rejected"            # an input row refused, with its findings
+
+
 def label(status: object) -> str:
     return LABEL_VERIFIED if status == VERIFIED else LABEL_UNVERIFIED
 

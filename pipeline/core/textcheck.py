@@ -24,7 +24,8 @@ dangerous: nesting deeper than :data:`MAX_YAML_DEPTH`; aliases whose
 expansion exceeds :data:`MAX_YAML_NODES` nodes (the "billion laughs");
 recursive aliases; and, where the format has no use for them (manifests),
 any anchor or alias. :func:`duplicate_keys` lists keys that a mapping states
-twice (YAML loaders silently keep the last).
+twice (YAML loaders silently keep the last); :func:`key_lines` says on which
+line each key of a composed document stands.
 
 Everything here returns findings; nothing raises for bad input.
 """
@@ -212,3 +213,30 @@ def duplicate_keys(root) -> list[tuple[str, int]]:
         elif isinstance(node, yaml.SequenceNode):
             todo.extend(node.value)
     return sorted(out, key=lambda kv: kv[1])
+
+
+def key_lines(root) -> dict[str, int]:
+    """Dotted key (``files.0.sha256``, list items by their index) -> the line
+    it stands on, for every key and list item of the composed ``root``; a key
+    stated twice keeps its first line. Walks iteratively, each node once."""
+    out: dict[str, int] = {}
+    todo = [(root, "")] if root is not None else []
+    seen_nodes: set[int] = set()
+    while todo:
+        node, at = todo.pop()
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            children = [(key_node, getattr(key_node, "value", None), value) for key_node, value in node.value]
+        elif isinstance(node, yaml.SequenceNode):
+            children = [(item, i, item) for i, item in enumerate(node.value)]
+        else:
+            continue
+        for marked, name, value in children:
+            if not isinstance(name, (str, int)):
+                continue
+            key = f"{at}.{name}" if at else str(name)
+            out.setdefault(key, marked.start_mark.line + 1)
+            todo.append((value, key))
+    return out

@@ -5,7 +5,8 @@ The would-be version is sealed in a temporary copy of its context (the
 submitter's folder and the reference submitter's, same round), then judged as
 the gate judges a new version: files, rows, the reference comparison, the
 clock (now), submitted_at, and withdrawals against the version it supersedes.
-The submissions root itself is never written.
+The submissions root itself is never written; locations name it as the user
+gave it.
 """
 
 from __future__ import annotations
@@ -15,15 +16,19 @@ import tempfile
 from datetime import datetime
 from pathlib import Path
 
-from pipeline.store import clock, manifests as store
 from pipeline.core import params as params_mod, rules
-from pipeline.gate.judge import Gated, GateReport, check, counts
+from pipeline.gate.judge import GateReport, counts
 from pipeline.gate.policy import Policy, active
+from pipeline.gate.results import check
+from pipeline.gate.submit import seal
+from pipeline.gate.versioning import Gated
+from pipeline.store import clock
+from pipeline.store.versions import root_name
 
 
 def dry_run(source: Path, submitter: str, round_: str, status: str, root: Path,
             submitted_at: datetime | None, fmt: str | None, notes: str | None,
-            withdraws: list[dict] | None, params_path: Path | None, display_root: str) -> GateReport:
+            withdraws: list[dict] | None, params_path: Path | None) -> GateReport:
     compare = params_mod.load(params_path if params_path and params_path.is_file() else None)["compare"]
     pol = Policy.of(rules.schemas_dir(), compare, "local (the installed tool's or $MLREPRO_SCHEMAS schemas, "
                     "--params)")
@@ -37,14 +42,16 @@ def dry_run(source: Path, submitter: str, round_: str, status: str, root: Path,
                 shutil.copytree(folder, copy / round_ / who, symlinks=True,
                                 ignore=shutil.ignore_patterns(".*"))
         copy.mkdir(parents=True, exist_ok=True)
-        sealed = store.submit(source, submitter, round_, status, copy, submitted_at, fmt, notes, withdraws)
+        sealed = seal(source, submitter, round_, status, copy, root_name(root), submitted_at, fmt, notes,
+                      withdraws)
         report.findings.extend(sealed.findings)
         if sealed.version is not None:
             report.versions = [Gated(round_, submitter, sealed.version.number)]
             with active(pol):
-                check(report, copy, display_root, pol, now)
+                check(report, copy, root_name(root), pol, now)
     report.summary = {"dry_run": True, "sealed": False, "policy": pol.source, "clock": now.isoformat(),
                       "versions": [v.display for v in report.versions], **counts(report),
                       "tolerance_pct": pol.tolerance_pct, "reference_submitter": pol.reference_submitter,
-                      "reference_vendor": pol.reference_vendor, "withdrawals": report.withdrawals, "verdict": "pass" if report.ok else "fail"}
+                      "reference_vendor": pol.reference_vendor, "withdrawals": report.withdrawals,
+                      "verdict": "pass" if report.ok else "fail"}
     return report

@@ -12,8 +12,8 @@ What it checks, for each gated version folder ``<root>/<round>/<submitter>/v<N>`
 * the files, through :mod:`pipeline.ingest.submissions`: manifest schema, sha256 seals,
   formats and every row;
 * every result of a partner version against the reference submitter's
-  current result (:mod:`pipeline.analyses.compare`, with the accepted table of the
-  whole submissions root as context).
+  current result (:mod:`pipeline.analyses.compare`; the context read is the
+  round's folders of that submitter and of the reference submitter).
 
 The base is ``--base`` when given; otherwise the merge base of HEAD with
 ``origin/$GITHUB_BASE_REF`` (when that variable is set), else ``origin/HEAD``,
@@ -30,19 +30,21 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pipeline.store import clock
 from pipeline.core import params as params_mod, rules
-from pipeline.gate import policy as policy_mod
 from pipeline.core.errors import ConfigError, UsageError
-from pipeline.core.findings import Finding, Report, finding
-from pipeline.gate.results import check, context_paths, relocate  # noqa: F401  (the gate's public parts)
+from pipeline.core.findings import Finding, Report, located
+from pipeline.core.model import AGREE, DEVIATES, EXCLUDED, NO_REFERENCE, REFERENCE, REJECTED, Source
+from pipeline.gate import flips as flips_mod, policy as policy_mod
+from pipeline.gate.results import check
+from pipeline.gate.versioning import Gated, _parse, changes_since, files_at, repo_top, resolve_base, versioning
+from pipeline.store import clock
 from pipeline.store.manifests import MANIFEST
-from pipeline.gate.versioning import (Gated, _parse, changes_since, files_at, repo_top, resolve_base, versioning)
+from pipeline.store.versions import root_name
 
 
 @dataclass
 class GateReport(Report):
-    """rows: one per result line; files: the repo-relative files checked."""
+    """rows: one per result line; files: the files checked, as the user names them."""
 
     versions: list[Gated] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
@@ -55,44 +57,46 @@ class GateReport(Report):
 def run(paths: list[Path], root: Path, base: str | None, params_path: Path = Path("params.yaml"),
         cwd: Path | None = None, allow_policy_change: bool = False) -> GateReport:
     """Gate PATHS (version folders), or every version changed since the base,
-    with the policy of the merge base (see :mod:`pipeline.gate.policy`). ENGINE
-    (``rows`` or ``frames``, see :mod:`pipeline.gate.results`) changes how
-    rows are held, never a verdict."""
+    with the policy of the merge base (see :mod:`pipeline.gate.policy`).
+    Locations name the submissions root as ROOT names it, from CWD."""
     cwd = cwd or Path.cwd()
-    root = root if root.is_absolute() else cwd / root
-    if not root.is_dir():
+    shown = root_name(root)
+    folder = root if root.is_absolute() else cwd / root
+    if not folder.is_dir():
         raise UsageError(f"--root {root}: no such folder")
     top = repo_top(cwd)
     report = GateReport()
     now = clock.now()                  # the gate's own clock: nothing moves it back
     with tempfile.TemporaryDirectory(prefix="mlrepro-gate-") as scratch:
+        touched = False
         if top is None:
             if not paths:
                 raise ConfigError("not inside a git repository: give the version folders to gate")
-            prefix, info = _relative(root, cwd), {"base": None, "versioning": "not checked (no git repository)"}
-            gated, found, commit = _named(paths, root, cwd), [], None
+            info = {"base": None, "versioning": "not checked (no git repository)"}
+            gated, found, commit = _named(paths, folder, cwd), [], None
         else:
-            prefix = _relative(root, top)
-            gated, found, info, commit = _from_git(paths, root, base, top, prefix, cwd)
+            if not folder.resolve().is_relative_to(top.resolve()):
+                raise UsageError(f"--root {root} is outside the repository {top}")
+            gated, found, info, commit, touched = _from_git(paths, folder, shown, base, top, cwd)
         pol = _policy(top, commit, params_path, cwd, Path(scratch))
         report.versions = gated
         report.findings.extend(found)
         changed_policy = []
         if commit is not None:
-            changed_policy = _policy_and_generated(report, top, commit, prefix, allow_policy_change)
+            changed_policy = _policy_and_generated(report, top, commit, touched, allow_policy_change)
         if gated:
             with policy_mod.active(pol):
-                check(report, root, prefix, pol, now)
+                check(report, folder, shown, pol, now)
         if changed_policy and allow_policy_change:
             try:
-                rows, found = policy_mod.flips(root, pol, policy_mod.head_policy(
-                    top, _rel(params_path, cwd, top)), prefix)
+                rows, found = flips_mod.flips(folder, pol, policy_mod.head_policy(
+                    top, _rel(params_path, cwd, top)), shown)
             except ConfigError as exc:      # the new policy itself does not load: it cannot pass
-                rows, found = [], [finding("policy-change", "schemas/", "whole file", "a policy that loads",
+                rows, found = [], [located("policy-change", Source("schemas/"), "a policy that loads",
                                            str(exc), "the changed policy does not load")]
             report.flips = rows
             report.findings.extend(found)
-    report.summary = {**info, "root": prefix.rstrip("/") or ".", "policy": pol.source,
+    report.summary = {**info, "root": shown or ".", "policy": pol.source,
                       "clock": now.isoformat(), "versions": [v.display for v in gated], **counts(report),
                       "tolerance_pct": pol.tolerance_pct, "reference_submitter": pol.reference_submitter,
                       "reference_vendor": pol.reference_vendor,
@@ -124,10 +128,11 @@ def _policy(top: Path | None, commit: str | None, params_path: Path, cwd: Path,
                                 "$MLREPRO_SCHEMAS schemas, --params)")
 
 
-def _policy_and_generated(report: GateReport, top: Path, commit: str, prefix: str, allow: bool) -> list[Finding]:
-    """policy-change and generated-file-edited findings from every change since the base."""
-    changes = changes_since(top, commit, ".")
-    submissions = any(p.startswith(prefix) for p in changes) if prefix else bool(changes)
+def _policy_and_generated(report: GateReport, top: Path, commit: str, submissions: bool,
+                          allow: bool) -> list[Finding]:
+    """policy-change and generated-file-edited findings from every change since
+    the base (SUBMISSIONS: whether the change touches the submissions root)."""
+    changes = changes_since(top, commit)
     found = policy_mod.policy_findings(top, commit, changes, "warning" if allow and not submissions else "error")
     if found and submissions:
         found = [replace(f, severity="error", message=f.message + " (together with submissions: a pull "
@@ -136,14 +141,6 @@ def _policy_and_generated(report: GateReport, top: Path, commit: str, prefix: st
     if submissions:
         report.findings.extend(policy_mod.generated_findings(changes))
     return found
-
-
-def _relative(path: Path, start: Path) -> str:
-    try:
-        rel = path.resolve().relative_to(start.resolve()).as_posix()
-    except ValueError as exc:
-        raise UsageError(f"--root {path} is outside {start}") from exc
-    return "" if rel == "." else rel + "/"
 
 
 def _named(paths: list[Path], root: Path, cwd: Path) -> list[Gated]:
@@ -163,25 +160,24 @@ def _named(paths: list[Path], root: Path, cwd: Path) -> list[Gated]:
     return sorted(set(out), key=lambda v: (v.round, v.submitter, v.number))
 
 
-def _from_git(paths: list[Path], root: Path, base: str | None, top: Path, prefix: str, cwd: Path):
-    """(versions to gate, versioning findings, summary entries) in a git repository.
-    Named PATHS are checked against the base only when --base is given."""
+def _from_git(paths: list[Path], root: Path, shown: str | None, base: str | None, top: Path, cwd: Path):
+    """(versions to gate, versioning findings, summary entries, merge base,
+    whether the submissions root changed) in a git repository. Named PATHS
+    are checked against the base only when --base is given."""
     if paths and not base:
-        return _named(paths, root, cwd), [], {"base": None, "versioning": "not checked (give --base)"}, None
+        return _named(paths, root, cwd), [], {"base": None, "versioning": "not checked (give --base)"}, None, False
     ref, commit = resolve_base(top, base)
-    under = prefix.rstrip("/") or "."
-    changes = changes_since(top, commit, under)
-    gated, found = versioning(changes, files_at(top, commit, under), root, prefix, top, commit)
+    changes = changes_since(root, commit)
+    gated, found = versioning(changes, files_at(root, commit), root, shown, commit)
     if paths:
         named = _named(paths, root, cwd)
-        keep = {f"{prefix}{v.display}/" for v in named}
-        found = [f for f in found if any(f.file.startswith(k) for k in keep)]
+        found = [f for f in found if any(v.holds(f.where.file) for v in named)]
         gated = named
-    return gated, found, {"base": ref, "merge_base": commit[:12], "versioning": "checked"}, commit
+    return gated, found, {"base": ref, "merge_base": commit[:12], "versioning": "checked"}, commit, bool(changes)
 
 
 def counts(report: GateReport) -> dict:
     outcomes = [r.get("verdict") or r["outcome"] for r in report.rows]
     return {"results": len(report.rows),
             **{k.replace("-", "_"): outcomes.count(k)
-               for k in ("agree", "deviates", "no-reference", "reference", "excluded", "rejected")}}
+               for k in (AGREE, DEVIATES, NO_REFERENCE, REFERENCE, EXCLUDED, REJECTED)}}

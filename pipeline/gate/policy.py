@@ -7,7 +7,8 @@ the merge base, read through git (``git archive`` of ``schemas/`` into a
 temporary folder, ``git show`` of ``params.yaml``), never from the working
 tree. A pull request that changes policy is located key by key (YAML) or line
 by line; with ``--allow-policy-change`` the gate lists every shipped result
-whose verdict or status flips between the base and the head policy.
+whose verdict or status flips between the base and the head policy
+(:mod:`pipeline.gate.flips`).
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from pathlib import Path
 
 import yaml
 
-from pipeline.core import params as params_mod, rules
+from pipeline.core import params as params_mod, rules, textcheck
 from pipeline.core.errors import ConfigError
-from pipeline.core.findings import Finding, finding
-from pipeline.core.model import DEFAULT_REFERENCE_VENDOR
+from pipeline.core.findings import Finding, located
+from pipeline.core.model import DEFAULT_REFERENCE_VENDOR, Source
 
 POLICY = ("params.yaml", "schemas/", "published/", "pipeline/", "pyproject.toml", "dvc.yaml", ".github/")
 GENERATED = ("dvc.lock", "data/", "results/", "audit/", "reports/", "metrics.json")
@@ -138,18 +139,18 @@ def _params(text: bytes | None, tmp: Path, what: str) -> dict:
 
 # ---- what a policy change changes ----------------------------------------------------------
 
-def _flatten(value, prefix: str = "") -> dict[str, object]:
+def _flatten(value, at: str = "") -> dict[str, object]:
     if isinstance(value, dict) and value:
         out = {}
         for k, v in value.items():
-            out.update(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+            out.update(_flatten(v, f"{at}.{k}" if at else str(k)))
         return out
     if isinstance(value, list) and value and any(isinstance(v, (dict, list)) for v in value):
         out = {}
         for i, v in enumerate(value):
-            out.update(_flatten(v, f"{prefix}.{i}" if prefix else str(i)))
+            out.update(_flatten(v, f"{at}.{i}" if at else str(i)))
         return out
-    return {prefix or "(document)": value}
+    return {at or "(document)": value}
 
 
 def yaml_changes(old: bytes | None, new: bytes | None) -> list[tuple[str, object, object]] | None:
@@ -165,8 +166,19 @@ def yaml_changes(old: bytes | None, new: bytes | None) -> list[tuple[str, object
             if fa.get(k, missing) != fb.get(k, missing)]
 
 
+def _key_lines(text: bytes | None) -> dict[str, int]:
+    """The line of each key of a YAML file as it is now (none for a deleted file)."""
+    if text is None:
+        return {}
+    try:
+        node = yaml.compose(text.decode("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (yaml.YAMLError, UnicodeDecodeError):
+        return {}
+    return textcheck.key_lines(node)
+
+
 def policy_findings(top: Path, commit: str, changes: dict[str, str], severity: str) -> list[Finding]:
-    """One finding per changed key (YAML) or file, with old -> new."""
+    """One finding per changed key (YAML: at its line in the changed file) or file, with old -> new."""
     out = []
     for path, status in sorted(changes.items()):
         if not is_policy(path):
@@ -180,16 +192,16 @@ def policy_findings(top: Path, commit: str, changes: dict[str, str], severity: s
             if not keys:
                 continue                           # e.g. a new submitter's ingest stage entry
         if keys:
+            lines = _key_lines(new)
             for key, a, b in keys[:MAX_KEYS_SHOWN]:
-                out.append(finding("policy-change", path, f"key {key}", _show(a), _show(b),
-                                   f"policy changed: {key}: {_show(a)} -> {_show(b)}", severity))
+                out.append(located("policy-change", Source(path, line=lines.get(key), key=key), _show(a),
+                                   _show(b), f"policy changed: {key}: {_show(a)} -> {_show(b)}", severity))
             if len(keys) > MAX_KEYS_SHOWN:
-                out.append(finding("policy-change", path, "whole file", "the base's policy",
-                                   f"{len(keys) - MAX_KEYS_SHOWN} more changed keys",
-                                   "policy changed", severity))
+                out.append(located("policy-change", Source(path), "the base's policy",
+                                   f"{len(keys) - MAX_KEYS_SHOWN} more changed keys", "policy changed", severity))
             continue
         what = {"A": "added", "D": "deleted", "M": "changed"}[status]
-        out.append(finding("policy-change", path, "whole file", "the file as at the base", what,
+        out.append(located("policy-change", Source(path), "the file as at the base", what,
                            f"policy changed: {path} {what}", severity))
     return out
 
@@ -200,65 +212,9 @@ def _show(value: object) -> str:
 
 
 def generated_findings(changes: dict[str, str]) -> list[Finding]:
-    return [finding("generated-file-edited", path, "whole file",
+    return [located("generated-file-edited", Source(path),
                     "generated outputs untouched in a submission pull request",
                     {"A": "added", "D": "deleted", "M": "changed"}[status],
                     "a generated file (DVC output, metrics, reports) is changed together with "
                     "submissions: the maintainers regenerate it with `dvc repro` after merging")
             for path, status in sorted(changes.items()) if is_generated(path)]
-
-
-# ---- what the new policy would do ------------------------------------------------------------
-
-def outcomes(root: Path, policy: Policy) -> dict[str, dict]:
-    """result source -> its status and verdict (or outcome) under POLICY
-    (ENGINE: see :mod:`pipeline.gate.results`)."""
-    from pipeline.gate.results import Engine as eng
-
-    with active(policy):
-        report = eng.ingest([root], root=root)
-        compared = {r["source"]: r for r in eng.compare(report.rows, policy)}
-    out = {}
-    for row in report.rows:
-        r = compared.get(row["source"], {})
-        out[row["source"]] = {k: row[k] for k in ("round", "submitter", "system", "model", "scenario")} | {
-            "status": row["status"], "verdict": r.get("verdict") or "reference",
-            "deviation_pct": r.get("deviation_pct")}
-    for d in report.dispositions:
-        out.setdefault(d.source, {"round": None, "submitter": None, "system": None, "model": None,
-                                  "scenario": None, "status": None, "verdict": d.outcome,
-                                  "deviation_pct": None})
-    return out
-
-
-def flips(root: Path, base: Policy, head: Policy, prefix: str,
-          ) -> tuple[list[dict], list[Finding]]:
-    """Every shipped result whose verdict or status differs between the two policies."""
-    before, after = outcomes(root, base), outcomes(root, head)
-    rows, found = [], []
-    for source in sorted(set(before) | set(after)):
-        a = before.get(source) or {"status": None, "verdict": "absent"}
-        b = after.get(source) or {"status": None, "verdict": "absent"}
-        if (a["status"], a["verdict"]) == (b["status"], b["verdict"]):
-            continue
-        who = b if b.get("model") else a
-        changed = [f"{a['verdict']} -> {b['verdict']}"] if a["verdict"] != b["verdict"] else []
-        if a["status"] != b["status"]:
-            changed.append(f"{a['status']} -> {b['status']}")
-        name = " ".join(str(who.get(k) or "?") for k in ("submitter", "round", "model", "scenario"))
-        text = f"{name}: {', '.join(changed)}"
-        file, _, line = source.rpartition(":")
-        file, line = (file, line) if line.isdigit() else (source, "")
-        rows.append({"source": prefix + source, "file": prefix + file, "line": int(line) if line else None,
-                     "submitter": who.get("submitter"), "round": who.get("round"),
-                     "system": who.get("system"), "model": who.get("model"), "scenario": who.get("scenario"),
-                     "base": {"status": a["status"], "verdict": a["verdict"],
-                              "deviation_pct": a.get("deviation_pct")},
-                     "head": {"status": b["status"], "verdict": b["verdict"],
-                              "deviation_pct": b.get("deviation_pct")},
-                     "text": text})
-        found.append(finding("verdict-flip", prefix + file, f"line {line}" if line else "whole file",
-                             f"{a['verdict']} ({a['status']}) under the base policy",
-                             f"{b['verdict']} ({b['status']}) under the head policy",
-                             f"the policy change flips {text}", "warning"))
-    return rows, found

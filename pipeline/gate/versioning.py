@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.core.errors import ConfigError, UsageError
-from pipeline.core.findings import Finding, finding
-from pipeline.store.manifests import MANIFEST, VERSION_DIR, misplaced_finding
+from pipeline.core.findings import Finding, located
+from pipeline.core.model import Source
+from pipeline.store.manifests import MANIFEST
+from pipeline.store.versions import VERSION_DIR, bad_version_folder, misplaced_finding
 
 DEFAULT_BASES = ("origin/HEAD", "main", "master")
 
@@ -85,23 +87,26 @@ def _split_z(text: str) -> list[str]:
     return [p for p in text.split("\0") if p]
 
 
-def changes_since(top: Path, commit: str, under: str) -> dict[str, str]:
-    """Repo path -> A, M or D for every file under ``under`` that differs
-    between the base commit and the working tree (untracked files count as A)."""
-    parts = _split_z(_git(["diff", "--name-status", "--no-renames", "-z", commit, "--", under], top))
+def changes_since(folder: Path, commit: str) -> dict[str, str]:
+    """Path relative to FOLDER -> A, M or D for every file under FOLDER that
+    differs between the base commit and the working tree (untracked files
+    count as A)."""
+    parts = _split_z(_git(["diff", "--relative", "--name-status", "--no-renames", "-z", commit, "--", "."],
+                          folder))
     out = {path: ("M" if status[0] in "MTU" else status[0])
            for status, path in zip(parts[0::2], parts[1::2])}
-    for path in _split_z(_git(["ls-files", "--others", "--exclude-standard", "-z", "--", under], top)):
+    for path in _split_z(_git(["ls-files", "--others", "--exclude-standard", "-z", "--", "."], folder)):
         out[path] = "A"
     return out
 
 
-def files_at(top: Path, commit: str, under: str) -> list[str]:
-    return _split_z(_git(["ls-tree", "-r", "--name-only", "-z", commit, "--", under], top))
+def files_at(folder: Path, commit: str) -> list[str]:
+    """Every file under FOLDER at COMMIT, relative to FOLDER."""
+    return _split_z(_git(["ls-tree", "-r", "--name-only", "-z", commit, "--", "."], folder))
 
 
-def first_changed_line(top: Path, commit: str, path: str) -> int | None:
-    text = _git(["diff", "-U0", "--no-color", commit, "--", path], top)
+def first_changed_line(folder: Path, commit: str, path: str) -> int | None:
+    text = _git(["diff", "-U0", "--no-color", commit, "--", path], folder)
     m = re.search(r"^@@ -\d+(?:,\d+)? \+(\d+)", text, re.MULTILINE)
     return max(int(m.group(1)), 1) if m else None
 
@@ -133,43 +138,45 @@ def _on_disk(root: Path, key: tuple[str, str]) -> set[int]:
     return {int(m.group(1)) for p in folder.iterdir() if p.is_dir() and (m := VERSION_DIR.match(p.name))}
 
 
-def versioning(changes: dict[str, str], base_files: list[str], root: Path, prefix: str,
-               top: Path, commit: str) -> tuple[list[Gated], list[Finding]]:
-    """The versions to gate and the versioning findings, from the changed paths."""
-    strip = len(prefix)
-    at_base = _numbers(v for v, _ in (_parse(p[strip:]) for p in base_files) if v)
+def versioning(changes: dict[str, str], base_files: list[str], root: Path, shown: str | None,
+               commit: str) -> tuple[list[Gated], list[Finding]]:
+    """The versions to gate and the versioning findings, from the changed paths
+    (relative to the submissions root ROOT, named SHOWN in locations)."""
+    at_base = _numbers(v for v, _ in (_parse(p) for p in base_files) if v)
     gated: set[Gated] = set()
     found: list[Finding] = []
     for path, status in sorted(changes.items()):
-        version, inner = _parse(path[strip:])
+        version, inner = _parse(path)
         if version is None:
-            if path[strip:].count("/") < 2 and status != "D":   # beside the rounds or in a round folder
-                found.append(misplaced_finding(path[strip:], prefix))
+            if path.count("/") < 2 and status != "D":   # beside the rounds or in a round folder
+                found.append(misplaced_finding(path, shown))
             elif inner:
-                found.append(finding("bad-version-folder", path, "path", f"{prefix}<round>/<submitter>/v<N>/<file>",
-                                     inner, "only version folders v1, v2, ... belong under a submitter"))
+                folder, name = inner.rsplit("/", 1)
+                found.append(bad_version_folder(path, folder, name, shown))
             continue
         key = (version.round, version.submitter)
         if version.number in at_base.get(key, set()):
-            found.append(_immutable(path, status, version, at_base[key] | _on_disk(root, key), top, commit))
+            found.append(_immutable(path, status, version, at_base[key] | _on_disk(root, key), root, shown,
+                                    commit))
         elif (root / version.display).is_dir():
             gated.add(version)
-    found.extend(_numbering(sorted(gated, key=lambda v: v.number), at_base, prefix))
+    found.extend(_numbering(sorted(gated, key=lambda v: v.number), at_base, shown))
     return sorted(gated, key=lambda v: (v.round, v.submitter, v.number)), found
 
 
-def _immutable(path: str, status: str, version: Gated, numbers: set[int], top: Path, commit: str) -> Finding:
+def _immutable(path: str, status: str, version: Gated, numbers: set[int], root: Path, shown: str | None,
+               commit: str) -> Finding:
     nxt = max(numbers) + 1
     what = {"A": "added", "D": "deleted", "M": "changed"}[status]
-    line = first_changed_line(top, commit, path) if status == "M" else None
-    return finding("version-immutable", path, f"line {line}" if line else "whole file",
+    line = first_changed_line(root, commit, path) if status == "M" else None
+    return located("version-immutable", Source(path, line=line, root=shown),
                    f"the file as sealed in v{version.number} at the base ({commit[:12]})",
                    f"{what} since the base",
                    f"versions are immutable: add v{nxt} (mlrepro submit) instead of editing "
                    f"{version.display}")
 
 
-def _numbering(new: list[Gated], at_base: dict, prefix: str) -> list[Finding]:
+def _numbering(new: list[Gated], at_base: dict, shown: str | None) -> list[Finding]:
     found, expected = [], {}
     for v in new:
         key = (v.round, v.submitter)
@@ -178,7 +185,7 @@ def _numbering(new: list[Gated], at_base: dict, prefix: str) -> list[Finding]:
             expected[key] = want + 1
             continue
         why = "a reused number" if v.number < want else f"a gap (v{want} is missing)"
-        found.append(finding("version-not-next", f"{prefix}{v.display}/{MANIFEST}", "folder",
+        found.append(located("version-not-next", Source(f"{v.display}/{MANIFEST}", root=shown),
                              f"v{want}", f"v{v.number}",
                              f"a new version must be numbered next, not {why}: add v{want}"))
     return found

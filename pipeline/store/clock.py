@@ -26,7 +26,10 @@ from pathlib import Path
 from typing import Callable
 
 from pipeline.core import rules
-from pipeline.core.findings import Finding, finding
+from pipeline.core.findings import Finding, located
+from pipeline.core.model import POST_DEADLINE, VERIFIED
+from pipeline.store.hashes import sha256_file
+from pipeline.store.manifests import MANIFEST
 
 FUTURE_SLACK = timedelta(days=1)
 
@@ -56,8 +59,6 @@ def attested() -> dict[str, str]:
 
 
 def is_attested(version) -> bool:
-    from pipeline.store.manifests import MANIFEST, sha256_file
-
     want = attested().get(version.display)
     path = version.path / MANIFEST
     return bool(want) and path.is_file() and not path.is_symlink() and sha256_file(path) == want
@@ -77,8 +78,6 @@ def git_clock(start: Path, at: datetime | None = None) -> Clock | None:
     seen = at or now()
 
     def visible(version) -> Visible | None:
-        from pipeline.store.manifests import MANIFEST
-
         if is_attested(version):
             return None
         try:
@@ -102,26 +101,25 @@ def fixed_clock(at: datetime, how: str) -> Clock:
 
 def plausibility(versions: list, at: datetime) -> dict[str, list[Finding]]:
     """version display -> findings on its declared submitted_at (versions with a manifest)."""
-    from pipeline.store.manifests import MANIFEST
-
     out: dict[str, list[Finding]] = {}
     previous: dict[tuple[str, str], object] = {}
     for v in sorted((v for v in versions if v.manifest is not None),
                     key=lambda v: (v.round, v.submitter, v.number)):
-        m, where = v.manifest, f"{v.display}/{MANIFEST}"
+        m = v.manifest
+        where = m.where(v, "submitted_at")
         found = []
         info = rules.rounds().get(m.round)
         if info is not None and info.opens is not None and m.submitted_at < info.opens:
-            found.append(finding("submitted-before-round-opens", where, "key submitted_at",
+            found.append(located("submitted-before-round-opens", where,
                                  f"at or after {info.opens.isoformat()} (the {m.round} round opens)",
                                  m.submitted_at.isoformat(), "submitted before the round opened"))
         if m.submitted_at > at + FUTURE_SLACK:
-            found.append(finding("submitted-in-future", where, "key submitted_at",
+            found.append(located("submitted-in-future", where,
                                  f"at most a day after {at.isoformat()} (now)", m.submitted_at.isoformat(),
                                  "submitted_at lies in the future"))
         before = previous.get((v.round, v.submitter))
         if before is not None and m.submitted_at < before.manifest.submitted_at:
-            found.append(finding("submitted-before-previous", where, "key submitted_at",
+            found.append(located("submitted-before-previous", where,
                                  f"at or after {before.manifest.submitted_at.isoformat()} "
                                  f"(v{before.number}'s submitted_at)", m.submitted_at.isoformat(),
                                  "a later version cannot be submitted before the one it follows"))
@@ -134,20 +132,18 @@ def plausibility(versions: list, at: datetime) -> dict[str, list[Finding]]:
 def effective_status(version, visible: Visible | None, implausible: bool) -> tuple[str, list[Finding]]:
     """Verified only when declared verified, plausible, and in by the deadline
     at the effective time (the latest of declared and visible)."""
-    from pipeline.store.manifests import MANIFEST
-
     m = version.manifest
     info = rules.rounds().get(m.round)
-    if m.status != "verified" or info is None:
+    if m.status != VERIFIED or info is None:
         return m.status, []
     if implausible:
-        return "post-deadline", []
+        return POST_DEADLINE, []
     when = m.submitted_at if visible is None else max(m.submitted_at, visible.at)
     if when <= info.submission_deadline:
-        return "verified", []
+        return VERIFIED, []
     shown = m.submitted_at.isoformat() if visible is None or visible.at <= m.submitted_at else (
         f"{when.isoformat()} (visible: {visible.how}; declared {m.submitted_at.isoformat()})")
-    return "post-deadline", [finding(
-        "verified-after-deadline", f"{version.display}/{MANIFEST}", "key submitted_at",
+    return POST_DEADLINE, [located(
+        "verified-after-deadline", m.where(version, "submitted_at"),
         f"at or before {info.submission_deadline.isoformat()} (the {m.round} deadline)", shown,
         "declared verified after the deadline: its rows go to the post-deadline set")]

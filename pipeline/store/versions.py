@@ -1,0 +1,142 @@
+"""The layout of a submissions root: ``<root>/<round>/<submitter>/v<N>/``.
+
+Which version folders a root holds, and a located finding for everything in
+it that is not where a version belongs (a file beside the rounds or in a
+round folder, a folder under a submitter not named ``v<N>``, a version folder
+that is a link leaving the root). Nothing here reads a manifest
+(:mod:`pipeline.store.manifests` does).
+
+The store locates a file relative to the submissions root it reads, as the
+canonical table's sources are (``Source.root`` unset): the command that knows
+how the user named the root names it (the gate, ``validate``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.core.errors import UsageError
+from pipeline.core.findings import Finding, located
+from pipeline.core.model import Source
+
+VERSION_DIR = re.compile(r"^v([1-9][0-9]*)$")   # one rule everywhere: v1, v2, ... (never v01, v0)
+LAYOUT = "<round>/<submitter>/v<N>/<file>"
+
+
+@dataclass
+class Version:
+    """A version folder as found on disk, with its manifest once
+    :func:`pipeline.store.manifests.load_manifest` has read it."""
+
+    path: Path
+    display: str                 # relative to the submissions root
+    round: str
+    submitter: str
+    number: int
+    manifest: "Manifest | None" = None   # noqa: F821 (pipeline.store.manifests.Manifest)
+    findings: list[Finding] = field(default_factory=list)
+    tampered: dict[str, Finding] = field(default_factory=dict)  # manifest path -> why its rows are rejected
+    root: Path | None = None     # the submissions root read (links must not leave it)
+
+    def where(self, inner: str = "", **place) -> Source:
+        """A place in this version (``inner``: a path inside it; none: the folder)."""
+        return Source(f"{self.display}/{inner}" if inner else self.display, **place)
+
+
+def root_name(root: Path | None) -> str | None:
+    """The submissions root as a location names it: as the caller gave it
+    (None for the current folder, or when unknown: the file is then named
+    relative to the root)."""
+    if root is None:
+        return None
+    text = root.as_posix()
+    return None if text == "." else text
+
+
+def find_versions(root: Path) -> tuple[list[Version], list[Finding]]:
+    """Every ``<round>/<submitter>/v<N>`` folder below a submissions root (and
+    a finding for every file outside them: see :func:`misplaced_files`)."""
+    versions, found = [], misplaced_files(root)
+    for round_dir in _folders(root):
+        for sub_dir in _folders(round_dir):
+            versions.extend(_versions_of(sub_dir, root, found))
+    return versions, found
+
+
+def submitter_versions(root: Path, round_: str, submitter: str) -> list[Version]:
+    """The version folders of one submitter in one round, oldest first."""
+    sub_dir = root / round_ / submitter
+    return _versions_of(sub_dir, root, []) if sub_dir.is_dir() else []
+
+
+def _folders(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def misplaced_files(root: Path) -> list[Finding]:
+    """A file beside the rounds (``ROOT/notes.txt``) or directly in a round
+    folder (``ROOT/<round>/notes.txt``) is in no version: never read, so a
+    finding says so (hidden files such as ``.gitkeep`` aside). A file directly
+    in a submitter folder is ``bad-version-folder`` (:func:`_versions_of`)."""
+    found = []
+    for folder in [root, *_folders(root)]:
+        for path in sorted(p for p in folder.iterdir() if not p.name.startswith(".") and not p.is_dir()):
+            found.append(misplaced_finding(path.relative_to(root).as_posix()))
+    return found
+
+
+def misplaced_finding(rel: str, root: str | None = None) -> Finding:
+    """The ``misplaced-file`` finding of a path relative to the submissions
+    root (named ``root`` in the location, when the caller knows its name)."""
+    return located("misplaced-file", Source(rel, root=root), Source(LAYOUT, root=root).path, rel,
+                   "a file outside every version folder is never read: seal it in a version (mlrepro submit)")
+
+
+def bad_version_folder(rel: str, folder: str, name: str, root: str | None = None) -> Finding:
+    """The ``bad-version-folder`` finding of ``rel`` (root-relative, the root
+    named ``root``), an entry of the submitter folder ``folder`` whose name
+    ``name`` is not ``v<N>``."""
+    return located("bad-version-folder", Source(rel, root=root), Source(f"{folder}/v<N>/", root=root).path,
+                   name, "only version folders v1, v2, ... belong under a submitter")
+
+
+def _versions_of(sub_dir: Path, root: Path, found: list[Finding]) -> list[Version]:
+    out = []
+    for vdir in sorted(p for p in sub_dir.iterdir() if not p.name.startswith(".")):
+        rel = vdir.relative_to(root).as_posix()
+        m = VERSION_DIR.match(vdir.name)
+        if not vdir.is_dir() or not m:
+            found.append(bad_version_folder(rel, sub_dir.relative_to(root).as_posix(), vdir.name))
+            continue
+        real = resolved(vdir)
+        if real is None or root.resolve() not in real.parents:
+            # a link to a folder elsewhere: never read (ingest would skip it silently)
+            found.append(located("path-escape", Source(rel), "a folder inside the submissions root",
+                                 real.as_posix() if real else "a link loop",
+                                 "the version folder is a link that leaves the submissions root"))
+            continue
+        out.append(Version(vdir, rel, sub_dir.parent.name, sub_dir.name, int(m.group(1)), root=root))
+    return sorted(out, key=lambda v: v.number)
+
+
+def version_at(path: Path, root: Path | None = None) -> Version:
+    """A Version for one folder ``.../<round>/<submitter>/v<N>``."""
+    m = VERSION_DIR.match(path.name)
+    if not m:
+        raise UsageError(f"{path}: not a version folder (expected a name like v2)")
+    root = root or path.parent.parent.parent
+    try:
+        display = path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        display = path.as_posix()
+    return Version(path, display, path.parent.parent.name, path.parent.name, int(m.group(1)), root=root)
+
+
+def resolved(path: Path) -> Path | None:
+    """The real path, or None for a symlink loop."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):
+        return None
