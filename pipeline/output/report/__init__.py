@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.core.model import VERIFIED
 from pipeline.output.report import answers, validation
 from pipeline.output.report.html import TITLE, Table, page, wrap
 from pipeline.output.report.load import NO_ROUND, Data, Inputs, load, read_validation
@@ -54,7 +55,7 @@ def _inputs(inputs: Inputs) -> str:
 
 def _lead(data: Data) -> str:
     refs = sorted(set(data.agreement.get("reference_submitter", pd.Series(dtype=str)).dropna()))
-    post = int((data.results["status"] != "verified").sum())
+    post = int((data.results["status"] != VERIFIED).sum())
     return (f"Reference: {escape(', '.join(refs) or 'the reference submitter')} · tolerance "
             f"±{tolerance(data.agreement):g}% (inclusive) · {len(data.results)} accepted results "
             f"({len(data.results) - post} verified, {post} unverified) · verified and post-deadline "

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.core.model import LABEL_UNVERIFIED, VERIFIED
 from pipeline.ingest import table as table_mod
 
 NO_ROUND = "(round not stated)"
@@ -173,8 +174,8 @@ def _first_rounds(agreement: pd.DataFrame) -> dict[tuple, str]:
 def is_unverified(row: dict) -> bool:
     """Whether a row (agreement, scaling, claim) rests on an unverified result."""
     if row.get("label") not in (None, ""):
-        return str(row.get("label")) == "unverified"
+        return str(row.get("label")) == LABEL_UNVERIFIED
     if row.get("verified") is not None:
         return not bool(row.get("verified"))
     status = row.get("status")
-    return status is not None and str(status) != "verified"
+    return status is not None and str(status) != VERIFIED
