@@ -373,34 +373,6 @@ def test_reproducibility_claim_on_real_v51_mi300x_results():
     assert check(4.5)["holds"] is True
 
 
-def test_reproducibility_rows_taken_from_the_tables_agreement_are_those_compared_alone():
-    """mlrepro analyse hands check_claims the agreement of the whole table: a
-    reproducibility claim whose band is its tolerance takes its partners' rows
-    from it, with the same rows, verdicts and findings as comparing them alone;
-    another band, reference submitter or vendor compares again."""
-    from pipeline.analyses import compare
-    from pipeline.ingest import table
-
-    results = table.to_frame(published_rows("5.1-0001", "5.1-0027", "5.1-0002"))
-    ledger = claims.Ledger("l.yaml", "v5.1", [
-        claims.Claim(f"p{band}", "reproducibility", "", {"accelerator": "MI300X"}, None, band, "pct", 0, i + 1)
-        for i, band in enumerate((4.0, 4.5))] + [
-        claims.Claim("none", "reproducibility", "", {"accelerator": "MI355X"}, None, 4.0, "pct", 0, 3)])
-    alone = claims.check_claims(ledger, results)
-    agreement = compare.compare(results, 4.0)
-    compared = []
-    real = claims.compare
-    try:
-        claims.compare = lambda *a, **k: compared.append(a[1]) or real(*a, **k)
-        reused = claims.check_claims(ledger, results, agreement=agreement)
-        other = claims.check_claims(ledger, results, agreement=compare.compare(results, 4.0, reference_vendor="NVIDIA"))
-    finally:
-        claims.compare = real
-    assert [dict(r) for r in reused.rows] == [dict(r) for r in alone.rows] == [dict(r) for r in other.rows]
-    assert reused.findings == alone.findings and alone.rows[0]["compared"] == 3
-    assert compared == [4.5, 4.0, 4.5]   # the 4 % claim from the agreement; the rest compared
-
-
 # ---- the shipped ledger against the shipped submissions ---------------------------------------
 
 @pytest.fixture(scope="module")
