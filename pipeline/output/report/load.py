@@ -95,21 +95,15 @@ def _rows(doc: dict | None, option: str, path: Path | None, data: Data) -> list[
     return [r for r in rows if isinstance(r, dict)]
 
 
-def load(inputs: Inputs, validation: bool = True) -> Data:
-    """Every input (the validation last; ``validation=False``: not yet, see
-    :func:`read_validation`)."""
+def load(inputs: Inputs) -> Data:
+    """Every input (the validation last)."""
     agreement = read_csv(inputs.agreement)
     data = Data(table_mod.read(inputs.results), agreement, read_csv(inputs.rejected), read_csv(inputs.versions),
                 None, None, None)
     data.scaling = _rows(_read_json(inputs.scaling, "scaling", data), "scaling", inputs.scaling, data)
     data.claims = _rows(_read_json(inputs.claims, "claims", data), "claims", inputs.claims, data)
-    if validation:
-        read_validation(inputs, data)
-    return data
-
-
-def read_validation(inputs: Inputs, data: Data) -> None:
     data.validation = _read_json(inputs.validation, "validation", data)
+    return data
 
 
 # ---- which round a row belongs to --------------------------------------------------------
