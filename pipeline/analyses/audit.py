@@ -47,7 +47,7 @@ import pandas as pd
 
 from pipeline.core import rules
 from pipeline.core.errors import ConfigError
-from pipeline.core.findings import Finding, ReportShape, finding, located
+from pipeline.core.findings import Finding, ReportShape, located
 from pipeline.core.lazy import deferred
 from pipeline.core.model import POST_DEADLINE, VERIFIED, Row, Source, typed_rows
 from pipeline.core.files import atomic_path

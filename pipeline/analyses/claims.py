@@ -328,6 +328,16 @@ class Results:
         self.frame = frame
         self._records: list[dict] | None = None
         self._tests: dict[tuple, np.ndarray] = {}
+        self._agreements: dict[tuple, object] = {}
+
+    def agreement(self, tolerance_pct: float, reference_submitter: str, reference_vendor: str):
+        """compare's report of the whole table, once per tolerance and reference:
+        a partner row's verdict depends on the row, the reference rows and the
+        tolerance only, so the claims that share a band share it."""
+        key = (tolerance_pct, reference_submitter, reference_vendor)
+        if key not in self._agreements:
+            self._agreements[key] = compare(self.frame, *key)
+        return self._agreements[key]
 
     def mask(self, selector: dict) -> np.ndarray:
         mask = np.ones(len(self.frame), dtype=bool)
@@ -545,12 +555,11 @@ def _scaling(claim, results, ledger, reference_submitter, index):
 def _compared(results: Results, mask: np.ndarray, claimed: float, reference_submitter: str,
               reference_vendor: str) -> list:
     """compare's rows of the partner rows ``mask`` selects (the reference
-    submitter's rows are the references), with the claim's band as tolerance."""
+    submitter's rows are the references), with the claim's band as tolerance:
+    the agreement table's rows are the partner rows, in the table's order."""
     partner = results.frame["submitter"].to_numpy(dtype=object) != reference_submitter
-    mine = np.flatnonzero(mask & partner)
-    refs = results.match({"submitter": reference_submitter})
-    return compare(pd.concat([results.frame.iloc[mine], refs], ignore_index=True), claimed, reference_submitter,
-                   reference_vendor).rows
+    positions = np.searchsorted(np.flatnonzero(partner), np.flatnonzero(mask & partner))
+    return results.agreement(claimed, reference_submitter, reference_vendor).rows_at(positions)
 
 
 def _reproducibility(claim, results, ledger, reference_submitter, reference_vendor):

@@ -91,6 +91,10 @@ class CompareReport(ReportShape):
     def rows_head(self, limit: int | None) -> list[Row]:
         return typed_rows("AgreementRow", (self.table if limit is None else self.table.head(limit)).to_dict("records"))
 
+    def rows_at(self, positions) -> list[Row]:
+        """The agreement rows at these positions of the table, typed."""
+        return typed_rows("AgreementRow", self.table.iloc[positions].to_dict("records"))
+
     def any_unverified(self) -> bool:
         return bool((self.table["label"] == LABEL_UNVERIFIED).any())
 

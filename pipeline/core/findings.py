@@ -148,12 +148,6 @@ class Finding:
                 "key": w.key, "place": w.place, "expected": self.expected, "found": self.found,
                 "message": self.message, "severity": self.severity}
 
-    @classmethod
-    def from_dict(cls, d: dict) -> "Finding":
-        """A finding as :meth:`to_dict` wrote it."""
-        where = Source(d["file"], d.get("line"), d.get("column"), d.get("key"), d.get("row"))
-        return cls(d["code"], where, d["expected"], d["found"], d["message"], d.get("severity", "error"))
-
     def render(self) -> str:
         where = f"{self.file}: {self.place}" if self.place else self.file
         return (
