@@ -60,7 +60,8 @@ ID_KEYS = ("id", "validation_id", "checkpoint_id", "expectation_suite_id")
 TIME_KEYS = ("run_time", "validation_time", "ge_load_time")
 # imported by GX for expectations our suites do not use (KL divergence, KS tests: scipy.stats,
 # altair; JSON-schema values: jsonschema) and for markdown in Data Docs (mistune): loaded on
-# first use only (pipeline/lazy.py), about 1 s of the audit's start-up
+# first use only (pipeline.core.lazy.deferred), so that the audit stage does not pay for them
+# (without it, `make run` from scratch misses its goal: benchmarks/incremental.py)
 GX_DEFERRED = ("scipy.stats", "altair", "jsonschema", "mistune")
 
 
@@ -181,8 +182,7 @@ def _quiet_gx(messages: list[str]):
 
 
 def import_gx():
-    """``import great_expectations``, offline and with GX_DEFERRED deferred (the
-    audit's and the analyse worker's import, pipeline/audit_worker.py)."""
+    """``import great_expectations``, offline and with GX_DEFERRED deferred."""
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
     with deferred(*GX_DEFERRED):
         import great_expectations as gx
