@@ -23,19 +23,22 @@ $(VENV)/.installed: pyproject.toml
 run: install
 	$(BIN)/python bin/restore-lock dvc repro
 	@printf '%s\n' '' \
-	  'outputs:' \
-	  '  data/results.parquet            canonical table (accepted rows)' \
-	  '  data/rejected.csv               rejected and excluded rows, with reasons' \
-	  '  data/findings.json              every finding' \
-	  '  data/versions.csv               submission versions, used or superseded' \
-	  '  data/agreement.csv              partner rows against the reference (verdicts)' \
-	  '  results/verified/               verified set: results.csv, agreement.csv' \
-	  '  results/post_deadline/          post-deadline (unverified) set: results.csv, agreement.csv' \
-	  '  metrics.json                    counts and agreement rates (dvc metrics show)' \
-	  '  audit/claims.json               the claims ledger (claims.yaml), recomputed' \
-	  '  audit/scaling.json              multi-node scaling efficiencies' \
-	  '  audit/validation.json           Great Expectations results (Data Docs: mlrepro audit, see README)' \
-	  '  reports/index.html              the offline HTML report'
+	  'outputs, by stage (dvc dag):' \
+	  '  ingest   data/results.parquet            canonical table (accepted rows)' \
+	  '           data/rejected.csv               rejected and excluded rows, with reasons' \
+	  '           data/findings.json              every finding' \
+	  '           data/versions.csv               submission versions, used or superseded' \
+	  '  compare  data/agreement.csv              partner rows against the reference (verdicts)' \
+	  '           data/agreement_summary.json     agreement per partner' \
+	  '           results/verified/               verified set: results.csv, agreement.csv' \
+	  '           results/post_deadline/          post-deadline (unverified) set: results.csv, agreement.csv' \
+	  '  audit    audit/validation.json           Great Expectations results (Data Docs: mlrepro audit, see README)' \
+	  '  report   metrics.json, metrics/          counts and agreement rates (dvc metrics show)' \
+	  '           audit/claims.json               the claims ledger (claims.yaml), recomputed' \
+	  '           audit/scaling.json              multi-node scaling efficiencies' \
+	  '           audit/crosscheck/<round>.json   verified results against the published tables' \
+	  '           reports/index.html              the offline HTML report' \
+	  '           reports/deviation.csv           the data of dvc plots show'
 
 ## test: the whole test suite
 test: install

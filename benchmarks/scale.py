@@ -1,5 +1,5 @@
 """Scale: `mlrepro ingest`, `compare` and `partition` (each a new process;
-the DVC pipeline runs the same steps as `ingest-all` and `analyse`, with
+the DVC pipeline runs the same steps as `ingest-all` and `compare`, with
 more outputs) on a submissions root of N synthetic rows
 (benchmarks/synthetic.py: 30 submitters, a few hundred systems, about 15 %
 post-deadline), next to benchmarks/polars_floor.py doing the same join,
@@ -24,7 +24,7 @@ METHOD = ("`mlrepro ingest <root> -o table.parquet --exit-zero`, `mlrepro compar
           "--exit-zero --params <an empty parameters file>`, `mlrepro partition table.parquet --verified-out "
           "verified.parquet --post-deadline-out post_deadline.parquet --exit-zero` (three new processes, each "
           "printing its text report and writing its tables as Parquet files; times summed, peak = the largest "
-          "of the three; `dvc repro` runs these steps as `ingest-all` and `analyse`, which write more) and "
+          "of the three; `dvc repro` runs these steps as `ingest-all` and `compare`, which write more) and "
           "`python benchmarks/polars_floor.py <root> <out>` (one process), "
           f"run in turns {RUNS} times (order reversed every other turn); medians. Rows: "
           "benchmarks/synthetic.py sealed with `mlrepro submit` (30 submitters, a few hundred systems, "

@@ -11,16 +11,14 @@ Exit codes, here and nowhere else: 0 clean; 1 the data failed a check;
 
 from __future__ import annotations
 
-import math
 import os
 from datetime import datetime
 from pathlib import Path
 
 import click
 
-from pipeline.core.errors import ConfigError, UsageError
-from pipeline.core.errors import DataError
-from pipeline.core.findings import Report
+from pipeline.core.errors import ConfigError, DataError, UsageError
+from pipeline.core.findings import Report, filtered
 from pipeline.core.model import STATUSES
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_CONFIG, EXIT_BUG = 0, 1, 2, 3, 4
@@ -76,23 +74,6 @@ def input_format_option(f):
                         help="Format of the input (detected when not given).")(f)
 
 
-def _params(path: Path | None) -> dict:
-    """params.yaml, read once here; a --params file that does not exist is a usage error."""
-    from pipeline.core import params
-
-    if path is not None and not path.exists():
-        raise click.BadParameter(f"{path}: no such file", param_hint="--params")
-    return params.load(path or DEFAULT_PARAMS)
-
-
-def _compare_params(params_path, tolerance_pct=None, reference_submitter=None) -> tuple[float, str]:
-    p = _params(params_path)["compare"]
-    tol = p["tolerance_pct"] if tolerance_pct is None else tolerance_pct
-    if not (math.isfinite(tol) and tol >= 0):  # NaN would make every row deviate
-        raise click.BadParameter("must be a finite number >= 0", param_hint="--tolerance-pct")
-    return tol, reference_submitter or p["reference_submitter"]
-
-
 def _guard(inputs: dict, outputs: dict) -> None:
     """Refuse, before anything is written, an output that is an input or another output."""
     from pipeline.core.files import check_paths
@@ -100,27 +81,6 @@ def _guard(inputs: dict, outputs: dict) -> None:
         check_paths(inputs, outputs)
     except UsageError as exc:
         raise click.UsageError(str(exc), click.get_current_context()) from None
-
-
-def _filtered(report, filters: dict):
-    """The report with only the rows (and their findings) the filters keep."""
-    wanted = {k: set(v) for k, v in filters.items() if v}
-    if not wanted:
-        return report
-    from pipeline.core.model import Source
-
-    rows = [r for r in report.rows if all(str(r.get(k)) in v for k, v in wanted.items())]
-    kept = {(Source.from_cell(r.get("source")).file, Source.from_cell(r.get("source")).line) for r in rows}
-    claims = {f"claims.{r['id']}" for r in rows if r.get("id")}   # a claim's findings name it
-    by_line: dict = {}
-    for file, line in kept:
-        by_line.setdefault(line, []).append(file)
-    findings = [f for f in report.findings if f.line is None
-                or any(f.where.key and (f.where.key == c or f.where.key.startswith(c + ".")) for c in claims)
-                or any(f.file == k or f.file.endswith("/" + k) for k in by_line.get(f.line, []))]
-    summary = {**report.summary, "shown": len(rows),
-               **{f"filter_{k}": ",".join(sorted(v)) for k, v in wanted.items()}}
-    return Report(rows, findings, summary)
 
 
 def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
@@ -349,32 +309,60 @@ AGREEMENT_COLUMNS = ("verdict", "deviation_pct", "round", "submitter", "accelera
 @params_option
 @click.option("--summary-out", type=click.Path(dir_okay=False, path_type=Path),
               help="JSON summary (per-partner rates).")
+@click.option("--verified-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="With --post-deadline-dir: also write the verified set of RESULTS and of the "
+                   "agreement table here (results.csv, agreement.csv).")
+@click.option("--post-deadline-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="With --verified-dir: also write the post-deadline (unverified) set of RESULTS and of "
+                   "the agreement table here (results.csv, agreement.csv).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("submissions"),
               show_default=True, help="Submissions root the table's sources are relative to (findings "
                                       "name a submission's files under it, as given).")
 @filter_options("verdict", "submitter", "round")
 @output_options
 @exit_zero
-def compare(results, tolerance_pct, reference_submitter, params_path, summary_out, root, only_verdict,
-            only_submitter, only_round, fmt, output, quiet, verbose, exit_zero):
+def compare(results, tolerance_pct, reference_submitter, params_path, summary_out, verified_dir, post_deadline_dir,
+            root, only_verdict, only_submitter, only_round, fmt, output, quiet, verbose, exit_zero):
     """Compare each partner result with the reference submitter's (the ±tolerance
-    agreement); -o agreement.csv writes the agreement table."""
-    from pipeline.analyses import compare as compare_mod
-    from pipeline.core.files import write_json
-    tol, ref = _compare_params(params_path, tolerance_pct, reference_submitter)
-    vendor = _params(params_path)["compare"]["reference_vendor"]
+    agreement); -o agreement.csv writes the agreement table. With --verified-dir and
+    --post-deadline-dir, split RESULTS and the agreement table into the two sets too
+    (the DVC pipeline's compare stage)."""
+    from pipeline.analyses import compare as compare_mod, partition as partition_mod
+    from pipeline.core import params
+    from pipeline.core.files import write_json, write_table
+
+    if (verified_dir is None) != (post_deadline_dir is None):
+        raise click.UsageError("--verified-dir and --post-deadline-dir go together")
+    p = params.compare(params_path, tolerance_pct, reference_submitter)
+    sets = {} if verified_dir is None else {
+        f"{option} {name}.csv": folder / f"{name}.csv"
+        for option, folder in (("--verified-dir", verified_dir), ("--post-deadline-dir", post_deadline_dir))
+        for name in ("results", "agreement")}
     _guard({"RESULTS": results, "--params": params_path},
-           {"--output": output, "--summary-out": summary_out})
+           {"--output": output, "--summary-out": summary_out, **sets})
     frame, found = _load_table(results)
     held = [frame]
     del frame   # compare lets the table go column by column as it takes the partner rows
-    report = compare_mod.compare(held.pop(), tol, ref, vendor)
-    report.read_findings = found
-    report.prefix = root.as_posix()   # the submissions root, as given: findings name its files under it
+    notes = []
+    if sets:
+        agreement_display = output.as_posix() if output is not None and str(output) != "-" else "<agreement>"
+        report = partition_mod.compare_and_partition(held.pop(), p.tolerance_pct, p.reference_submitter,
+                                                     p.reference_vendor, results.as_posix(), agreement_display)
+        agreement = report.agreement
+        for name, split in (("results", report.results), ("agreement", report.agreements)):
+            write_table(split.verified, verified_dir / f"{name}.csv")
+            write_table(split.post_deadline, post_deadline_dir / f"{name}.csv")
+        notes = [f"wrote {verified_dir.as_posix()}/ ({len(report.results.verified)} verified) and "
+                 f"{post_deadline_dir.as_posix()}/ ({len(report.results.post_deadline)} post-deadline)"]
+    else:
+        report = agreement = compare_mod.compare(held.pop(), p.tolerance_pct, p.reference_submitter,
+                                                 p.reference_vendor)
+    agreement.read_findings = found
+    agreement.prefix = root.as_posix()   # the submissions root, as given: findings name its files under it
     if summary_out:
-        write_json(report.summary, summary_out)
-    report = _filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
-    _finish(report, fmt, output, quiet, verbose, AGREEMENT_COLUMNS, exit_zero)
+        write_json(agreement.summary, summary_out)
+    report = filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
+    _finish(report, fmt, output, quiet, verbose, AGREEMENT_COLUMNS, exit_zero, notes)
 
 
 @cli.command()
@@ -388,12 +376,11 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
 def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verbose, exit_zero):
     """Split a table by status into the verified and the post-deadline (unverified) sets."""
     from pipeline.analyses import partition as partition_mod
-    from pipeline.ingest import table
     from pipeline.core.model import UNVERIFIED_FOOTNOTE
     from pipeline.core.files import write_table
     _guard({"RESULTS": results}, {"--verified-out": verified_out, "--post-deadline-out": post_deadline_out,
                                   "--output": output})
-    held = [_read_any(results, table)]   # partition lets the table go column by column as it splits it
+    held = [partition_mod.read_with_status(results)]   # partition lets the table go column by column
     report = partition_mod.partition(held.pop(), results.as_posix())
     write_table(report.verified, verified_out)
     write_table(report.post_deadline, post_deadline_out)
@@ -403,57 +390,14 @@ def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verb
         exit_zero_flag=exit_zero)
 
 
-def _read_any(path: Path, table_mod):
-    """A canonical table, or any table with a status column (e.g. agreement)."""
-    try:
-        return table_mod.read(path)
-    except DataError:
-        raise
-    except ConfigError:
-        frame = table_mod.read_frame(path)
-        if "status" not in frame.columns:
-            raise table_mod.TableUnreadable(path, "a table with a status column", "no status column") from None
-        return frame
-
-
-def _table_outputs(f):
-    """The outputs beside the table that merge and ingest-all both write."""
-    f = click.option("--versions-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-                     help="CSV of versions, used or superseded.")(f)
-    f = click.option("--findings-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-                     help="JSON of every recorded finding.")(f)
-    return click.option("--rejected-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-                        help="CSV of rejected and excluded rows.")(f)
-
-
-@cli.command()
-@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@_table_outputs
-@output_options
-@exit_zero
-def merge(folder, rejected_out, findings_out, versions_out, fmt, output, quiet, verbose, exit_zero):
-    """Join the per-submission ingest outputs found under FOLDER (DVC pipeline);
-    -o results.parquet writes the joined table."""
-    from pipeline.ingest import root as merge_mod
-
-    _guard({"FOLDER": folder}, {"--output": output, "--rejected-out": rejected_out,
-                                "--findings-out": findings_out, "--versions-out": versions_out})
-    _write_merged(merge_mod.merge(folder), rejected_out, findings_out, versions_out, fmt, output, quiet,
-                  verbose, exit_zero)
-
-
-def _write_merged(report, rejected_out, findings_out, versions_out, fmt, output, quiet, verbose,
-                  exit_zero) -> None:
-    from pipeline.core.files import write_json, write_table
-    write_table(report.rejected, rejected_out)
-    write_json(report.recorded, findings_out)
-    write_table(report.versions, versions_out)
-    _finish(report, fmt, output, quiet, verbose, exit_zero_flag=exit_zero)
-
-
 @cli.command("ingest-all")
 @click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@_table_outputs
+@click.option("--rejected-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="CSV of rejected and excluded rows.")
+@click.option("--findings-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="JSON of every recorded finding.")
+@click.option("--versions-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="CSV of versions, used or superseded.")
 @click.option("--cache", type=click.Path(file_okay=False, path_type=Path),
               help="Folder of per-submitter outputs, reused while a submitter's files, "
                    "the code and schemas/ are unchanged (DVC pipeline: .cache/ingest).")
@@ -463,15 +407,19 @@ def ingest_all(root, rejected_out, findings_out, versions_out, cache, fmt, outpu
     """Read every <round>/<submitter> folder of a submissions ROOT, one submitter
     at a time, into one canonical table (the DVC pipeline's ingest stage);
     -o results.parquet writes the table."""
-    from pipeline.ingest import root as merge_mod
+    from pipeline.core.files import write_json, write_table
+    from pipeline.ingest import root as root_mod
 
     _guard({"ROOT": root, "--cache": cache}, {"--output": output, "--rejected-out": rejected_out,
                                               "--findings-out": findings_out, "--versions-out": versions_out})
-    _write_merged(merge_mod.ingest_root(root, cache), rejected_out, findings_out, versions_out, fmt, output,
-                  quiet, verbose, exit_zero)
+    report = root_mod.ingest_root(root, cache)
+    write_table(report.rejected, rejected_out)
+    write_json(report.recorded, findings_out)
+    write_table(report.versions, versions_out)
+    _finish(report, fmt, output, quiet, verbose, exit_zero_flag=exit_zero)
 
 
-# ---- gate and report (issue 5) -------------------------------------------------------
+# ---- gate and report ----------------------------------------------------------------------
 
 POLICY_INPUTS = ("params.yaml", "dvc.yaml", "claims.yaml")
 
@@ -595,7 +543,7 @@ def metrics(results, agreement, rejected, output, details_out, quiet):
                        + ", ".join(f"{k}={v}" for k, v in counts.items()))
 
 
-# ---- scaling, claims, audit (issue 4) ---------------------------------------------------
+# ---- scaling, claims, audit ---------------------------------------------------------------
 
 SCALING_COLUMNS = ("verdict", "efficiency_pct", "round", "submitter", "system", "model", "scenario",
                    "total_accelerators", "value", "expected", "label", "source")
@@ -613,12 +561,14 @@ def scaling(results, reference_submitter, params_path, only_verdict, only_submit
     """Scaling efficiency of every multi-node result against single-node references."""
     from pipeline.analyses import scaling as scaling_mod
 
-    _, ref = _compare_params(params_path, None, reference_submitter)
+    from pipeline.core import params
+
+    ref = params.compare(params_path, reference_submitter=reference_submitter).reference_submitter
     _guard({"RESULTS": results, "--params": params_path}, {"--output": output})
     frame, found = _load_table(results)
     report = scaling_mod.scaling(frame, ref)
     report.findings[:0] = found
-    report = _filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
+    report = filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
     _finish(report, fmt, output, quiet, verbose, SCALING_COLUMNS)
 
 
@@ -635,13 +585,15 @@ def claims(ledger, results, reference_submitter, params_path, only_verdict, fmt,
     """Recompute the claims of a ledger (YAML) from a results table."""
     from pipeline.analyses import claims as claims_mod
 
-    _, ref = _compare_params(params_path, None, reference_submitter)
+    from pipeline.core import params
+
+    p = params.compare(params_path, reference_submitter=reference_submitter)
     _guard({"LEDGER": ledger, "RESULTS": results, "--params": params_path}, {"--output": output})
     book = claims_mod.read_ledger(ledger)
     frame, found = _load_table(results)
-    report = claims_mod.check_claims(book, frame, ref, _params(params_path)["compare"]["reference_vendor"])
+    report = claims_mod.check_claims(book, frame, p.reference_submitter, p.reference_vendor)
     report.findings[:0] = found
-    report = _filtered(report, {"verdict": only_verdict})
+    report = filtered(report, {"verdict": only_verdict})
     _finish(report, fmt, output, quiet, verbose, CLAIM_COLUMNS, exit_zero)
 
 
@@ -685,7 +637,7 @@ def audit(verified_path, post_deadline_path, out_dir, suites, no_data_docs, fmt,
             notes=[f"wrote {validation}" + ("" if docs is None else f" and {docs}/index.html")])
 
 
-# ---- crosscheck (issue 11): verified results against MLCommons' published tables ----------
+# ---- crosscheck: verified results against MLCommons' published tables ---------------------
 
 CROSSCHECK_COLUMNS = ("verdict", "deviation_pct", "round", "submitter", "system", "model", "scenario",
                       "value", "published_value", "source")
@@ -714,102 +666,65 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
     # the published table's own warnings are not this check's; its errors are
     report.findings[:0] = found
     report.findings.extend(f for f in read_findings if f.severity == "error")
-    report = _filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
+    report = filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
     _finish(report, fmt, output, quiet, verbose, CROSSCHECK_COLUMNS, exit_zero)
 
 
+# ---- the report stage: everything reported from the compared table -------------------------
 
-# ---- analyse (issue 12): the pipeline's steps after the table, in one process ------------
-
-@cli.command()
+@cli.command("report-all")
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--agreement", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="Agreement table of `mlrepro compare` (data/agreement.csv).")
 @click.option("--rejected", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
-              help="Rejected and excluded inputs (data/rejected.csv), for the metrics.")
-@click.option("--claims", "ledger", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              required=True, help="The claims ledger (claims.yaml).")
-@click.option("--crosscheck", "crosschecks", nargs=2, multiple=True, metavar="PUBLISHED OUT",
-              type=click.Path(dir_okay=False, path_type=Path),
-              help="A published MLCommons table and where its crosscheck goes (repeatable).")
-@click.option("--agreement-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The agreement table (compare).")
-@click.option("--summary-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="JSON summary of the agreement (per-partner rates).")
-@click.option("--verified-dir", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Folder of the verified set: results.csv and agreement.csv.")
-@click.option("--post-deadline-dir", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Folder of the post-deadline (unverified) set: results.csv and agreement.csv.")
-@click.option("--metrics-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="metrics.json (dvc metrics show).")
-@click.option("--details-out", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Folder of the agreement counts per status, round and partner (metrics/).")
+              help="Rejected and excluded inputs (data/rejected.csv).")
+@click.option("--versions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="Submission versions, used or superseded (data/versions.csv).")
+@click.option("--validation", type=click.Path(dir_okay=False, path_type=Path),
+              help="JSON of `mlrepro audit` (audit/validation.json), rendered in the report.")
+@click.option("--ledger", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="The claims ledger (claims.yaml).")
 @click.option("--claims-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="The claims recomputed (audit/claims.json).")
 @click.option("--scaling-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="The scaling efficiencies (audit/scaling.json).")
-@click.option("--validation-out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Run the GX suites over the two sets (as `mlrepro audit ... --no-data-docs`) and "
-                   "write their validation.json here (audit/validation.json).")
-@click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Folder of the GX suites for --validation-out (default schemas/expectations).")
-@click.option("--report-out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the HTML report here last (as `mlrepro report` of the files written; "
-                   "needs --versions and --validation-out).")
-@click.option("--versions", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Submission versions (data/versions.csv), for --report-out.")
+@click.option("--crosscheck", "crosschecks", nargs=2, multiple=True, metavar="PUBLISHED OUT",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="A published MLCommons table and where its crosscheck goes (repeatable).")
+@click.option("--metrics-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="metrics.json (dvc metrics show).")
+@click.option("--details-out", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder of the agreement counts per status, round and partner (default: "
+                   "--metrics-out without .json, e.g. metrics/).")
 @click.option("--plot-data", type=click.Path(dir_okay=False, path_type=Path),
-              help="CSV for `dvc plots`, with --report-out (default: deviation.csv beside the report).")
+              help="CSV for `dvc plots` (default: deviation.csv beside the report).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The HTML report (one self-contained file).")
 @params_option
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("submissions"),
-              show_default=True, help="Submissions root the table's sources are relative to.")
-@output_options
+@click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True,
+              help="Output format of the report printed (one row per step).")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
+@click.option("-v", "--verbose", is_flag=True, help="Print every row and finding (no cap of 200).")
 @exit_zero
-def analyse(results, rejected, ledger, crosschecks, agreement_out, summary_out, verified_dir, post_deadline_dir,
-            metrics_out, details_out, claims_out, scaling_out, validation_out, suites, report_out, versions,
-            plot_data, params_path, root, fmt, output, quiet, verbose, exit_zero):
-    """Everything computed from the canonical table, in one process (the DVC pipeline's
-    analyse stage): compare, partition, metrics, claims, scaling, crosscheck, with
-    --validation-out the GX suites over the two sets (audit), with --report-out the report."""
-    from pipeline.analyses import analyse as analyse_mod
+def report_all(results, agreement, rejected, versions, validation, ledger, claims_out, scaling_out, crosschecks,
+               metrics_out, details_out, plot_data, output, params_path, fmt, quiet, verbose, exit_zero):
+    """Everything reported from a compared table (the DVC pipeline's report stage):
+    metrics, claims, scaling, the crosscheck against each published table, then the
+    HTML report of them and the data of `dvc plots`."""
+    from pipeline.core import params
+    from pipeline.output.report import stage
 
-    if suites is not None and validation_out is None:
-        raise click.BadParameter("--suites is for the audit, which runs with --validation-out",
-                                 param_hint="--suites")
-    if report_out is not None and (versions is None or validation_out is None):
-        raise click.BadParameter("the report needs --versions and --validation-out", param_hint="--report-out")
-    if report_out is None and (versions is not None or plot_data is not None):
-        raise click.BadParameter("--versions and --plot-data are for the report (--report-out)",
-                                 param_hint="--versions/--plot-data")
-    tol, ref = _compare_params(params_path)
-    vendor = _params(params_path)["compare"]["reference_vendor"]
-    out = analyse_mod.Outputs(agreement_out, summary_out, verified_dir, post_deadline_dir, metrics_out,
-                              details_out, claims_out, scaling_out, [tuple(pair) for pair in crosschecks],
-                              validation_out, suites, report_out, plot_data, versions)
-    _guard({"RESULTS": results, "--rejected": rejected, "--claims": ledger, "--params": params_path,
-            "--crosscheck": [published for published, _ in crosschecks], "--versions": versions},
-           {"--output": output, **out.files()})
-    report = analyse_mod.analyse(results, rejected, ledger, out, tol, ref, vendor,
-                                 prefix=lambda frame: root.as_posix())
-    _finish(report, fmt, output, quiet, verbose, ("step", "wrote", "summary"), exit_zero, notes=report.notes)
-
-
-# The DVC stages' commands: once one has written its outputs (every file closed,
-# no worker left running) and its report, the process ends without the
-# interpreter's teardown of pandas and pyarrow (0.1-0.2 s of each stage).
-# Only as the program (main), never in-process.
-FAST_EXIT = ("ingest-all", "analyse")
+    p = params.compare(params_path)
+    paths = stage.Paths(results, agreement, rejected, versions, ledger, validation, claims_out, scaling_out,
+                        metrics_out, details_out or metrics_out.with_suffix(""), output,
+                        plot_data or output.parent / "deviation.csv", [tuple(pair) for pair in crosschecks])
+    _guard({**paths.inputs(), "--params": params_path}, paths.outputs())
+    report = stage.report_all(paths, p.reference_submitter, p.reference_vendor)
+    if not quiet:
+        for note in report.notes:   # an input the HTML report could not use
+            click.echo(f"warning: {note}", err=True)
+    _finish(report, fmt, None, quiet, verbose, ("step", "wrote", "summary"), exit_zero)
 
 
 def main() -> None:
-    import sys
-
-    try:
-        cli(prog_name="mlrepro")
-    except SystemExit as exc:
-        if sys.argv[1:2] and sys.argv[1] in FAST_EXIT and (exc.code is None or isinstance(exc.code, int)):
-            for stream in (sys.stdout, sys.stderr):
-                try:
-                    stream.flush()
-                except (OSError, ValueError):   # a closed pipe (`| head`): nothing more to say
-                    pass
-            os._exit(exc.code or 0)
-        raise
+    cli(prog_name="mlrepro")

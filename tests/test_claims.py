@@ -373,32 +373,40 @@ def test_reproducibility_claim_on_real_v51_mi300x_results():
     assert check(4.5)["holds"] is True
 
 
-def test_reproducibility_rows_taken_from_the_tables_agreement_are_those_compared_alone():
-    """mlrepro analyse hands check_claims the agreement of the whole table: a
-    reproducibility claim whose band is its tolerance takes its partners' rows
-    from it, with the same rows, verdicts and findings as comparing them alone;
-    another band, reference submitter or vendor compares again."""
-    from pipeline.analyses import compare
-    from pipeline.ingest import table
+def test_claims_of_one_band_share_one_compare_and_judge_partners_as_comparing_them_alone():
+    """The reproducibility claims of one band take their partners' rows from
+    one compare of the whole table: the rows, verdicts and findings comparing
+    each claim's partners alone with the reference rows gives."""
+    import pandas as pd
 
-    results = table.to_frame(published_rows("5.1-0001", "5.1-0027", "5.1-0002"))
+    from pipeline.analyses import compare
+
+    results = frame(published_rows("5.1-0001", "5.1-0027", "5.1-0002"))
     ledger = claims.Ledger("l.yaml", "v5.1", [
-        claims.Claim(f"p{band}", "reproducibility", "", {"accelerator": "MI300X"}, None, band, "pct", 0, i + 1)
-        for i, band in enumerate((4.0, 4.5))] + [
-        claims.Claim("none", "reproducibility", "", {"accelerator": "MI355X"}, None, 4.0, "pct", 0, 3)])
-    alone = claims.check_claims(ledger, results)
-    agreement = compare.compare(results, 4.0)
-    compared = []
-    real = claims.compare
+        claims.Claim("p4", "reproducibility", "", {"accelerator": "MI300X"}, None, 4.0, "pct", 0, 1),
+        claims.Claim("dell4", "reproducibility", "", {"submitter": "Dell"}, None, 4.0, "pct", 0, 2),
+        claims.Claim("p45", "reproducibility", "", {"accelerator": "MI300X"}, None, 4.5, "pct", 0, 3),
+        claims.Claim("none", "reproducibility", "", {"accelerator": "MI355X"}, None, 4.0, "pct", 0, 4)])
+    bands, real = [], claims.compare
     try:
-        claims.compare = lambda *a, **k: compared.append(a[1]) or real(*a, **k)
-        reused = claims.check_claims(ledger, results, agreement=agreement)
-        other = claims.check_claims(ledger, results, agreement=compare.compare(results, 4.0, reference_vendor="NVIDIA"))
+        claims.compare = lambda *a, **k: bands.append(a[1]) or real(*a, **k)
+        report = claims.check_claims(ledger, results)
     finally:
         claims.compare = real
-    assert [dict(r) for r in reused.rows] == [dict(r) for r in alone.rows] == [dict(r) for r in other.rows]
-    assert reused.findings == alone.findings and alone.rows[0]["compared"] == 3
-    assert compared == [4.5, 4.0, 4.5]   # the 4 % claim from the agreement; the rest compared
+    assert bands == [4.0, 4.5]
+    refs = results[results["submitter"] == "AMD"]
+    for claim, row in zip(ledger.claims, report.rows):
+        mine = results[claims.Results(results).mask({"round": "v5.1", **claim.subject})
+                       & (results["submitter"] != "AMD").to_numpy()]
+        if mine.empty:
+            assert row["verdict"] == "unmatched"
+            continue
+        alone = compare.compare(pd.concat([mine, refs], ignore_index=True), claim.claimed)
+        verdicts = [r["verdict"] for r in alone.rows]
+        assert row["compared"] == sum(v in ("agree", "deviates") for v in verdicts), claim.id
+        assert row["outside"] == [{k: r[k] for k in row["outside"][0]} for r in alone.rows
+                                  if r["verdict"] == "deviates"], claim.id
+    assert report.rows[0]["compared"] == 3
 
 
 # ---- the shipped ledger against the shipped submissions ---------------------------------------

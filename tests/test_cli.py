@@ -440,9 +440,8 @@ def _as_program(*args) -> "subprocess.CompletedProcess":
 
 
 def test_a_stage_command_run_as_the_program_ends_with_its_report_and_exit_code(tmp_path):
-    """ingest-all and analyse (the DVC stages) end without the interpreter's
-    teardown once their outputs are written (cli.FAST_EXIT): the report is all
-    printed, the files all written, the exit code kept."""
+    """A DVC stage's command run as the program (what bin/mlrepro runs): the
+    report is all printed, the files all written, the exit code kept."""
     import shutil
 
     root = tmp_path / "submissions"
@@ -455,5 +454,5 @@ def test_a_stage_command_run_as_the_program_ends_with_its_report_and_exit_code(t
     assert done.stdout.rstrip().splitlines()[-1].startswith("summary: accepted=")
     assert {p.name for p in out.iterdir()} == {"results.parquet", "rejected.csv", "findings.json", "versions.csv"}
     assert len(pd.read_parquet(out / "results.parquet")) > 10
-    usage = _as_program("analyse", tmp_path / "missing.parquet")
+    usage = _as_program("compare", tmp_path / "missing.parquet")
     assert usage.returncode == 2 and "missing.parquet" in usage.stderr, usage.stderr

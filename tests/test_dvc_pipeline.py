@@ -2,6 +2,9 @@
 project's tracked files (a fresh clone, with the project's .venv beside it as
 `make install` would leave it).
 
+- the stages are the mission's steps (ingest, compare, audit, report): the
+  verified and post-deadline sets are outputs of compare and inputs of the
+  audit, and every file a stage's command names is a dependency or an output;
 - `dvc repro` run as `.venv/bin/dvc repro` with a PATH lacking .venv/bin
   builds every output, leaves `git status` clean (the committed dvc.lock is
   what a fresh run writes), and a second run is a no-op;
@@ -9,8 +12,10 @@ project's tracked files (a fresh clone, with the project's .venv beside it as
   partner only (the others come from the per-submitter cache), and what
   depends on the table;
 - a new submitter folder is read by the next run with no other edit;
-- `dvc exp run -S compare.tolerance_pct=5` runs the stages that use it;
-- every file under pipeline/ and schemas/ is a dependency of every stage;
+- `dvc exp run -S compare.tolerance_pct=5` runs the stages that use it and no
+  other (the sets' results do not change, so the audit does not rerun);
+- every file under pipeline/ and schemas/ is a dependency of every stage, and
+  a change to any other input or parameter is seen by every stage reading it;
 - a run killed mid-way, with dvc.lock left unreadable, is completed by the
   next `make run`, which restores dvc.lock from git and says so.
 """
@@ -33,7 +38,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 DVC = str(BIN / "dvc")
-STAGES = {"ingest", "analyse"}
+STAGES = {"ingest", "compare", "audit", "report"}
 # A PATH with no trace of the project's virtual environment.
 BARE_PATH = os.pathsep.join(p for p in ("/usr/local/bin", "/usr/bin", "/bin") if Path(p).is_dir())
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
@@ -115,6 +120,46 @@ def test_every_stage_depends_on_the_whole_code_and_rules_folders():
         assert (stage.get("do") or stage)["cmd"].startswith("bin/mlrepro "), name
 
 
+def _stages(project: Path) -> dict[str, dict]:
+    """Each stage's dependencies, outputs (metrics included) and parameters, as DVC sees them."""
+    from dvc.repo import Repo
+
+    with Repo(str(project)) as repo:
+        return {stage.name: {"deps": {d.def_path for d in stage.deps if not hasattr(d, "params")},
+                             "params": {k for d in stage.deps if hasattr(d, "params") for k in d.params},
+                             "outs": {o.def_path for o in stage.outs}, "cmd": stage.cmd}
+                for stage in repo.index.stages}
+
+
+def test_the_stages_are_the_missions_steps_and_the_sets_feed_the_audit():
+    stages = _stages(REPO)
+    assert set(stages) == STAGES
+    sets = {f"results/{s}/{name}.csv" for s in ("verified", "post_deadline") for name in ("results", "agreement")}
+    assert sets <= stages["compare"]["outs"]
+    assert {"results/verified/results.csv", "results/post_deadline/results.csv"} <= stages["audit"]["deps"]
+    assert stages["audit"]["outs"] == {"audit/validation.json"}
+    assert "data/results.parquet" in stages["ingest"]["outs"] & stages["compare"]["deps"]
+    assert {"data/agreement.csv", "audit/validation.json"} <= stages["report"]["deps"]
+    assert stages["compare"]["params"] == {"compare.tolerance_pct", "compare.reference_submitter",
+                                           "compare.reference_vendor"}
+    assert stages["report"]["params"] == {"compare.reference_submitter", "compare.reference_vendor"}
+    assert not stages["ingest"]["params"] and not stages["audit"]["params"]
+
+
+def test_every_path_a_stage_command_names_is_a_dependency_or_an_output(built):
+    """A path on a stage's command line that exists after a run is read (a
+    dependency) or written (an output, or the folder of one); the ingest
+    cache is neither (its entries are keyed by what they are computed from)."""
+    project, _ = built
+    for name, stage in _stages(project).items():
+        for token in stage["cmd"].split()[1:]:
+            if token.startswith("-") or not (project / token).exists() or token == ".cache/ingest":
+                continue
+            read = any(token == d or token.startswith(d.rstrip("/") + "/") for d in stage["deps"])
+            written = any(o == token or o.startswith(token.rstrip("/") + "/") for o in stage["outs"])
+            assert read or written, f"stage {name}: {token} is neither a dependency nor an output"
+
+
 def test_a_fresh_run_builds_everything_leaves_git_clean_and_a_second_is_a_noop(built):
     project, first = built
     for out in ("data/results.parquet", "data/agreement.csv", "results/verified/results.csv",
@@ -190,6 +235,37 @@ def test_a_changed_dependency_file_is_seen_by_every_stage(built):
     assert json.loads(_run([DVC, "status", "--json"], project).stdout) == {}
 
 
+def test_a_changed_input_or_parameter_is_seen_by_every_stage_that_reads_it(built):
+    """Each input that is no stage's output (claims.yaml, a published table,
+    the submissions) and each parameter key: `dvc status` names exactly the
+    stages that list it."""
+    project, _ = built
+    stages = _stages(project)
+    produced = {o for s in stages.values() for o in s["outs"]}
+    inputs = sorted({d for s in stages.values() for d in s["deps"]} - produced - {"pipeline", "schemas", "bin/mlrepro"})
+    assert {"submissions", "claims.yaml", "published/v5.1/summary_results.json"} <= set(inputs)
+    for dep in inputs:
+        path = project / dep
+        target = next(p for p in sorted(path.rglob("*")) if p.is_file()) if path.is_dir() else path
+        saved = target.read_bytes()
+        try:
+            target.write_bytes(saved + (b" " if target.suffix == ".json" else b"\n"))
+            status = json.loads(_run([DVC, "status", "--json"], project).stdout)
+        finally:
+            target.write_bytes(saved)
+        assert set(status) == {n for n, s in stages.items() if dep in s["deps"]}, (dep, sorted(status))
+    params = project / "params.yaml"
+    saved = params.read_text()
+    for key, value in (("tolerance_pct", "4.0"), ("reference_vendor", "AMD")):
+        try:
+            params.write_text(saved.replace(f"{key}: {value}", f"{key}: 7" if key == "tolerance_pct" else f"{key}: X"))
+            status = json.loads(_run([DVC, "status", "--json"], project).stdout)
+        finally:
+            params.write_text(saved)
+        assert set(status) == {n for n, s in stages.items() if f"compare.{key}" in s["params"]}, (key, status)
+    assert json.loads(_run([DVC, "status", "--json"], project).stdout) == {}
+
+
 def test_one_new_version_rereads_one_partner_and_a_new_submitter_needs_no_edit(built):
     """Vultr sends v2 and Lenovo, never seen before, its first submission:
     the next run reads those two submitters only (15 from the cache) and
@@ -211,7 +287,7 @@ def test_one_new_version_rereads_one_partner_and_a_new_submitter_needs_no_edit(b
     _run([*git, "commit", "-qm", "Vultr v2 and Lenovo v1, merged before the deadline"], project)
     third = _run([DVC, "repro"], project)
     ran = _ran(third.stdout)
-    assert {"ingest", "analyse"} <= ran
+    assert ran == STAGES
     assert "submitters_read=2, submitters_cached=30" in third.stdout
     agreement = pd.read_csv(project / "data/agreement.csv")
     vultr_server = agreement[(agreement["submitter"] == "Vultr") & (agreement["scenario"] == "Server")]
@@ -232,8 +308,7 @@ def test_an_experiment_with_another_tolerance_runs(built):
     project, _ = built
     _run([DVC, "repro"], project)
     exp = _run([DVC, "exp", "run", "-S", "compare.tolerance_pct=5"], project)
-    ran = _ran(exp.stdout)
-    assert "analyse" in ran and "ingest" not in ran
+    assert _ran(exp.stdout) == {"compare", "report"}
     assert json.loads((project / "data/agreement_summary.json").read_text())["tolerance_pct"] == 5
     assert "Experiment results" in exp.stdout or "Ran experiment" in exp.stdout, exp.stdout
 
@@ -255,11 +330,11 @@ def test_a_killed_run_is_completed_by_the_next_make_run(built, second):
     deadline = time.monotonic() + 600
     for line in proc.stdout:
         seen.append(line)
-        if line.startswith("Running stage 'analyse'") or time.monotonic() > deadline:
+        if line.startswith("Running stage 'audit'") or time.monotonic() > deadline:
             break
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    assert any(line.startswith("Running stage 'analyse'") for line in seen), "".join(seen)
+    assert any(line.startswith("Running stage 'audit'") for line in seen), "".join(seen)
     lock = project / "dvc.lock"
     text = lock.read_text()
     lock.write_text(text[:text.index("    deps:\n") + len("    deps:\n    - ")])   # a write cut short

@@ -47,11 +47,11 @@ import pandas as pd
 
 from pipeline.core import rules
 from pipeline.core.errors import ConfigError
-from pipeline.core.findings import Finding, ReportShape, finding, located
+from pipeline.core.findings import Finding, ReportShape, located
 from pipeline.core.lazy import deferred
-from pipeline.core.model import Row, Source, typed_rows
+from pipeline.core.model import POST_DEADLINE, VERIFIED, Row, Source, typed_rows
 from pipeline.core.files import atomic_path
-RUNS_ON = ("verified", "post-deadline", "both")
+RUNS_ON = (VERIFIED, POST_DEADLINE, "both")
 SUITE_KEYS = ("name", "expectations", "meta", "notes", "id", "suite_parameters")
 SITE = "mlrepro"
 # GX stamps runs with the clock; the audit pins every stamp to this instant.
@@ -60,7 +60,8 @@ ID_KEYS = ("id", "validation_id", "checkpoint_id", "expectation_suite_id")
 TIME_KEYS = ("run_time", "validation_time", "ge_load_time")
 # imported by GX for expectations our suites do not use (KL divergence, KS tests: scipy.stats,
 # altair; JSON-schema values: jsonschema) and for markdown in Data Docs (mistune): loaded on
-# first use only (pipeline/lazy.py), about 1 s of the audit's start-up
+# first use only (pipeline.core.lazy.deferred), so that the audit stage does not pay for them
+# (without it, `make run` from scratch misses its goal: benchmarks/incremental.py)
 GX_DEFERRED = ("scipy.stats", "altair", "jsonschema", "mistune")
 
 
@@ -181,8 +182,7 @@ def _quiet_gx(messages: list[str]):
 
 
 def import_gx():
-    """``import great_expectations``, offline and with GX_DEFERRED deferred (the
-    audit's and the analyse worker's import, pipeline/audit_worker.py)."""
+    """``import great_expectations``, offline and with GX_DEFERRED deferred."""
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
     with deferred(*GX_DEFERRED):
         import great_expectations as gx
@@ -234,12 +234,12 @@ def audit(verified: Path, post_deadline: Path, docs_dir: Path | None = None,
           suites_folder: Path | None = None) -> AuditReport:
     """Run every suite on its set; failed expectations become findings."""
     suite_files = read_suite_files(suites_folder)
-    sets = {"verified": (Path(verified), read_set(verified)),
-            "post-deadline": (Path(post_deadline), read_set(post_deadline))}
+    sets = {VERIFIED: (Path(verified), read_set(verified)),
+            POST_DEADLINE: (Path(post_deadline), read_set(post_deadline))}
     # what each suite runs on: the frame, and (file, CSV line) of each of its rows
     targets = {name: (frame, [(path, i + 2) for i in range(len(frame))]) for name, (path, frame) in sets.items()}
     targets["both"] = (pd.concat([f.assign(set=name) for name, (_, f) in sets.items()], ignore_index=True),
-                       targets["verified"][1] + targets["post-deadline"][1])
+                       targets[VERIFIED][1] + targets[POST_DEADLINE][1])
     report = AuditReport()
     seed = _inputs_digest([Path(verified), Path(post_deadline)] + [s.path for s in suite_files])
     with _quiet_gx(report.gx_log):

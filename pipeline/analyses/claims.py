@@ -39,7 +39,10 @@ from pipeline.analyses import scaling
 from pipeline.analyses.compare import compare, power_capped_name
 from pipeline.core.findings import Finding, ReportShape, located
 from pipeline.core.formulas import ratio, within
-from pipeline.core.model import (COMPARISON_DISCLAIMER, DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, STATUSES, UNVERIFIED_FOOTNOTE, Row, Source, typed_rows)
+from pipeline.core.model import (AGREE, AMBIGUOUS, CHERRY_PICKED, COMPARISON_DISCLAIMER, DEFAULT_REFERENCE_SUBMITTER,
+                                 DEFAULT_REFERENCE_VENDOR, DEVIATES, DOES_NOT_HOLD, HOLDS, INVALID,
+                                 LABEL_UNVERIFIED, LABEL_VERIFIED, NO_REFERENCE, STATUSES, UNMATCHED,
+                                 UNVERIFIED_FOOTNOTE, VERIFIED, Row, Source, typed_rows)
 from pipeline.readers.base import read_text
 
 KINDS = ("ratio", "scaling", "reproducibility")
@@ -90,7 +93,7 @@ class ClaimsReport(ReportShape):
         for r in self.rows:
             verdicts[r["verdict"]] = verdicts.get(r["verdict"], 0) + 1
         return {"claims": len(self.rows), **dict(sorted(verdicts.items())),
-                "unverified": sum(r["label"] == "unverified" for r in self.rows)}
+                "unverified": sum(r["label"] == LABEL_UNVERIFIED for r in self.rows)}
 
 
 # ---- reading the ledger ---------------------------------------------------------------
@@ -325,6 +328,16 @@ class Results:
         self.frame = frame
         self._records: list[dict] | None = None
         self._tests: dict[tuple, np.ndarray] = {}
+        self._agreements: dict[tuple, object] = {}
+
+    def agreement(self, tolerance_pct: float, reference_submitter: str, reference_vendor: str):
+        """compare's report of the whole table, once per tolerance and reference:
+        a partner row's verdict depends on the row, the reference rows and the
+        tolerance only, so the claims that share a band share it."""
+        key = (tolerance_pct, reference_submitter, reference_vendor)
+        if key not in self._agreements:
+            self._agreements[key] = compare(self.frame, *key)
+        return self._agreements[key]
 
     def mask(self, selector: dict) -> np.ndarray:
         mask = np.ones(len(self.frame), dtype=bool)
@@ -360,23 +373,19 @@ def _brief(row: dict | None) -> dict | None:
 
 
 def check_claims(ledger: Ledger, results: pd.DataFrame, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
-                 reference_vendor: str = DEFAULT_REFERENCE_VENDOR, agreement=None) -> ClaimsReport:
+                 reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> ClaimsReport:
     """Every claim of the ledger against RESULTS; the reference submitter and
     vendor (``compare.*`` of params.yaml, read by the caller) decide which
-    results are partner results and what they are compared with.
-    ``agreement``: compare's report of RESULTS, when the caller has it
-    (``mlrepro analyse``): a reproducibility claim whose band is its tolerance
-    takes its partners' rows from it rather than comparing them again (a row's
-    verdict depends on the row, the reference rows and the tolerance only)."""
+    results are partner results and what they are compared with."""
     report = ClaimsReport(findings=list(ledger.findings))
     for cid, line in ledger.invalid:
-        row = _row(cid, None, "invalid", "the claim's ledger entry is invalid (see findings)")
+        row = _row(cid, None, INVALID, "the claim's ledger entry is invalid (see findings)")
         report.rows.append({**row, "line": line})
     index = scaling.single_node_index(results)
     table = Results(results)
     for claim in ledger.claims:
         if claim.kind == "reproducibility":
-            row, found = _reproducibility(claim, table, ledger, reference_submitter, reference_vendor, agreement)
+            row, found = _reproducibility(claim, table, ledger, reference_submitter, reference_vendor)
         else:
             check = {"ratio": _ratio, "scaling": _scaling}[claim.kind]
             row, found = check(claim, table, ledger, reference_submitter, index)
@@ -407,7 +416,7 @@ def _subject(claim: Claim, results: Results, ledger: Ledger):
     rows = results.rows(selector)
     if len(rows) == 1:
         return rows[0], None, None
-    verdict = "unmatched" if not rows else "ambiguous"
+    verdict = UNMATCHED if not rows else AMBIGUOUS
     code = "selector-unmatched" if not rows else "selector-ambiguous"
     found = located(code, _at(ledger, claim, "subject"), "exactly one result",
                     "; ".join(_describe(r) for r in rows[:10]) or "no result",
@@ -419,8 +428,8 @@ def _subject(claim: Claim, results: Results, ledger: Ledger):
 
 def _label(row: dict, used: list[dict]) -> dict:
     statuses = {u["status"] for u in used}
-    verified = statuses == {"verified"}
-    row.update(verified=verified, label="verified" if verified else "unverified",
+    verified = statuses == {VERIFIED}
+    row.update(verified=verified, label=LABEL_VERIFIED if verified else LABEL_UNVERIFIED,
                footnote="" if verified else UNVERIFIED_FOOTNOTE,
                disclaimer=COMPARISON_DISCLAIMER if len(statuses) > 1 else "")
     return row
@@ -444,8 +453,8 @@ def eligible_comparators(claim: Claim, subject: dict, results: Results, default_
     selector.update(claim.comparator)
     pool = [r for r in results.rows(selector)
             if not (r["source"] == subject["source"] and r["system"] == subject["system"])]
-    if "status" not in claim.comparator and subject["status"] == "verified":
-        pool = [r for r in pool if r["status"] == "verified"]
+    if "status" not in claim.comparator and subject["status"] == VERIFIED:
+        pool = [r for r in pool if r["status"] == VERIFIED]
     return [r for r in pool if not (power_capped_name(r["system"]) or power_capped_name(r["system_name"]))], selector
 
 
@@ -459,8 +468,8 @@ def _ratio(claim, results, ledger, reference_submitter, index):
         f = located("selector-unmatched", _at(ledger, claim, "comparator"),
                     "at least one eligible comparator", "none",
                     f"claim {claim.id}: no eligible result matches the comparator {selector}"
-                    + (late if subject["status"] == "verified" else ""))
-        row = _row(claim.id, claim, "unmatched", f.message)
+                    + (late if subject["status"] == VERIFIED else ""))
+        row = _row(claim.id, claim, UNMATCHED, f.message)
         row["subject"] = _brief(subject)
         return _label(row, [subject]), [f]
     latency = rules.is_latency(str(subject["units"]))
@@ -477,7 +486,7 @@ def _ratio(claim, results, ledger, reference_submitter, index):
     holds = within(computed(chosen) - claim.claimed, claim.tolerance)
     holds_best = within(computed(best) - claim.claimed, claim.tolerance)
     cherry = holds and not holds_best
-    verdict = "cherry-picked" if cherry else ("holds" if holds else "does-not-hold")
+    verdict = CHERRY_PICKED if cherry else (HOLDS if holds else DOES_NOT_HOLD)
     row = _row(claim.id, claim, verdict)
     row.update(computed=round(computed(chosen), 6), holds=holds, subject=_brief(subject),
                comparator=_brief(chosen), best_comparator=_brief(best),
@@ -497,12 +506,12 @@ def _ratio(claim, results, ledger, reference_submitter, index):
 def _verdict_findings(row: dict, claim: Claim, ledger: Ledger) -> list[Finding]:
     unit = "%" if claim.measure == "pct" else "x"
     expected = f"{claim.claimed:g}{unit} ± {claim.tolerance:g}"
-    if row["verdict"] == "does-not-hold":
+    if row["verdict"] == DOES_NOT_HOLD:
         key = "claimed_pct" if claim.measure == "pct" else "claimed_ratio"
         return [located("claim-not-supported", _at(ledger, claim, key),
                         expected, f"{row['computed']:.6g}{unit}",
                         f"claim {claim.id}: the data does not support the claimed figure")]
-    if row["verdict"] == "cherry-picked":
+    if row["verdict"] == CHERRY_PICKED:
         return [located("claim-cherry-picked", _at(ledger, claim, "comparator"),
                         f"{expected} against the strongest comparator", f"{row['computed_vs_best']:.6g}{unit}",
                         f"claim {claim.id}: holds only against a comparator that is not the strongest",
@@ -519,7 +528,7 @@ def _scaling(claim, results, ledger, reference_submitter, index):
     if scaled["efficiency_pct"] is None:
         row = _row(claim.id, claim, scaled["verdict"], scaled["reason"])
         row.update(subject=_brief(subject), notes=[scaled["reason"]])
-        if scaled["verdict"] == "no-reference":
+        if scaled["verdict"] == NO_REFERENCE:
             row["notes"] += [f"missing: {', '.join(scaled['missing'])}"]
         _label(row, [subject] + refs)
         return row, [located("claim-unverifiable", _at(ledger, claim, "subject"),
@@ -527,7 +536,7 @@ def _scaling(claim, results, ledger, reference_submitter, index):
                              f"claim {claim.id}: {scaled['reason']}", severity="warning")]
     computed = scaled["efficiency_pct"]
     holds = within(computed - claim.claimed, claim.tolerance)
-    row = _row(claim.id, claim, "holds" if holds else "does-not-hold")
+    row = _row(claim.id, claim, HOLDS if holds else DOES_NOT_HOLD)
     row.update(computed=computed, holds=holds, subject=_brief(subject), cherry_picked=False,
                comparator={"submitter": ",".join(dict.fromkeys(r["submitter"] for r in refs)),
                            "system": ",".join(dict.fromkeys(r["system"] for r in refs)),
@@ -544,23 +553,16 @@ def _scaling(claim, results, ledger, reference_submitter, index):
 
 
 def _compared(results: Results, mask: np.ndarray, claimed: float, reference_submitter: str,
-              reference_vendor: str, agreement) -> list:
+              reference_vendor: str) -> list:
     """compare's rows of the partner rows ``mask`` selects (the reference
     submitter's rows are the references), with the claim's band as tolerance:
-    taken from ``agreement`` (compare of the whole table) when it used the same
-    tolerance, reference submitter and vendor, else compared here."""
+    the agreement table's rows are the partner rows, in the table's order."""
     partner = results.frame["submitter"].to_numpy(dtype=object) != reference_submitter
-    mine = np.flatnonzero(mask & partner)
-    if (agreement is not None and agreement.tolerance_pct == claimed
-            and agreement.reference_submitter == reference_submitter
-            and agreement.reference_vendor == reference_vendor and agreement.row_count() == int(partner.sum())):
-        return agreement.rows_at(np.searchsorted(np.flatnonzero(partner), mine))
-    refs = results.match({"submitter": reference_submitter})
-    return compare(pd.concat([results.frame.iloc[mine], refs], ignore_index=True), claimed, reference_submitter,
-                   reference_vendor).rows
+    positions = np.searchsorted(np.flatnonzero(partner), np.flatnonzero(mask & partner))
+    return results.agreement(claimed, reference_submitter, reference_vendor).rows_at(positions)
 
 
-def _reproducibility(claim, results, ledger, reference_submitter, reference_vendor, agreement=None):
+def _reproducibility(claim, results, ledger, reference_submitter, reference_vendor):
     selector = {"round": ledger.round, **claim.subject} if ledger.round else dict(claim.subject)
     mask = results.mask(selector)
     partners = results.frame[mask]
@@ -569,16 +571,16 @@ def _reproducibility(claim, results, ledger, reference_submitter, reference_vend
         f = located("selector-unmatched", _at(ledger, claim, "subject"),
                     f"at least one partner (not {reference_submitter}) result", "none",
                     f"claim {claim.id}: the subject {selector} matches no partner result")
-        return _row(claim.id, claim, "unmatched", f.message), [f]
-    rows = _compared(results, mask, claim.claimed, reference_submitter, reference_vendor, agreement)
-    compared = [r for r in rows if r["verdict"] in ("agree", "deviates")]
+        return _row(claim.id, claim, UNMATCHED, f.message), [f]
+    rows = _compared(results, mask, claim.claimed, reference_submitter, reference_vendor)
+    compared = [r for r in rows if r["verdict"] in (AGREE, DEVIATES)]
     outside = [{k: r[k] for k in ("submitter", "system", "model", "scenario", "value", "reference_system",
                                   "reference_value", "deviation_pct", "label")}
-               for r in compared if r["verdict"] == "deviates"]
+               for r in compared if r["verdict"] == DEVIATES]
     others = [f"{r['submitter']} {r['system']} {r['model']} {r['scenario']}: {r['verdict']} ({r['reason']})"
-              for r in rows if r["verdict"] not in ("agree", "deviates")]
+              for r in rows if r["verdict"] not in (AGREE, DEVIATES)]
     if not compared:
-        row = _row(claim.id, claim, "no-reference", "no partner result could be compared")
+        row = _row(claim.id, claim, NO_REFERENCE, "no partner result could be compared")
         row["notes"] = others
         _label(row, [{"status": r["status"]} for r in rows])
         return row, [located("claim-unverifiable", _at(ledger, claim, "subject"),
@@ -586,7 +588,7 @@ def _reproducibility(claim, results, ledger, reference_submitter, reference_vend
                              f"claim {claim.id}: no partner result could be compared", severity="warning")]
     devs = [r["deviation_pct"] for r in compared]
     holds = not outside
-    row = _row(claim.id, claim, "holds" if holds else "does-not-hold")
+    row = _row(claim.id, claim, HOLDS if holds else DOES_NOT_HOLD)
     row.update(computed=round(max(abs(d) for d in devs), 6), holds=holds, cherry_picked=False,
                comparator={"submitter": reference_submitter, "system": None, "value": None},
                range_min=round(min(devs), 6), range_max=round(max(devs), 6),

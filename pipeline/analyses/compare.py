@@ -31,7 +31,8 @@ import pandas as pd
 from pipeline.core import rules
 from pipeline.core.findings import Finding, ReportShape
 from pipeline.core.formulas import VERDICT_WITHIN, deviation_pct, rounded_pct, within
-from pipeline.core.model import (DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEFAULT_TOLERANCE_PCT, LABEL_UNVERIFIED, Row, plain, typed_rows)
+from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR,
+                                 DEFAULT_TOLERANCE_PCT, DEVIATES, LABEL_UNVERIFIED, Row, plain, typed_rows)
 from pipeline.ingest.table import release_unused
 from pipeline.analyses.reference import (COLUMNS, DECISION, MATCH, PARTNER_COLUMNS, REF_FIELDS, decide as _decide, decision, deviation_finding, power_capped_name, reference_index, vendors, vendors_of)
 
@@ -69,15 +70,15 @@ class CompareReport(ReportShape):
     # Text output shows a few findings and rows of a table that may hold a million:
     # only those are built (one finding per deviating row would be 500,000 objects).
     def _deviating(self, limit: int | None = None) -> pd.DataFrame:
-        at = np.flatnonzero((self.table["verdict"] == "deviates").to_numpy())
+        at = np.flatnonzero((self.table["verdict"] == DEVIATES).to_numpy())
         return self.table.iloc[at if limit is None else at[:max(limit, 0)]]
 
     def finding_count(self) -> int:
-        return len(self.read_findings) + int((self.table["verdict"] == "deviates").sum())
+        return len(self.read_findings) + int((self.table["verdict"] == DEVIATES).sum())
 
     def error_count(self) -> int:
         return (sum(1 for f in self.read_findings if f.severity == "error")
-                + int((self.table["verdict"] == "deviates").sum()))
+                + int((self.table["verdict"] == DEVIATES).sum()))
 
     def findings_head(self, limit: int | None) -> list[Finding]:
         head = self.read_findings if limit is None else self.read_findings[:limit]
@@ -103,9 +104,9 @@ class CompareReport(ReportShape):
         per_partner = {}
         for submitter, group in t.groupby("submitter", sort=True):
             counts = group["verdict"].value_counts()
-            p = {v: int(counts.get(v, 0)) for v in ("agree", "deviates", "no-reference", "excluded")}
-            p["compared"] = p["agree"] + p["deviates"]
-            p["agreement_rate"] = round(p["agree"] / p["compared"], 6) if p["compared"] else None
+            p = {v: int(counts.get(v, 0)) for v in AGREEMENT_VERDICTS}
+            p["compared"] = p[AGREE] + p[DEVIATES]
+            p["agreement_rate"] = round(p[AGREE] / p["compared"], 6) if p["compared"] else None
             per_partner[str(submitter)] = {"compared": p.pop("compared"), **p}
         counts = t["verdict"].value_counts()
         return {
@@ -113,7 +114,7 @@ class CompareReport(ReportShape):
             "reference_submitter": self.reference_submitter,
             "reference_vendor": self.reference_vendor,
             "partner_rows": len(t),
-            **{v: int(counts.get(v, 0)) for v in ("agree", "deviates", "no-reference", "excluded")},
+            **{v: int(counts.get(v, 0)) for v in AGREEMENT_VERDICTS},
             "partners": per_partner,
         }
 

@@ -25,15 +25,16 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.core.findings import Finding, Report, finding
+from pipeline.core.findings import Finding, Report, located
 from pipeline.core.formulas import deviation_pct, within
-from pipeline.core.model import typed_rows
+from pipeline.core.model import VERIFIED, Source, typed_rows
 
 KEY = ("round", "submitter", "system", "model", "scenario")
 if TYPE_CHECKING:
     import pandas as pd
 
-VERDICTS = ("matches", "differs", "not-published")
+MATCHES, DIFFERS, NOT_PUBLISHED = "matches", "differs", "not-published"
+VERDICTS = (MATCHES, DIFFERS, NOT_PUBLISHED)
 COLUMNS = ("round", "submitter", "system", "model", "scenario", "division", "units", "value",
            "result_id", "source", "published_value", "published_result_id", "published_source",
            "deviation_pct", "tolerance_pct", "verdict", "reason")
@@ -41,9 +42,12 @@ COLUMNS = ("round", "submitter", "system", "model", "scenario", "division", "uni
 
 def load_published(paths: Iterable[Path], round_: str | None = None
                    ) -> tuple[dict[str, pd.DataFrame], list[Finding]]:
-    """Read published tables (any format the readers know; a published table is
-    verified by definition) into canonical frames, one per round. Findings of
-    the reading (a row of the table that cannot be read) are returned."""
+    """Read published tables (any format the readers know, through
+    :func:`pipeline.ingest.submissions.ingest`, as the gate reads them; a
+    published table is verified by definition, and its round is the one it
+    states unless ``round_`` says it) into canonical frames, one per round.
+    Findings of the reading (a row of the table that cannot be read) are
+    returned."""
     import pandas as pd
 
     from pipeline.ingest.submissions import ingest
@@ -51,30 +55,11 @@ def load_published(paths: Iterable[Path], round_: str | None = None
     tables: dict[str, list[pd.DataFrame]] = {}
     found: list[Finding] = []
     for path in paths:
-        report = ingest([Path(path)], round_=round_, status="verified")
+        report = ingest([Path(path)], round_=round_, status=VERIFIED)
         found.extend(report.findings)
         for stated, frame in report.table.groupby("round", sort=True):   # never rebinds round_
             tables.setdefault(str(stated), []).append(frame)
     return {r: pd.concat(frames, ignore_index=True) for r, frames in sorted(tables.items())}, found
-
-
-def published_rows(paths: Iterable[Path], round_: str | None = None
-                   ) -> tuple[dict[str, list[dict]], list[Finding]]:
-    """:func:`load_published` as plain rows, for :func:`check_rows` (``mlrepro
-    analyse``): read by the small-table path (:func:`pipeline.ingest.rows.ingest`,
-    what the gate reads published tables with), which gives the same rows and
-    findings without building and checking a frame (tests/test_analyse.py
-    compares the output with ``mlrepro crosscheck``'s)."""
-    from pipeline.ingest.rows import ingest
-
-    tables: dict[str, list[dict]] = {}
-    found: list[Finding] = []
-    for path in paths:
-        report = ingest([Path(path)], round_=round_, status="verified")
-        found.extend(report.findings)
-        for row in report.rows:
-            tables.setdefault(str(row["round"]), []).append(row)
-    return dict(sorted(tables.items())), found
 
 
 def _by_round(published) -> dict[str, pd.DataFrame]:
@@ -118,7 +103,7 @@ def check_rows(rows: list[dict], published: dict[str, list[dict]], tolerance_pct
     for recs in published.values():
         for rec in recs:
             index.setdefault(tuple(rec[k] for k in KEY), []).append(rec)
-    verified = [r for r in rows if r["status"] == "verified"]
+    verified = [r for r in rows if r["status"] == VERIFIED]
     checked = [r for r in verified if str(r["round"]) in published]
     report = Report()
     for rec in checked:
@@ -132,7 +117,7 @@ def check_rows(rows: list[dict], published: dict[str, list[dict]], tolerance_pct
         "published_rounds": sorted(published),
         "checked": len(report.rows),
         **counts,
-        "not_checked_post_deadline": sum(1 for r in rows if r["status"] != "verified"),
+        "not_checked_post_deadline": sum(1 for r in rows if r["status"] != VERIFIED),
         "not_checked_no_published_table": len(verified) - len(checked),
     }
     return report
@@ -155,17 +140,15 @@ def _verdict(rec: dict, candidates: list[dict], tolerance_pct: float) -> tuple[d
     row = {k: rec.get(k) for k in COLUMNS if k in rec}
     row.update(published_value=None, published_result_id=None, published_source=None,
                deviation_pct=None, tolerance_pct=tolerance_pct)
-    file, _, line = str(rec["source"]).rpartition(":")
-    file, place = (file, f"line {line}, column value") if line.isdigit() else (str(rec["source"]), "value")
+    where = Source.from_cell(rec["source"]).at(column="value")
     what = f"{rec['submitter']} {rec['system']} {rec['model']} {rec['scenario']}"
     pool = _narrow(rec, candidates)
     if not pool:
         narrowed = " with this result id / used model" if candidates else ""
-        row.update(verdict="not-published",
+        row.update(verdict=NOT_PUBLISHED,
                    reason=f"the {rec['round']} published table has no result{narrowed} for "
                           "this submitter, system, model and scenario")
-        return row, [finding("not-published", file, place,
-                             f"a result in the published {rec['round']} table",
+        return row, [located("not-published", where, f"a result in the published {rec['round']} table",
                              f"no published result for {what}",
                              f"{what} is declared verified but MLCommons published no such result")]
     scored = sorted(((abs(deviation_pct(rec["value"], c["value"])), str(c.get("source")), c) for c in pool),
@@ -175,12 +158,12 @@ def _verdict(rec: dict, candidates: list[dict], tolerance_pct: float) -> tuple[d
     row.update(published_value=best["value"], published_result_id=best.get("result_id"),
                published_source=best.get("source"), deviation_pct=round(dev, 6))
     if within(dev, tolerance_pct):
-        row.update(verdict="matches", reason="")
+        row.update(verdict=MATCHES, reason="")
         return row, []
-    row.update(verdict="differs",
+    row.update(verdict=DIFFERS,
                reason=f"published {best['value']:g} ({best.get('result_id') or best.get('source')}); "
                       f"deviation {dev:+.4f}% outside ±{tolerance_pct:g}%")
-    return row, [finding("published-value-differs", file, place,
+    return row, [located("published-value-differs", where,
                          f"{best['value']:g} as published ({best.get('result_id') or best.get('source')})"
                          f", within ±{tolerance_pct:g}%",
                          f"{rec['value']:g} ({dev:+.4f}%)",

@@ -27,7 +27,9 @@ from pathlib import Path
 
 import pandas as pd
 
-STATUSES = {"verified": "verified", "post-deadline": "post_deadline"}
+from pipeline.core.model import AGREE, AGREEMENT_VERDICTS, DEVIATES, EXCLUDED, NO_REFERENCE, POST_DEADLINE, VERIFIED
+
+STATUSES = {VERIFIED: "verified", POST_DEADLINE: "post_deadline"}   # status -> its name in a file name
 KEYS = ("results", "compared", "agree", "deviates", "no_reference", "excluded", "agreement_rate")
 
 
@@ -51,12 +53,12 @@ def _read(path: Path) -> pd.DataFrame:
 
 def counts(results: int, verdicts: pd.Series) -> dict:
     """The counts of one scope; ``agreement_rate`` only when something was compared."""
-    got = {v: int((verdicts == v).sum()) for v in ("agree", "deviates", "no-reference", "excluded")}
-    compared = got["agree"] + got["deviates"]
-    out = {"results": int(results), "compared": compared, "agree": got["agree"], "deviates": got["deviates"],
-           "no_reference": got["no-reference"], "excluded": got["excluded"]}
+    got = {v: int((verdicts == v).sum()) for v in AGREEMENT_VERDICTS}
+    compared = got[AGREE] + got[DEVIATES]
+    out = {"results": int(results), "compared": compared, "agree": got[AGREE], "deviates": got[DEVIATES],
+           "no_reference": got[NO_REFERENCE], "excluded": got[EXCLUDED]}
     if compared:
-        out["agreement_rate"] = round(got["agree"] / compared, 6)
+        out["agreement_rate"] = round(got[AGREE] / compared, 6)
     return out
 
 

@@ -3,17 +3,25 @@
 Invariants (checked on every run, reported as findings if ever broken):
 every accepted row is in exactly one set; no post-deadline row is in the
 verified set. Rows without a valid status go to neither, with a finding.
+
+:func:`compare_and_partition` is the pipeline's step after the table: the
+agreement table, and the verified and post-deadline sets of the results and
+of the agreement table.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 
+from pipeline.analyses.compare import CompareReport, compare
+from pipeline.core.errors import ConfigError, DataError
 from pipeline.core.findings import Finding, ReportShape, located
-from pipeline.core.model import LABEL_UNVERIFIED, Row, Source, typed_rows
+from pipeline.core.model import LABEL_UNVERIFIED, POST_DEADLINE, VERIFIED, Row, Source, typed_rows
 from pipeline.core.model import label_frame
+from pipeline.ingest import table
 from pipeline.ingest.table import release_unused
 
 
@@ -52,8 +60,8 @@ class PartitionReport(ReportShape):
 
 def partition(frame: pd.DataFrame, display: str = "<table>") -> PartitionReport:
     status = frame["status"].astype("str")
-    is_verified = status == "verified"
-    is_post = status == "post-deadline"
+    is_verified = status == VERIFIED
+    is_post = status == POST_DEADLINE
     found = []
     for idx in frame.index[~(is_verified | is_post)]:
         where = (Source(display, idx + 2, column="status") if display.endswith(".csv")
@@ -66,7 +74,7 @@ def partition(frame: pd.DataFrame, display: str = "<table>") -> PartitionReport:
     held = [frame]
     del frame   # the sets are taken column by column as the table is let go (when the caller holds none)
     verified, post = (label_frame(part) for part in _split(held, is_verified.to_numpy(), is_post.to_numpy()))
-    if (verified["status"] != "verified").any() or len(verified) + len(post) + len(found) != rows:
+    if (verified["status"] != VERIFIED).any() or len(verified) + len(post) + len(found) != rows:
         found.append(located("invariant-broken", Source(display),
                              "each row in exactly one set", "a row in both or neither",
                              "partition invariant broken"))
@@ -88,3 +96,77 @@ def _split(held: list[pd.DataFrame], *masks) -> list[pd.DataFrame]:
         frame = frame.drop(columns=[name])
         release_unused()
     return [pd.DataFrame(out, columns=names) for out in taken]
+
+
+def read_with_status(path: Path) -> pd.DataFrame:
+    """What partition takes: a canonical table (read as one, unchecked), or
+    any table with a status column (an agreement table)."""
+    try:
+        return table.read(path)
+    except DataError:
+        raise
+    except ConfigError:   # not a canonical table
+        frame = table.read_frame(path)
+    if "status" not in frame.columns:
+        raise table.TableUnreadable(path, "a table with a status column", "no status column")
+    return frame
+
+
+@dataclass
+class SetsReport(ReportShape):
+    """The agreement table (its rows, findings and summary are this report's)
+    and the verified and post-deadline sets of the results (``results``) and
+    of the agreement table (``agreements``)."""
+
+    agreement: CompareReport
+    results: PartitionReport
+    agreements: PartitionReport
+
+    def _split_findings(self) -> list[Finding]:
+        return self.results.findings + self.agreements.findings
+
+    @property
+    def rows(self) -> list[Row]:
+        return self.agreement.rows
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.agreement.findings + self._split_findings()
+
+    @property
+    def summary(self) -> dict:
+        return {**self.agreement.summary, "verified_results": len(self.results.verified),
+                "post_deadline_results": len(self.results.post_deadline)}
+
+    def finding_count(self) -> int:
+        return self.agreement.finding_count() + len(self._split_findings())
+
+    def error_count(self) -> int:
+        return self.agreement.error_count() + sum(f.severity == "error" for f in self._split_findings())
+
+    def findings_head(self, limit: int | None) -> list[Finding]:
+        head = self.agreement.findings_head(limit)
+        rest = self._split_findings()
+        return head + (rest if limit is None else rest[:max(limit - len(head), 0)])
+
+    def row_count(self) -> int:
+        return self.agreement.row_count()
+
+    def rows_head(self, limit: int | None) -> list[Row]:
+        return self.agreement.rows_head(limit)
+
+    def any_unverified(self) -> bool:
+        return self.agreement.any_unverified()
+
+    def frame(self) -> pd.DataFrame:
+        return self.agreement.frame()
+
+
+def compare_and_partition(results: pd.DataFrame, tolerance_pct: float, reference_submitter: str,
+                          reference_vendor: str, display: str = "<table>",
+                          agreement_display: str = "<agreement>") -> SetsReport:
+    """Compare every partner row of ``results`` with the reference
+    (:func:`pipeline.analyses.compare.compare`), then split ``results`` and the
+    agreement table each into the verified and the post-deadline sets."""
+    agreement = compare(results, tolerance_pct, reference_submitter, reference_vendor)
+    return SetsReport(agreement, partition(results, display), partition(agreement.frame(), agreement_display))

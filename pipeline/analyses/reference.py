@@ -11,7 +11,8 @@ from __future__ import annotations
 from pipeline.core import rules
 from pipeline.core.findings import Finding, located
 from pipeline.core.formulas import agreement_verdict, deviation_pct, rounded_pct
-from pipeline.core.model import Source, footnote, label, plain
+from pipeline.core.model import (EXCLUDED, LABEL_UNVERIFIED, NO_REFERENCE, POST_DEADLINE, VERIFIED, Source,
+                                 footnote, label, plain)
 
 MATCH = ("round", "accelerator", "accelerators_per_node", "nodes", "model", "scenario")
 PARTNER_COLUMNS = ("round", "submitter", "system", "accelerator", "accelerator_variant",
@@ -42,7 +43,7 @@ def deviation_finding(r: dict, prefix: str = "", own: bool = True) -> Finding:
         f"{plain(r['value'])} ({r['deviation_pct']:+.2f}%)",
         f"{r['submitter']} {r['model']} {r['scenario']} deviates from the reference "
         f"by {r['deviation_pct']:+.2f}%" + ("" if own else " (after the gated reference change)")
-        + (" [unverified]" if r.get("label") == "unverified" else ""),
+        + (" [unverified]" if r.get("label") == LABEL_UNVERIFIED else ""),
         severity="error" if own else "warning")
 
 
@@ -80,23 +81,23 @@ def decide(row: dict, candidates: list[dict], ref_vendor: str, ref_submitter: st
 
     found = vendors_of(row["accelerator"])
     if None in found:
-        return finish("excluded", f"not a partner result: {row['accelerator']} is not in "
+        return finish(EXCLUDED, f"not a partner result: {row['accelerator']} is not in "
                                   f"schemas/accelerators.yaml (vendor unknown, so not a {ref_vendor} part)")
     if found != {ref_vendor}:
-        return finish("excluded", f"not a partner result: {row['accelerator']} is "
+        return finish(EXCLUDED, f"not a partner result: {row['accelerator']} is "
                                   f"{' and '.join(sorted(found))}'s, not {ref_vendor}'s")
     if row["capped"]:
-        return finish("excluded", "power-capped configuration")
+        return finish(EXCLUDED, "power-capped configuration")
     if not candidates:
-        return finish("no-reference", f"no {ref_submitter} result for this round, accelerator, "
+        return finish(NO_REFERENCE, f"no {ref_submitter} result for this round, accelerator, "
                                       "accelerators per node, nodes, model and scenario")
-    if row["status"] == "verified":
-        pool = [c for c in candidates if c["status"] == "verified"]
+    if row["status"] == VERIFIED:
+        pool = [c for c in candidates if c["status"] == VERIFIED]
         if not pool:
-            return finish("no-reference", f"only post-deadline {ref_submitter} results match; "
+            return finish(NO_REFERENCE, f"only post-deadline {ref_submitter} results match; "
                                           "a verified result is compared with verified references only")
     else:
-        pool = [c for c in candidates if c["status"] == "verified"] or candidates
+        pool = [c for c in candidates if c["status"] == VERIFIED] or candidates
     eligible, why_not = [], []
     for c in pool:
         if c["division"] != row["division"]:
@@ -111,7 +112,7 @@ def decide(row: dict, candidates: list[dict], ref_vendor: str, ref_submitter: st
         else:
             eligible.append(c)
     if not eligible:
-        return finish("excluded", why_not[0])
+        return finish(EXCLUDED, why_not[0])
     eligible.sort(key=_better_first(row["units"]))
     ref = eligible[0]
     direction = "lowest latency" if rules.is_latency(row["units"]) else "highest value"
@@ -126,8 +127,7 @@ def decide(row: dict, candidates: list[dict], ref_vendor: str, ref_submitter: st
 
 def agreement_status(partner_status: str, reference_status: str | None) -> str:
     """verified when the partner's result and its reference (if any) both are."""
-    return "verified" if partner_status == "verified" and reference_status in (None, "verified") \
-        else "post-deadline"
+    return VERIFIED if partner_status == VERIFIED and reference_status in (None, VERIFIED) else POST_DEADLINE
 
 
 def decision(key: dict, candidates: list[dict], ref_vendor: str, ref_submitter: str) -> dict:

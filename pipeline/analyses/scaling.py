@@ -44,10 +44,12 @@ from pipeline.core import rules
 from pipeline.analyses.compare import power_capped_name
 from pipeline.core.formulas import EPSILON, efficiency_pct, linear_expectation
 from pipeline.core.findings import Finding, ReportShape
-from pipeline.core.model import DEFAULT_REFERENCE_SUBMITTER, UNVERIFIED_FOOTNOTE, Row, typed_rows
+from pipeline.core.model import (DEFAULT_REFERENCE_SUBMITTER, LABEL_UNVERIFIED, NO_REFERENCE, POST_DEADLINE,
+                                 VERIFIED, Row, footnote, label, typed_rows)
 
 LOOKUP = ("same-submitter", "reference-submitter", "any-submitter")
-VERDICTS = ("sub-linear", "linear", "super-linear", "no-reference", "not-applicable")
+SUB_LINEAR, LINEAR, SUPER_LINEAR, NOT_APPLICABLE = "sub-linear", "linear", "super-linear", "not-applicable"
+VERDICTS = (SUB_LINEAR, LINEAR, SUPER_LINEAR, NO_REFERENCE, NOT_APPLICABLE)
 MATCH = ("round", "model", "scenario", "units", "division")
 ROW_COLUMNS = ("round", "submitter", "system", "model", "scenario", "units", "division", "nodes",
                "total_accelerators", "composition", "value", "source")
@@ -64,7 +66,7 @@ class ScalingReport(ReportShape):
         counts = {v: sum(r["verdict"] == v for r in self.rows) for v in VERDICTS}
         return {"reference_submitter": self.reference_submitter,
                 "multi_node_rows": len(self.rows), **counts,
-                "unverified": sum(r["label"] == "unverified" for r in self.rows)}
+                "unverified": sum(r["label"] == LABEL_UNVERIFIED for r in self.rows)}
 
 
 def composition(row: dict) -> dict[str, int]:
@@ -107,7 +109,7 @@ def find_reference(row: dict, accelerator: str, index: dict, reference_submitter
     for rule in LOOKUP:
         found = [c for c in candidates if steps[rule](c)]
         if found:
-            found.sort(key=lambda c: (c["status"] != "verified",
+            found.sort(key=lambda c: (c["status"] != VERIFIED,
                                       -c["value"] / c["total_accelerators"], str(c["system"])))
             return rule, found[0]
     return None, None
@@ -119,10 +121,10 @@ def scale_row(row: dict, index: dict, reference_submitter: str = DEFAULT_REFEREN
     out.update(expected=None, efficiency_pct=None, references=[], missing=[], reason="")
     statuses = {row["status"]}
     if rules.is_latency(str(row["units"])):
-        return _finish(out, "not-applicable", statuses,
+        return _finish(out, NOT_APPLICABLE, statuses,
                        f"latency metric ({row['units']}): scaling efficiency applies to rates only")
     if int(row["nodes"]) < 2:
-        return _finish(out, "not-applicable", statuses, "a single-node result has no scaling efficiency")
+        return _finish(out, NOT_APPLICABLE, statuses, "a single-node result has no scaling efficiency")
     parts = []
     for accelerator, count in composition(row).items():
         rule, ref = find_reference(row, accelerator, index, reference_submitter)
@@ -137,13 +139,13 @@ def scale_row(row: dict, index: dict, reference_submitter: str = DEFAULT_REFEREN
             "per_accelerator": round(per_acc, 6), "status": ref["status"], "source": ref["source"]})
         parts.append((count, ref["value"], int(ref["total_accelerators"])))
     if out["missing"]:
-        return _finish(out, "no-reference", statuses, "no single-node reference for "
+        return _finish(out, NO_REFERENCE, statuses, "no single-node reference for "
                        + ", ".join(f"{a} ({row['round']} {row['model']} {row['scenario']} {row['division']})"
                                    for a in out["missing"]))
     expected = linear_expectation(parts)
     eff = efficiency_pct(row["value"], expected)
     out.update(expected=round(expected, 6), efficiency_pct=round(eff, 6))
-    verdict = "linear" if abs(eff - 100.0) <= EPSILON else ("sub-linear" if eff < 100.0 else "super-linear")
+    verdict = LINEAR if abs(eff - 100.0) <= EPSILON else (SUB_LINEAR if eff < 100.0 else SUPER_LINEAR)
     return _finish(out, verdict, statuses)
 
 
@@ -152,10 +154,8 @@ def _finish(out: dict, verdict: str, statuses: set, reason: str = "") -> dict:
     out["reference_rule"] = "; ".join(
         f"{r['accelerator']}: {r['rule']} {r['submitter']} {r['system']} {r['value']:g}/{r['accelerators']}"
         for r in out["references"])
-    verified = statuses == {"verified"}
-    out["status"] = "verified" if verified else "post-deadline"
-    out["label"] = "verified" if verified else "unverified"
-    out["footnote"] = "" if verified else UNVERIFIED_FOOTNOTE
+    out["status"] = VERIFIED if statuses == {VERIFIED} else POST_DEADLINE
+    out["label"], out["footnote"] = label(out["status"]), footnote(out["status"])
     return out
 
 

@@ -148,12 +148,6 @@ class Finding:
                 "key": w.key, "place": w.place, "expected": self.expected, "found": self.found,
                 "message": self.message, "severity": self.severity}
 
-    @classmethod
-    def from_dict(cls, d: dict) -> "Finding":
-        """A finding as :meth:`to_dict` wrote it."""
-        where = Source(d["file"], d.get("line"), d.get("column"), d.get("key"), d.get("row"))
-        return cls(d["code"], where, d["expected"], d["found"], d["message"], d.get("severity", "error"))
-
     def render(self) -> str:
         where = f"{self.file}: {self.place}" if self.place else self.file
         return (
@@ -291,3 +285,29 @@ class Report(ReportShape):
     rows: list[dict] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     summary: dict = field(default_factory=dict)
+
+
+def filtered(report: ReportShape, wanted: dict[str, object]) -> ReportShape:
+    """The report with only the rows whose columns hold one of the values
+    wanted (``{"verdict": ["deviates"], "round": []}``: an empty choice keeps
+    every value), and the findings of those rows: a finding at a kept row's
+    file and line, or naming a kept claim (``claims.<id>``); a finding of no
+    line (the whole file) is always kept. The summary says how many rows are
+    shown and by which filters."""
+    wanted = {k: {str(v) for v in values} for k, values in wanted.items() if values}
+    if not wanted:
+        return report
+    rows = [r for r in report.rows if all(str(r.get(k)) in v for k, v in wanted.items())]
+    files_by_line: dict[int | None, list[str]] = {}
+    for where in {Source.from_cell(r.get("source")) for r in rows}:
+        files_by_line.setdefault(where.line, []).append(where.file)
+    claims = {f"claims.{r['id']}" for r in rows if r.get("id")}
+
+    def of_a_kept_row(f: Finding) -> bool:
+        key = f.where.key
+        return (f.line is None or any(key and (key == c or key.startswith(c + ".")) for c in claims)
+                or any(f.file == file or f.file.endswith("/" + file) for file in files_by_line.get(f.line, [])))
+
+    summary = {**report.summary, "shown": len(rows),
+               **{f"filter_{k}": ",".join(sorted(v)) for k, v in wanted.items()}}
+    return Report(rows, [f for f in report.findings if of_a_kept_row(f)], summary)

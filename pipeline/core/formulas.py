@@ -8,6 +8,8 @@ so that a deviation printed as 4.00% counts as within a 4% tolerance.
 
 from __future__ import annotations
 
+from pipeline.core.model import AGREE, DEVIATES
+
 EPSILON = 1e-9
 
 
@@ -21,7 +23,7 @@ def within(deviation: float, tolerance_pct: float) -> bool:
     return abs(deviation) <= tolerance_pct + EPSILON
 
 
-VERDICT_WITHIN = {True: "agree", False: "deviates"}   # the verdict of a compared result
+VERDICT_WITHIN = {True: AGREE, False: DEVIATES}   # the verdict of a compared result
 
 
 def agreement_verdict(deviation: float, tolerance_pct: float) -> str:

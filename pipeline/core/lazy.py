@@ -3,8 +3,8 @@ use, loaded only when that feature is used.
 
 ``import great_expectations`` imports every expectation GX ships, among them
 the KL-divergence expectation and two Kolmogorov-Smirnov metrics, which
-import ``scipy.stats`` and ``altair`` at module level: about 1 s of the audit
-stage's start-up on 2 cores, for expectations none of our suites uses.
+import ``scipy.stats`` and ``altair`` at module level: a large part of the
+audit stage's start-up, for expectations none of our suites uses.
 Inside :func:`deferred`, the first import of each named module makes a module
 object whose code runs on its first attribute access
 (:class:`importlib.util.LazyLoader`, the standard library's lazy import):

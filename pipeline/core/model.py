@@ -30,6 +30,22 @@ POST_DEADLINE = "post-deadline"
 STATUSES = (VERIFIED, POST_DEADLINE)
 LABEL_VERIFIED = "verified"
 LABEL_UNVERIFIED = "unverified"
+
+# ---- verdicts ------------------------------------------------------------------------------------
+
+# compare: a partner result against its reference (the agreement table's ``verdict``)
+AGREE = "agree"
+DEVIATES = "deviates"
+NO_REFERENCE = "no-reference"   # also a scaling row's and a claim's: nothing to compare with
+EXCLUDED = "excluded"
+AGREEMENT_VERDICTS = (AGREE, DEVIATES, NO_REFERENCE, EXCLUDED)
+# a claim of the ledger, recomputed
+HOLDS = "holds"
+DOES_NOT_HOLD = "does-not-hold"
+CHERRY_PICKED = "cherry-picked"   # holds, but only against a comparator that is not the strongest
+UNMATCHED = "unmatched"
+AMBIGUOUS = "ambiguous"
+INVALID = "invalid"
 UNVERIFIED_FOOTNOTE = "Result not verified by MLCommons Association."
 COMPARISON_DISCLAIMER = (
     "Unverified results have not been through an MLPerf review and may use measurement "

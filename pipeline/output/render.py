@@ -20,7 +20,8 @@ from pathlib import Path
 
 from pipeline.core.files import write_table, write_text
 from pipeline.core.findings import Finding
-from pipeline.core.model import LABEL_UNVERIFIED, UNVERIFIED_FOOTNOTE, Source, plain
+from pipeline.core.model import (AGREE, DEVIATES, EXCLUDED, LABEL_UNVERIFIED, NO_REFERENCE, UNVERIFIED_FOOTNOTE,
+                                 Source, plain)
 
 FORMATS = ("text", "json", "junit", "github", "markdown", "csv")
 # -o PATH: the format its extension names (.csv and .parquet write the table itself)
@@ -192,7 +193,7 @@ def junit(report) -> str:
                              line="" if where.line is None else str(where.line))
         for f in row_findings.pop((where.file, where.line), []):
             _failure(case, f)
-        if r.get("outcome") == "excluded" or r.get("verdict") in ("no-reference", "excluded"):
+        if r.get("outcome") == "excluded" or r.get("verdict") in (NO_REFERENCE, EXCLUDED):
             ET.SubElement(case, "skipped", message=r.get("reason") or "")
     for (file, _line), found in row_findings.items():       # lines without a row
         file_findings.setdefault(file, []).extend(found)
@@ -337,8 +338,8 @@ def _version_counts(report, display: str) -> list[object]:
     rows = [r for r in report.rows if r["version"] == display]
     verdicts = [r.get("verdict") or r["outcome"] for r in rows]
     errors = sum(1 for f in report.errors if f"/{display}/" in f"/{f.file}")
-    return [display, len(rows), verdicts.count("agree"), verdicts.count("deviates"),
-            verdicts.count("no-reference"), verdicts.count("rejected"), errors]
+    return [display, len(rows), verdicts.count(AGREE), verdicts.count(DEVIATES),
+            verdicts.count(NO_REFERENCE), verdicts.count("rejected"), errors]
 
 
 def write_report(report, path: str | Path, fmt: str | None = None) -> None:

@@ -21,12 +21,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.core.model import VERIFIED
 from pipeline.output.report import answers, validation
 from pipeline.output.report.html import TITLE, Table, page, wrap
-from pipeline.output.report.load import NO_ROUND, Data, Inputs, load, read_validation
+from pipeline.output.report.load import NO_ROUND, Data, Inputs, load
 from pipeline.output.report.sections import (DEVIATION_COLUMNS, anchor, deviation_frame, round_section, round_title, tolerance)
 
-__all__ = ["DEVIATION_COLUMNS", "TITLE", "Document", "Inputs", "Prepared", "build", "finish", "prepare"]
+__all__ = ["DEVIATION_COLUMNS", "TITLE", "Document", "Inputs", "build"]
 
 
 @dataclass
@@ -54,7 +55,7 @@ def _inputs(inputs: Inputs) -> str:
 
 def _lead(data: Data) -> str:
     refs = sorted(set(data.agreement.get("reference_submitter", pd.Series(dtype=str)).dropna()))
-    post = int((data.results["status"] != "verified").sum())
+    post = int((data.results["status"] != VERIFIED).sum())
     return (f"Reference: {escape(', '.join(refs) or 'the reference submitter')} · tolerance "
             f"±{tolerance(data.agreement):g}% (inclusive) · {len(data.results)} accepted results "
             f"({len(data.results) - post} verified, {post} unverified) · verified and post-deadline "
@@ -71,34 +72,9 @@ def _nav(rounds: list[str]) -> str:
 def build(inputs: Inputs, out: Path) -> Document:
     """The report for the pipeline's outputs (scaling, claims and validation
     when given)."""
-    return finish(prepare(inputs), out)
-
-
-@dataclass
-class Prepared:
-    """What the report takes from every input but the validation: ``mlrepro
-    analyse`` builds it while the audit still runs (pipeline/analyse.py)."""
-
-    inputs: Inputs
-    data: Data
-    rounds: list[str]
-    details: list[str]
-
-
-def prepare(inputs: Inputs) -> Prepared:
-    """Every input read but the validation, and the per-round details (which
-    do not show it)."""
-    data = load(inputs, validation=False)
+    data = load(inputs)
     rounds = data.rounds()
-    return Prepared(inputs, data, rounds, [round_section(data, r) for r in rounds])
-
-
-def finish(prepared: Prepared, out: Path) -> Document:
-    """The report, once the validation input is written: the same document as
-    reading every input at once."""
-    inputs, data, rounds = prepared.inputs, prepared.data, prepared.rounds
-    read_validation(inputs, data)
     body = [answers.section(data, [r for r in rounds if r != NO_ROUND]), _nav(rounds)]
-    body += prepared.details
+    body += [round_section(data, r) for r in rounds]
     body += [validation.section(data, inputs.data_docs, out), _inputs(inputs)]
     return Document(page(_lead(data), body), deviation_frame(data.agreement), data.notes)

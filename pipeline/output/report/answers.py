@@ -14,6 +14,8 @@ from html import escape
 
 import pandas as pd
 
+from pipeline.core.model import (AGREE, CHERRY_PICKED, DEVIATES, DOES_NOT_HOLD, EXCLUDED, HOLDS, NO_REFERENCE,
+                                 POST_DEADLINE, VERIFIED)
 from pipeline.output.report.claims import figure, verdict_label
 from pipeline.output.report.html import (Cell, Table, footnote, number, signed_pct, unverified, verdict, wrap)
 from pipeline.output.report.load import Data, claim_round, is_unverified
@@ -27,9 +29,9 @@ HEADER = ["partner", "res.", "agree", "dev.", "no ref.", "excl.", "worst"]
 def _partner_row(round_: str, status: str, partner: str, rows: pd.DataFrame) -> tuple[tuple, list, str]:
     """One partner of one round: the sort key (deviating first, then the
     largest |worst deviation|), the cells and the row class."""
-    unv = status != "verified"
+    unv = status != VERIFIED
     verdicts = rows["verdict"]
-    compared = rows[verdicts.isin(["agree", "deviates"])]
+    compared = rows[verdicts.isin([AGREE, DEVIATES])]
     devs = [(abs(d), d, r) for d, r in zip(compared["deviation_pct"].map(number),
                                            zip(compared["model"], compared["scenario"]))
             if d is not None]
@@ -40,12 +42,12 @@ def _partner_row(round_: str, status: str, partner: str, rows: pd.DataFrame) -> 
         worst = f'<span title="{escape(where)}">{escape(signed_pct(d))}</span>'
         worst = unverified(worst) if unv else worst
     name = wrap(partner) + (' <span class="unv">post-deadline</span>' if unv else "")
-    deviate = int((verdicts == "deviates").sum())
-    cells = [Cell(f'<a href="#{anchor(round_, "post-deadline" if unv else "verified")}">{name}</a>',
+    deviate = int((verdicts == DEVIATES).sum())
+    cells = [Cell(f'<a href="#{anchor(round_, POST_DEADLINE if unv else VERIFIED)}">{name}</a>',
                   str(partner)),
-             str(len(rows)), str(int((verdicts == "agree").sum())),
+             str(len(rows)), str(int((verdicts == AGREE).sum())),
              Cell(f"<b>{deviate}</b>" if deviate else "0", deviate),
-             str(int((verdicts == "no-reference").sum())), str(int((verdicts == "excluded").sum())),
+             str(int((verdicts == NO_REFERENCE).sum())), str(int((verdicts == EXCLUDED).sum())),
              Cell(worst, "" if d is None else d)]
     key = (-deviate, -abs(d) if d is not None else 0.0, str(partner), status)
     return key, cells, "bad" if deviate else ""
@@ -89,18 +91,18 @@ def _claims_boxes(data: Data) -> list[str]:
     rounds = {id(c): claim_round(c, data.agreement) for c in data.claims}
     out = []
     for verdict_name, title, header in (
-            ("does-not-hold", "Claims that do not hold", ["claim", "claimed", "computed"]),
-            ("cherry-picked", "Claims that hold only against a weaker comparator",
+            (DOES_NOT_HOLD, "Claims that do not hold", ["claim", "claimed", "computed"]),
+            (CHERRY_PICKED, "Claims that hold only against a weaker comparator",
              ["claim", "claimed", "computed", "vs strongest"])):
         mine = [c for c in data.claims if c.get("verdict") == verdict_name]
         table = Table(f"answers-{verdict_name}", header, searchable=False)
         for c in mine:
-            table.add(_claim_cells(c, rounds[id(c)], verdict_name == "cherry-picked"))
+            table.add(_claim_cells(c, rounds[id(c)], verdict_name == CHERRY_PICKED))
         cls = "box alarm" if mine else "box"
         out.append(f'<div class="{cls}" data-answer="{verdict_name}"><h2>{title}: {len(mine)}</h2>'
                    f"{table.html()}</div>")
-    unchecked = [c for c in data.claims if c.get("verdict") not in ("holds", "does-not-hold", "cherry-picked")]
-    holds = sum(c.get("verdict") == "holds" for c in data.claims)
+    unchecked = [c for c in data.claims if c.get("verdict") not in (HOLDS, DOES_NOT_HOLD, CHERRY_PICKED)]
+    holds = sum(c.get("verdict") == HOLDS for c in data.claims)
     detail = ""
     if unchecked:
         by = {}
@@ -114,7 +116,7 @@ def _claims_boxes(data: Data) -> list[str]:
 
 def _unverified_box(data: Data) -> str:
     res = data.results
-    post = res[res["status"] != "verified"]
+    post = res[res["status"] != VERIFIED]
     where = "; ".join(f"{escape(r)} {escape(s)}: {n}" for (r, s), n in
                       post.groupby(["round", "submitter"]).size().items())
     claims = sum(is_unverified(c) for c in data.claims or [])

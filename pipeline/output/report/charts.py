@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from html import escape
 
+from pipeline.core.model import DEVIATES
 from pipeline.output.report.html import number, pct, signed_pct
 
 
@@ -35,7 +36,7 @@ def deviation_strip(points: list[dict], tolerance: float, label: str) -> str:
         mine = [p for p in points if p["partner"] == partner]
         worst = max(mine, key=lambda p: abs(number(p["deviation_pct"])))
         dots = "".join(
-            f'<span class="dot{" bad" if p["verdict"] == "deviates" else ""}" '
+            f'<span class="dot{" bad" if p["verdict"] == DEVIATES else ""}" '
             f'style="left:{at(number(p["deviation_pct"])):.2f}%" '
             f'title="{escape(p["case"])}: {signed_pct(p["deviation_pct"])}"></span>' for p in mine)
         out.append(f'<div class="crow"><span class="clab">{escape(partner)}</span>'

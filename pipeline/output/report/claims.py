@@ -5,16 +5,17 @@ from __future__ import annotations
 
 from html import escape
 
+from pipeline.core.model import AMBIGUOUS, CHERRY_PICKED, DOES_NOT_HOLD, HOLDS, NO_REFERENCE, UNMATCHED
 from pipeline.output.report.html import (Cell, Table, footnote, number, readable, unverified, verdict, wrap)
 from pipeline.output.report.load import is_unverified
 
 VERDICTS = {  # verdict -> (label, rank: the worst first)
-    "does-not-hold": ("does not hold", 0),
-    "cherry-picked": ("holds only against a weaker comparator", 1),
-    "ambiguous": ("ambiguous selector", 2),
-    "unmatched": ("no matching result", 2),
-    "no-reference": ("cannot be checked: no reference", 3),
-    "holds": ("holds", 4),
+    DOES_NOT_HOLD: ("does not hold", 0),
+    CHERRY_PICKED: ("holds only against a weaker comparator", 1),
+    AMBIGUOUS: ("ambiguous selector", 2),
+    UNMATCHED: ("no matching result", 2),
+    NO_REFERENCE: ("cannot be checked: no reference", 3),
+    HOLDS: ("holds", 4),
 }
 
 
@@ -73,7 +74,7 @@ def claims_table(ident: str, claims: list[dict]) -> str:
         unv = is_unverified(claim)
         mark = unverified if unv else (lambda h: h)
         computed = figure(claim, "computed")
-        if claim.get("verdict") == "cherry-picked" and claim.get("computed_vs_best") is not None:
+        if claim.get("verdict") == CHERRY_PICKED and claim.get("computed_vs_best") is not None:
             computed += f" (against the strongest: {figure(claim, 'computed_vs_best')})"
         label = unverified("") if unv else "verified"
         text = f'<div class="small">{wrap(claim.get("text"))}</div>' if claim.get("text") else ""

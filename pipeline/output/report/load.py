@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.core.model import LABEL_UNVERIFIED, VERIFIED
 from pipeline.ingest import table as table_mod
 
 NO_ROUND = "(round not stated)"
@@ -94,21 +95,15 @@ def _rows(doc: dict | None, option: str, path: Path | None, data: Data) -> list[
     return [r for r in rows if isinstance(r, dict)]
 
 
-def load(inputs: Inputs, validation: bool = True) -> Data:
-    """Every input (the validation last; ``validation=False``: not yet, see
-    :func:`read_validation`)."""
+def load(inputs: Inputs) -> Data:
+    """Every input (the validation last)."""
     agreement = read_csv(inputs.agreement)
     data = Data(table_mod.read(inputs.results), agreement, read_csv(inputs.rejected), read_csv(inputs.versions),
                 None, None, None)
     data.scaling = _rows(_read_json(inputs.scaling, "scaling", data), "scaling", inputs.scaling, data)
     data.claims = _rows(_read_json(inputs.claims, "claims", data), "claims", inputs.claims, data)
-    if validation:
-        read_validation(inputs, data)
-    return data
-
-
-def read_validation(inputs: Inputs, data: Data) -> None:
     data.validation = _read_json(inputs.validation, "validation", data)
+    return data
 
 
 # ---- which round a row belongs to --------------------------------------------------------
@@ -173,8 +168,8 @@ def _first_rounds(agreement: pd.DataFrame) -> dict[tuple, str]:
 def is_unverified(row: dict) -> bool:
     """Whether a row (agreement, scaling, claim) rests on an unverified result."""
     if row.get("label") not in (None, ""):
-        return str(row.get("label")) == "unverified"
+        return str(row.get("label")) == LABEL_UNVERIFIED
     if row.get("verified") is not None:
         return not bool(row.get("verified"))
     status = row.get("status")
-    return status is not None and str(status) != "verified"
+    return status is not None and str(status) != VERIFIED

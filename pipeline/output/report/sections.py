@@ -8,6 +8,7 @@ from html import escape
 
 import pandas as pd
 
+from pipeline.core.model import DEVIATES, EXCLUDED, NO_REFERENCE, POST_DEADLINE, VERIFIED
 from pipeline.output.report.charts import deviation_strip, scaling_bars
 from pipeline.output.report.claims import claims_table
 from pipeline.output.report.html import (Cell, Table, footnote, number, pct, readable, signed_pct, text, unverified, verdict, wrap)
@@ -55,7 +56,7 @@ def _agreement_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
     table = Table(ident, ["partner", "system", "accelerator", "model", "scenario", "value", "reference",
                           "deviation", "verdict", "why excluded"], numeric={5, 7},
                   where_all=" and in the agreement table (data/agreement.csv)")
-    printed = (lambda v: True) if unv else (lambda v: v == "deviates")   # print: the deviating rows
+    printed = (lambda v: True) if unv else (lambda v: v == DEVIATES)   # print: the deviating rows
     for r in rows.to_dict("records"):
         value = f"{readable(r.get('value'))} <span class=small>{escape(str(r.get('units') or ''))}</span>"
         ref = (f"{readable(r['reference_value'])} <span class=small>({escape(text(r.get('reference_system')))})</span>"
@@ -66,19 +67,19 @@ def _agreement_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
                    _nw(r.get("model")), _nw(r.get("scenario")),
                    Cell(mark(value), number(r.get("value"))), Cell(ref, number(r.get("reference_value")), "nw"),
                    Cell(mark(escape(dev)) if dev else "", number(r.get("deviation_pct"))),
-                   Cell(verdict(v), v) if v != "no-reference" else
+                   Cell(verdict(v), v) if v != NO_REFERENCE else
                    Cell(f'<span class="v v-no-reference" title="{escape(text(r.get("reason")))}">no-reference</span>',
                         v),
-                   wrap(r.get("reason") if v == "excluded" else "")],
-                  "bad" if v == "deviates" else "", printed(v))
+                   wrap(r.get("reason") if v == EXCLUDED else "")],
+                  "bad" if v == DEVIATES else "", printed(v))
     return table.html("No partner result with this status in this round.")
 
 
 def _status_part(data: Data, round_: str, unv: bool) -> str:
     status_rows = data.agreement[(data.agreement["round"] == round_)
-                                 & ((data.agreement["status"] != "verified") == unv)]
-    results = data.results[(data.results["round"] == round_) & ((data.results["status"] != "verified") == unv)]
-    kind = "post-deadline" if unv else "verified"
+                                 & ((data.agreement["status"] != VERIFIED) == unv)]
+    results = data.results[(data.results["round"] == round_) & ((data.results["status"] != VERIFIED) == unv)]
+    kind = POST_DEADLINE if unv else VERIFIED
     title = "Post-deadline results (unverified)" if unv else "Verified results"
     out = [f'<section class="status {"unverified" if unv else "verified"}" id="{anchor(round_, kind)}">'
            f"<h3>{title}</h3>",
@@ -128,7 +129,7 @@ def _scaling(data: Data, round_: str) -> str:
                    Cell(mark(escape(pct(r.get("efficiency_pct")))) if number(r.get("efficiency_pct")) is not None
                         else "", number(r.get("efficiency_pct"))),
                    verdict(str(r.get("verdict"))),
-                   wrap(r.get("reason") if r.get("verdict") == "no-reference" else r.get("reference_rule"))])
+                   wrap(r.get("reason") if r.get("verdict") == NO_REFERENCE else r.get("reference_rule"))])
     bars = scaling_bars(rows, f"{round_}: scaling efficiency per cluster")   # the table prints, not the bars
     out = bars.replace('<div class="chart eff"', '<div class="chart eff noprint"', 1) + table.html()
     if any(is_unverified(r) for r in rows):

@@ -1,0 +1,127 @@
+"""The pipeline's last step (``mlrepro report-all``, the DVC ``report`` stage):
+everything reported from the compared table, then the HTML report of it.
+
+============ =============================================================== =====================
+step         the same as                                                     writes
+============ =============================================================== =====================
+metrics      ``mlrepro metrics RESULTS --agreement A --rejected R``          ``metrics``, ``details``
+claims       ``mlrepro claims LEDGER RESULTS``                               ``claims``
+scaling      ``mlrepro scaling RESULTS``                                     ``scaling``
+crosscheck   ``mlrepro crosscheck RESULTS --published TABLE``, per table     its output
+report       ``mlrepro report RESULTS ... --claims C --scaling S``           ``report``, ``plot_data``
+             ``--validation V`` of the files just written
+============ =============================================================== =====================
+
+The table is read and checked once; its own findings (rows that fail the
+schema) are listed once. Nothing is printed here: the CLI prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.analyses import claims, crosscheck, metrics, scaling
+from pipeline.core.files import write_table, write_text
+from pipeline.core.findings import Finding, ReportShape
+from pipeline.core.model import DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR
+from pipeline.ingest import table
+from pipeline.output import report as html_report
+from pipeline.output.render import write_report
+
+
+@dataclass
+class Paths:
+    """What the step reads and where it writes (the dvc.yaml ``report`` stage names each)."""
+
+    results: Path
+    agreement: Path
+    rejected: Path
+    versions: Path
+    ledger: Path
+    validation: Path | None
+    claims: Path
+    scaling: Path
+    metrics: Path
+    details: Path
+    report: Path
+    plot_data: Path
+    crosscheck: list[tuple[Path, Path]] = field(default_factory=list)   # (published table, output)
+
+    def inputs(self) -> dict[str, object]:
+        """Every input by the option that names it (for the CLI's path checks)."""
+        return {"RESULTS": self.results, "--agreement": self.agreement, "--rejected": self.rejected,
+                "--versions": self.versions, "--ledger": self.ledger, "--validation": self.validation,
+                "--crosscheck": [published for published, _ in self.crosscheck]}
+
+    def outputs(self) -> dict[str, object]:
+        """Every output by the option that names it."""
+        return {"--claims-out": self.claims, "--scaling-out": self.scaling, "--metrics-out": self.metrics,
+                "--output": self.report, "--plot-data": self.plot_data,
+                **{f"--crosscheck #{i + 1}": out for i, (_, out) in enumerate(self.crosscheck)}}
+
+
+@dataclass
+class StepsReport(ReportShape):
+    """One row per step: what it wrote and its summary; every step's findings."""
+
+    rows: list[dict] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    written: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)   # the HTML report's warnings (an input it could not use)
+
+    @property
+    def summary(self) -> dict:
+        return {"steps": len(self.rows), "files_written": len(self.written)}
+
+    def add(self, step: str, wrote: list[Path], summary: dict, findings: list[Finding] = ()) -> None:
+        self.rows.append({"step": step, "wrote": " ".join(p.as_posix() for p in wrote),
+                          "summary": ", ".join(f"{k}={v}" for k, v in summary.items()
+                                               if not isinstance(v, (dict, list)))})
+        self.findings.extend(findings)
+        self.written.extend(wrote)
+
+
+def report_all(paths: Paths, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
+               reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> StepsReport:
+    """Every step of the module's table, in its order; each output file holds
+    the bytes the step's own command writes (its report carries the table's
+    findings first, as the command's does)."""
+    frame, found = table.load(paths.results)
+    out = StepsReport(findings=list(found))
+
+    counts = metrics.compute(paths.results, paths.agreement, paths.rejected)
+    metrics.write(counts, paths.metrics, paths.details)
+    out.add("metrics", [paths.metrics, paths.details], counts.totals)
+
+    ledger = claims.check_claims(claims.read_ledger(paths.ledger), frame, reference_submitter, reference_vendor)
+    _write(ledger, found, paths.claims)
+    out.add("claims", [paths.claims], ledger.summary, ledger.findings[len(found):])
+
+    efficiency = scaling.scaling(frame, reference_submitter)
+    _write(efficiency, found, paths.scaling)
+    out.add("scaling", [paths.scaling], efficiency.summary, efficiency.findings[len(found):])
+
+    for published_path, path in paths.crosscheck:
+        published, read_findings = crosscheck.load_published([published_path])
+        looked_up = crosscheck.check(frame, published)
+        # the published table's own warnings are not this check's; its errors are
+        looked_up.findings.extend(f for f in read_findings if f.severity == "error")
+        _write(looked_up, found, path)
+        out.add(f"crosscheck {published_path.as_posix()}", [path], looked_up.summary,
+                looked_up.findings[len(found):])
+
+    doc = html_report.build(html_report.Inputs(paths.results, paths.agreement, paths.rejected, paths.versions,
+                                               paths.scaling, paths.claims, None, paths.validation),
+                            paths.report)
+    write_text(doc.html, paths.report)
+    write_table(doc.deviation, paths.plot_data)
+    out.add("report", [paths.report, paths.plot_data], {"warnings": len(doc.notes)})
+    out.notes += doc.notes
+    return out
+
+
+def _write(report, table_findings: list[Finding], path: Path) -> None:
+    """A step's report as its command writes it: the table's findings first."""
+    report.findings[:0] = table_findings
+    write_report(report, path)
