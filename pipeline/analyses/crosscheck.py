@@ -61,20 +61,9 @@ def load_published(paths: Iterable[Path], round_: str | None = None
 def published_rows(paths: Iterable[Path], round_: str | None = None
                    ) -> tuple[dict[str, list[dict]], list[Finding]]:
     """:func:`load_published` as plain rows, for :func:`check_rows` (``mlrepro
-    analyse``): read by the small-table path (:func:`pipeline.ingest.rows.ingest`,
-    what the gate reads published tables with), which gives the same rows and
-    findings without building and checking a frame (tests/test_analyse.py
-    compares the output with ``mlrepro crosscheck``'s)."""
-    from pipeline.ingest.rows import ingest
-
-    tables: dict[str, list[dict]] = {}
-    found: list[Finding] = []
-    for path in paths:
-        report = ingest([Path(path)], round_=round_, status="verified")
-        found.extend(report.findings)
-        for row in report.rows:
-            tables.setdefault(str(row["round"]), []).append(row)
-    return dict(sorted(tables.items())), found
+    analyse``; tests/test_analyse.py compares the output with ``mlrepro crosscheck``'s)."""
+    published, found = load_published(paths, round_)
+    return {r: records(frame) for r, frame in published.items()}, found
 
 
 def _by_round(published) -> dict[str, pd.DataFrame]:

@@ -7,7 +7,7 @@ Rows are plain dicts made from the canonical table that ingest checks.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pipeline.store import clock
@@ -17,17 +17,26 @@ from pipeline.core.model import Source, plain, typed_rows
 from pipeline.store.manifests import MANIFEST
 from pipeline.gate.versioning import Gated
 
+@dataclass
+class IngestedRows:
+    """An ingest's report with its table as plain rows."""
+
+    rows: list[dict]
+    dispositions: list
+    findings: list[Finding]
+    versions: list[dict]
+
+
 class Engine:
     """The gate's one path: ingest (pandera's table check) and compare, as the pipeline runs them."""
 
     @staticmethod
     def ingest(paths: list[Path], **options):
         from pipeline.ingest import submissions as ingest_mod
-        from pipeline.ingest.rows import RowsReport
 
         done = ingest_mod.ingest(paths, **options)
-        return RowsReport(plain(done.table.to_dict("records")), done.dispositions, done.findings,
-                          done.versions)
+        return IngestedRows(plain(done.table.to_dict("records")), done.dispositions, done.findings,
+                            done.versions)
 
     @staticmethod
     def compare(rows: list[dict], pol: policy_mod.Policy) -> list[dict]:
@@ -39,8 +48,13 @@ class Engine:
 
 
 def relocate(f: Finding, prefix: str, root: Path) -> Finding:
-    """A finding with a repo-relative file, and a line when it names a manifest key."""
-    out = replace(f, where=f.where.at(file=prefix + f.where.path))
+    """A finding with a repo-relative file, and a line when it names a manifest key.
+    A finding read under a submissions root named by its absolute path is
+    named from that root."""
+    file = f.where.path
+    if f.where.root and Path(file).is_absolute() and Path(file).is_relative_to(root):
+        file = Path(file).relative_to(root).as_posix()
+    out = replace(f, where=f.where.at(file=prefix + file, root=None))
     if f.file.endswith(MANIFEST) and f.where.key and f.line is None:
         line = _manifest_line(root / f.file, f.where.key)
         if line:
@@ -79,11 +93,11 @@ def check(report, root: Path, prefix: str, pol: policy_mod.Policy, now) -> None:
     table, found, dispositions = full.rows, list(full.findings), list(full.dispositions)
     for g in (g for g in gated if g.display not in used):   # superseded or unsealed: read it as named
         extra = eng.ingest([root / g.display], root=root, visible=visible)
-        found = [f for f in found if not g.holds(f.file)] + extra.findings
+        found = [f for f in found if not g.holds(f.where.file)] + extra.findings
         dispositions = [d for d in dispositions if not g.holds(d.source)] + extra.dispositions
         table = _swap(table, extra.rows, g, gated)
     mine = lambda text: any(g.holds(text) for g in gated)  # noqa: E731
-    report.findings.extend(relocate(f, prefix, root) for f in dict.fromkeys(found) if mine(f.file))
+    report.findings.extend(relocate(f, prefix, root) for f in dict.fromkeys(found) if mine(f.where.file))
     compared = eng.compare(table, pol)
     by_source = {r["source"]: r for r in compared}
     rows = [_result_row(r, by_source.get(r["source"]), prefix) for r in table if mine(r["source"])]

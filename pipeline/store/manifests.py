@@ -382,8 +382,7 @@ def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
     submission is read, so the sealed version records what was declared.
     """
     from pipeline import readers
-    from pipeline.ingest import bulk
-    from pipeline.ingest.normalise import Context
+    from pipeline.ingest.normalise import Context, normalise
 
     if status not in ("verified", "post-deadline"):
         raise UsageError(f"--status must be verified or post-deadline, not {status!r}")
@@ -410,9 +409,9 @@ def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
     else:
         digest = sha256_file(source)
     result = readers.read(source, source.name, fmt, round_=round_)
-    done = bulk.normalise_result(result, Context(status=status, round=round_, submitter=submitter))
+    done = normalise(result, Context(status=status, round=round_, submitter=submitter))
     problems = [f for f in done.findings if f.severity == "error"]
-    if problems or not result.sources():
+    if problems or not (len(done.frame) or done.dispositions):
         if not problems:
             problems.append(finding("format-mismatch", source.name, "whole file", "at least one result",
                                     "no rows", "the file holds no results"))
