@@ -20,7 +20,6 @@ from math import inf
 
 from pipeline.core import rules
 from pipeline.core.findings import Finding, located
-from pipeline.core.model import Source
 from pipeline.ingest import resolve
 from pipeline.readers.base import Disposition, RawRecord, ReadResult, clean, rejection
 
@@ -43,8 +42,8 @@ class Context:
 
 
 # part of a row -> the canonical columns its values fill, in this order; a
-# part's value is one tuple per distinct input ("origin": the row's file,
-# its submissions root, and its submission's status and version)
+# part's value is one tuple per distinct input ("origin": the row's file, made
+# its source with the row's line, and its submission's status and version)
 PARTS: dict[str, tuple[str, ...]] = {
     "round": ("round",),
     "submitter": ("submitter",),
@@ -56,7 +55,7 @@ PARTS: dict[str, tuple[str, ...]] = {
                      "total_accelerators"),
     "system_name": ("system_name",),
     "result_id": ("result_id",),
-    "origin": ("file", "root", "status", "submission_version"),
+    "origin": ("source", "status", "submission_version"),
 }
 
 
@@ -84,12 +83,6 @@ class Accepted:
             self.distinct[part].append(value)
         return code
 
-    def where(self, i: int) -> Source:
-        """Row ``i``'s place: its file (with its submissions root) and line."""
-        file, root, _, _ = self.distinct["origin"][self.codes["origin"][i]]
-        line = self.line[i]
-        return Source(file, line if line >= 0 else None, root=root)
-
     def frame(self):
         """The canonical table (pandas, the schema's columns and types) of the rows."""
         import numpy as np
@@ -103,13 +96,10 @@ class Accepted:
             codes = np.frombuffer(self.codes[part], dtype=np.int64) if n else np.zeros(0, dtype=np.int64)
             for j, name in enumerate(names):
                 values = [v[j] for v in self.distinct[part]]
-                if name == "root":
-                    continue
-                if name == "file":
-                    columns["source"] = _cells(pd.array(values, dtype="str").take(codes), self.line)
-                    continue
                 kind = dtype(name)
-                if kind == np.dtype("int64"):
+                if name == "source":
+                    columns[name] = _cells(pd.array(values, dtype=kind).take(codes), self.line)
+                elif kind == np.dtype("int64"):
                     columns[name] = np.array(values, dtype=np.int64)[codes] if values else codes
                 else:
                     columns[name] = pd.array(values, dtype=kind).take(codes)
@@ -237,8 +227,7 @@ class _Memo:
                 rid = self._text("result_id", text)
             if rec.source is not last_source:
                 last_source = rec.source
-                origin = accepted.code("origin", (last_source.file, last_source.root, ctx.status,
-                                                  ctx.submission_version))
+                origin = accepted.code("origin", (last_source.file, ctx.status, ctx.submission_version))
             put_round(rnd[0])
             put_submitter(sub[0])
             put_system(system[0])

@@ -62,7 +62,8 @@ class LoadgenLog:
 
     def at(self, key: str) -> Source:
         """Where ``key`` is: its line (of its first occurrence) and the key."""
-        return self.where.at(line=self.lines.get(key), key=key)
+        where = self.where
+        return Source(where.file, self.lines.get(key), key=key, root=where.root)
 
 
 def read_log(path: Path, where: Source | str, keys: frozenset[str] | None = None
