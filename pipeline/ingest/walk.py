@@ -55,7 +55,7 @@ def collect(paths: list[Path], report, normaliser: Normaliser, fmt: str | None =
 def _root_name(version: Version) -> str | None:
     """The submissions root of a version as the user named it (None for the
     current folder, or a version given outside any root)."""
-    if version.root is None or version.display.startswith("/") or not version.display.count("/") == 2:
+    if version.root is None or version.display.startswith("/") or version.display.count("/") != 2:
         return None
     name = version.root.as_posix()
     return None if name == "." else name
