@@ -111,6 +111,11 @@ def _finding(f) -> dict:
     return f.to_dict()
 
 
+def _where(source) -> dict:
+    """A Source as its set parts (file, line, column, key, row, root)."""
+    return {k: v for k, v in asdict(source).items() if v is not None}
+
+
 def read_doc(root: Path, display: str, round_: str | None, workers: int | None) -> dict:
     from pipeline.readers import tree
 
@@ -118,7 +123,7 @@ def read_doc(root: Path, display: str, round_: str | None, workers: int | None) 
     return {
         "round": result.round,
         "records": [{"file": r.source.path, "line": r.line, "fields": r.fields,
-                     "places": {name: asdict(r.place(name)) for name in r.fields}}
+                     "places": {name: _where(r.place(name)) for name in r.fields}}
                     for r in result.records],
         "findings": [_finding(f) for f in result.findings],
         "dispositions": [d.to_dict() for d in result.dispositions],
