@@ -1,13 +1,16 @@
 """Synthetic submissions for the scale benchmark, with a realistic mix:
-30 submitters (AMD, the reference, and 29 partners), a few hundred systems
-(ids as MLPerf writes them: ``16xMI325X_4xEPYC_9123``), 54 model and
-scenario pairs of round v6.0 (from schemas/rules/v6.0.yaml) in the closed and open divisions, values
-around the reference (some within the 4 % tolerance, some not), and about
-15 % of the rows post-deadline: a partner's late systems, sealed as a second
-version declared post-deadline.
+30 submitters (AMD, the reference, and 29 partners), each with its own
+systems (ids as MLPerf writes them, ``Dell_16xMI325X_4xEPYC_9123``, and a
+system name), 54 model and scenario pairs of round v6.0 (from
+schemas/rules/v6.0.yaml) in the closed and open divisions, a result id per
+submitter, system and division as MLCommons numbers them (``6.0-00042``),
+values around the reference (some within the 4 % tolerance, some not), and
+about 15 % of the rows post-deadline: a partner's late systems, sealed as a
+second version declared post-deadline.
 
 Rows are laid out system by system with every submitter in turn, so any
-size holds the whole mix; at 1,000,000 rows: 310 systems, both divisions.
+size holds the whole mix; at 1,000,000 rows: 310 systems of each of the 30
+submitters (9,300 distinct system ids), both divisions, 18,600 result ids.
 Each submitter's rows are sealed with `mlrepro submit` into a submissions
 root, as a partner's would be; :func:`write` returns the root.
 """
@@ -50,10 +53,11 @@ SYSTEMS = 310
 POST_SHARE = 0.15            # of all rows; only partners' rows are late
 
 
-def system_id(i: int) -> tuple[str, str, int]:
+def system_id(i: int, submitter: str) -> tuple[str, str, int]:
+    """A submitter's i-th system: its platform id, accelerator and node count."""
     acc = list(ACCELERATORS)[i % 3]
     nodes = 1 + (i // 3) % 4
-    return f"{8 * nodes}x{acc}_{2 * nodes}xEPYC_{9000 + i}", acc, nodes
+    return f"{submitter}_{8 * nodes}x{acc}_{2 * nodes}xEPYC_{9000 + i}", acc, nodes
 
 
 def rows(count: int, seed: int = 6):
@@ -62,17 +66,18 @@ def rows(count: int, seed: int = 6):
     late_share = POST_SHARE * len(SUBMITTERS) / len(PARTNERS)
     late = {(s, i): rng.random() < late_share for s in PARTNERS for i in range(SYSTEMS)}
     written = 0
-    for division in DIVISIONS:
+    for d, division in enumerate(DIVISIONS):
         for i in range(SYSTEMS):
-            sys_id, acc, nodes = system_id(i)
             for model, scenario, units in PAIRS:
-                for sub in SUBMITTERS:
+                for s, sub in enumerate(SUBMITTERS):
                     if written == count:
                         return
+                    sys_id, acc, nodes = system_id(i, sub)
                     value = BASE[acc] * nodes * rng.uniform(0.93, 1.07)
+                    result_id = f"6.0-{(d * SYSTEMS + i) * len(SUBMITTERS) + s + 1:05d}"
                     yield sub, late.get((sub, i), False), [
-                        sub, sys_id, "", ACCELERATORS[acc], 8, nodes, model, scenario, f"{value:.1f}",
-                        units, division, "available", "", ROUND]
+                        sub, sys_id, f"{sub} AS-{8125 + i % 40}GS-{nodes}N", ACCELERATORS[acc], 8, nodes, model,
+                        scenario, f"{value:.1f}", units, division, "available", result_id, ROUND]
                     written += 1
 
 

@@ -245,7 +245,6 @@ def ingest(sources, status, rejected_out, findings_out, versions_out, input_fmt,
            fmt, output, quiet, verbose, exit_zero):
     """Read submissions (root, round, submitter or version folders) or raw files
     into the canonical results table (-o results.parquet or .csv)."""
-    _start_tree(sources, status, input_fmt, round_)   # first: _guard imports pandas
     _guard({"SOURCE": list(sources)}, {"--output": output, "--rejected-out": rejected_out,
                                        "--findings-out": findings_out, "--versions-out": versions_out})
     from pipeline.ingest import submissions as ingest_mod
@@ -260,20 +259,6 @@ def ingest(sources, status, rejected_out, findings_out, versions_out, input_fmt,
 
         write_table(versions_frame(report.versions), versions_out)
     _finish(report, fmt, output, quiet, verbose, RESULT_COLUMNS, exit_zero)
-
-
-def _start_tree(sources, status, input_fmt, round_) -> None:
-    """A raw submission tree (the first one named) starts being judged in worker
-    processes now, before the table libraries are imported (issue 12);
-    ``ingest`` then takes its results (pipeline.readers.tree.start). Should
-    the command stop before (a refused output), the workers are stopped at exit."""
-    if status is None or input_fmt not in (None, "submission-tree"):
-        return
-    from pipeline.readers import tree
-
-    path = next((p for p in sources if p.is_dir() and tree.sniff_dir(p)), None)
-    if path is not None:
-        tree.start(path, path.as_posix(), round_)
 
 
 @cli.command()

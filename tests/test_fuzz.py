@@ -273,8 +273,8 @@ def test_fuzz_format_detection(data, work):
 
 
 def test_a_csv_field_longer_than_the_csv_module_limit_is_read(work):
-    """A quoted field of 200,000 characters (with a line break, so the row-by-row
-    reader parses it): the csv module's 128 KiB field limit raised an error (exit 4)."""
+    """A quoted field of 200,000 characters (with a line break inside): the csv
+    module's 128 KiB field limit raised an error (exit 4)."""
     path = work / "long-field.csv"
     lines = (CONTROL / "results.csv").read_text(encoding="utf-8").splitlines()
     path.write_text(lines[0] + "\n" + lines[1].replace("PowerEdge", '"' + "P" * 200_000 + '\nx"', 1) + "\n",

@@ -58,7 +58,7 @@ def test_first_occurrence_of_a_key_wins():
                                    mllog("result_validity", "INVALID")]), "x")
     assert log.get("result_validity") == "VALID"
     assert log.lines["result_validity"] == 1
-    assert log.place("result_validity") == "line 1, key result_validity"
+    assert log.at("result_validity").place == "line 1, key result_validity"
 
 
 def test_a_malformed_line_is_a_finding_with_its_line_number():
@@ -232,7 +232,7 @@ def test_a_too_short_run_is_invalid(runs):
     assert codes(found) == {"run-invalid"}
     assert (found[0].expected, found[0].found) == ("VALID", "INVALID")
     assert "min duration not met" in found[0].message
-    assert found[0].place == log.place("result_validity")
+    assert found[0].where == log.at("result_validity")
 
 
 def test_a_slow_first_token_breaks_the_interactive_ttft_limit(runs):

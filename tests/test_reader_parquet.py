@@ -54,14 +54,14 @@ def test_a_template_table_written_by_anyone_is_read_with_its_row_numbers(tmp_pat
     report = ingest([path], status="verified", round_="v5.1")
     assert len(report.table) == len(frame) - 1
     bad = [f for f in report.findings if f.severity == "error"]
-    assert bad and all(f.place.startswith("line 3") for f in bad)
+    assert bad and all(f.where.row == 3 for f in bad)   # the table's third row
 
 
 def test_a_file_that_is_not_parquet_is_a_finding(tmp_path):
     path = tmp_path / "broken.parquet"
     path.write_bytes(canonical_parquet(tmp_path).read_bytes()[:200])
     result = parquet.read(path, "broken.parquet")
-    assert [f.code for f in result.findings] == ["format-mismatch"] and not result.tables
+    assert [f.code for f in result.findings] == ["format-mismatch"] and not list(result.records)
 
 
 def test_a_missing_column_rejects_every_row(tmp_path):

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline import readers
+from pipeline.core.model import Source
 from pipeline.ingest.submissions import ingest
 from pipeline.readers import summary_json
 
@@ -93,9 +94,10 @@ def test_places_name_record_id_and_key(tmp_path):
     report = ingest([path], status="verified")
     bad = [f for f in report.findings if f.code == "malformed-number"]
     assert len(bad) == 1
-    assert bad[0].place == f"record 2 (ID {records[1]['ID']}), key Performance_Result"
+    start = 2 + 35 + 1   # the line where record 2 starts
+    assert bad[0].where == Source(path.as_posix(), start, key="Performance_Result", row=2)
     assert bad[0].found == "12,5"
-    assert report.dispositions[0].source == f"{path.as_posix()}:{2 + 35 + 1}"  # where record 2 starts
+    assert report.dispositions[0].source == f"{path.as_posix()}:{start}"
 
 
 def test_deep_nesting_is_a_finding_not_a_recursion_error(tmp_path):
@@ -194,4 +196,4 @@ def test_a_published_count_wins_over_a_count_in_the_system_name():
     assert set(redhat["accelerator_variant"]) == {"H100 SXM 80GB"}
     [warning] = [f for f in report.findings if f.code == "accelerator-count-disagrees"]
     assert warning.severity == "warning" and "XE8640_4xH100_vLLM" in warning.found
-    assert warning.place.startswith("record 537 (ID 5.1-0083), key a#")
+    assert (warning.where.row, warning.where.key) == (537, "a#")   # the record of ID 5.1-0083

@@ -95,9 +95,10 @@ def test_records_carry_the_system_facts_and_their_places(real_read):
     assert record.fields["value"] == "8840.42"
     assert (record.fields["accelerators_per_node"], record.fields["nodes"]) == ("8", "1")
     assert record.fields["availability"] == "available"
-    assert record.file.endswith(f"Interactive/{DETAIL}")
-    assert record.places["value"] == f"line {record.line}, key result_completed_tokens_per_second"
-    assert record.places["accelerator"].endswith("8xMI300X_2xEPYC_9575F.json, key accelerator_model_name")
+    assert record.source.file.endswith(f"Interactive/{DETAIL}")
+    assert record.place("value") == record.where.at(key="result_completed_tokens_per_second")
+    system = record.place("accelerator")
+    assert system.file.endswith("systems/8xMI300X_2xEPYC_9575F.json") and system.key == "accelerator_model_name"
 
 
 def test_ingest_reads_a_raw_tree():
@@ -400,7 +401,7 @@ def test_parallel_reading_equals_serial_reading(big_tree):
     serial = tree.read(big_tree, "t", workers=1)
     parallel = tree.read(big_tree, "t", workers=2)
     assert len(serial.records) == 1200 and not serial.dispositions
-    assert [(r.file, r.fields) for r in parallel.records] == [(r.file, r.fields) for r in serial.records]
+    assert [(r.where, r.fields) for r in parallel.records] == [(r.where, r.fields) for r in serial.records]
 
 
 # ---- rounds that renamed folders, missing companions, configuration --------------------

@@ -10,7 +10,8 @@ import pytest
 from conftest import DATA, REAL, read_csv, run, run_json
 
 from pipeline import readers
-from pipeline.ingest.normalise import Context, build_row
+from pipeline.core.model import Source, plain
+from pipeline.ingest.normalise import Context, normalise
 
 CHECKER = REAL / "v5.1-checker-summary.csv"
 GIGA = REAL / "v5.1-submission-tree" / "closed" / "GigaComputing" / "summary.csv"
@@ -23,10 +24,9 @@ def header_of(path) -> list[str]:
 
 
 def rows_of(path, fmt=None, round_=None):
-    """(canonical row or None, findings) for every record of a file."""
-    result = readers.read(path, path.name, fmt)
-    ctx = Context(status="verified", round=round_)
-    return [build_row(rec, ctx) for rec in result.all_records()], result
+    """(accepted canonical rows, findings, rows not accepted) of a file, normalised as an ingest does."""
+    done = normalise(readers.read(path, path.name, fmt), Context(status="verified", round=round_))
+    return plain(done.frame.to_dict("records")), done.findings, done.dispositions
 
 
 # ---- the current checker summary (31 columns) --------------------------------------
@@ -35,10 +35,11 @@ def test_current_checker_summary_is_detected_and_read_whole():
     assert len(header_of(CHECKER)) == 31
     assert readers.detect(CHECKER) == "mlcommons-summary-csv"
     result = readers.read(CHECKER, "summary.csv")
-    assert len(result.all_records()) == 98
+    records = list(result.records)
+    assert len(records) == 98
     assert result.findings == [] and result.dispositions == []
     assert result.round == "v5.1"
-    assert [r.line for r in result.all_records()] == list(range(2, 100))
+    assert [r.line for r in records] == list(range(2, 100))
 
 
 def test_current_checker_summary_ingests_91_rows_and_excludes_7_cpu_only(tmp_path):
@@ -118,10 +119,9 @@ def quirk_rows(request):
     name, fmt = request.param
     path = DATA / name
     assert readers.detect(path) == fmt
-    built, result = rows_of(path)
-    assert result.findings == []
-    assert all(found == [] for _, found in built), [f.render() for _, fs in built for f in fs]
-    return [row for row, _ in built]
+    rows, found, not_accepted = rows_of(path)
+    assert found == [] and not_accepted == [], [f.render() for f in found]
+    return rows
 
 
 def test_lower_case_scenario_is_read_as_the_mlperf_scenario(quirk_rows):
@@ -184,9 +184,8 @@ def test_results_csv_field_problems_name_their_place(tmp_path, edit, code):
     lines = (DATA / "results-dell.csv").read_text().splitlines()
     bad = lines[2].replace("Interactive", "Offline").replace("88000", "102725")
     sample.write_text("\n".join([lines[0], bad.replace(*edit)]) + "\n")
-    built, result = rows_of(sample, round_="v6.0")
-    [(row, found)] = built
-    assert row is None
+    rows, found, [rejected] = rows_of(sample, round_="v6.0")
+    assert rows == [] and rejected.source == "one.csv:2"
     assert code in [f.code for f in found]
     assert all(f.file == "one.csv" and f.place.startswith("line 2, column ") for f in found)
 
@@ -196,7 +195,7 @@ def test_a_row_with_the_wrong_number_of_fields_is_rejected(tmp_path):
     lines = (DATA / "results-dell.csv").read_text().splitlines()
     sample.write_text("\n".join([lines[0], lines[1], lines[2].rsplit(",", 1)[0]]) + "\n")
     result = readers.read(sample, "short.csv")
-    assert len(result.all_records()) == 1
+    assert len(list(result.records)) == 1
     [d] = result.dispositions
     assert (d.source, d.outcome, d.codes) == ("short.csv:3", "rejected", "format-mismatch")
 
@@ -206,7 +205,7 @@ def test_an_unknown_column_is_a_warning(tmp_path):
     lines = (DATA / "results-dell.csv").read_text().splitlines()
     sample.write_text("\n".join([lines[0] + ",comment"] + [x + ",ok" for x in lines[1:]]) + "\n")
     result = readers.read(sample, "extra.csv")
-    assert len(result.all_records()) == 2
+    assert len(list(result.records)) == 2
     assert [(f.code, f.severity) for f in result.findings] == [("unexpected-column", "warning")]
 
 
@@ -215,9 +214,11 @@ def test_a_file_that_is_not_utf8_is_a_finding(tmp_path):
     text = (DATA / "results-dell.csv").read_text().replace("PowerEdge", "PowerÉdge")
     sample.write_bytes(text.encode("latin-1"))
     result = readers.read(sample, "latin1.csv", "results-csv")
-    assert result.all_records() == []
+    assert list(result.records) == []
     [f] = result.findings
-    assert f.code == "not-utf8" and f.place.startswith("line 2, byte ")
+    at = text.encode("latin-1").index("É".encode("latin-1"))
+    assert f.code == "not-utf8" and f.where == Source("latin1.csv", line=2)   # the byte offset is in found
+    assert f.found == f"{'Édge'.encode('latin-1')!r} at byte {at}"
 
 
 def test_an_unknown_format_is_a_finding_not_a_crash(tmp_path):

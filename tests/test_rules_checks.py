@@ -61,7 +61,7 @@ def test_non_llm_server_target_latency_within_the_constraint(made):
     loose = log_of(made["server"])            # LoadGen's default target latency
     assert loose.get("effective_target_latency_ns") > 15_000_000
     [f] = only(run_checks.check_run(loose, rules, "resnet", "Server", "closed"), "latency-constraint-exceeded")
-    assert f.place == loose.place("effective_target_latency_ns") and f.place.startswith("line ")
+    assert f.where == loose.at("effective_target_latency_ns") and f.place.startswith("line ")
     assert f.expected == "<= 15 ms (resnet Server, v5.1)"
     assert f.found == f"{loose.get('effective_target_latency_ns') / 1e6:g} ms"
 
@@ -79,7 +79,7 @@ def test_outside_early_stopping_the_measured_p99_counts(made):
     rules = relaxed_rules(early_stopping=frozenset(),
                           latency_constraint_ms={"resnet": {"Server": p99 / 2 / 1e6}})
     [f] = only(run_checks.check_run(log, rules, "resnet", "Server", "closed"), "latency-constraint-exceeded")
-    assert f.place == log.place(run_checks.P99_LATENCY)
+    assert f.where == log.at(run_checks.P99_LATENCY)
     rules = dataclasses.replace(rules, latency_constraint_ms={"resnet": {"Server": p99 / 1e6}})
     assert not only(run_checks.check_run(log, rules, "resnet", "Server", "closed"),
                     "latency-constraint-exceeded")   # the bound is inclusive
@@ -92,7 +92,7 @@ def test_min_queries_count_outside_early_stopping_only(made):
     assert not only(run_checks.check_run(single, rules, "resnet", "SingleStream", "closed"), "min-queries-short")
     no_early = dataclasses.replace(rules, early_stopping=frozenset())
     [f] = only(run_checks.check_run(single, no_early, "resnet", "SingleStream", "closed"), "min-queries-short")
-    assert f.place == single.place("effective_min_query_count")
+    assert f.where == single.at("effective_min_query_count")
     assert (f.expected, f.found) == (">= 1024", str(single.get("effective_min_query_count")))
     offline = log_of(made["offline"])         # Offline: minimum 1
     assert not only(run_checks.check_run(offline, rules, "resnet", "Offline", "closed"), "min-queries-short")
@@ -103,7 +103,7 @@ def test_offline_samples_per_query_in_the_closed_division(made):
     real = round_rules.all_rounds()["v5.1"]
     rules = relaxed_rules(offline_min_spq=real.offline_min_spq)
     [f] = only(run_checks.check_run(log, rules, "resnet", "Offline", "closed"), "samples-per-query-low")
-    assert f.expected == ">= 24576" and f.place == log.place("effective_samples_per_query")
+    assert f.expected == ">= 24576" and f.where == log.at("effective_samples_per_query")
     assert not only(run_checks.check_run(log, rules, "resnet", "Offline", "open"), "samples-per-query-low")
 
 
@@ -163,7 +163,7 @@ def test_tokens_per_sample_over_the_upper_limit_on_a_real_accuracy_file(amd):
     result = tree.read(amd.parent.parent, "real")
     [f] = [f for f in result.findings if f.code == "accuracy-above-limit"]
     line = next(n for n, s in enumerate(accuracy.read_text().splitlines(), 1) if "tokens_per_sample" in s)
-    assert f.place == f"line {line}, metric TOKENS_PER_SAMPLE"
+    assert (f.line, f.where.key) == (line, "TOKENS_PER_SAMPLE")   # the metric, typed as the key
     assert f.expected == "265.005 <= TOKENS_PER_SAMPLE <= 323.895" and f.found == "330"
     assert [d.codes for d in result.dispositions] == ["accuracy-above-limit"]
 

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipeline.ingest import normalise as normalize
+from pipeline.core.model import Source
+from pipeline.ingest import normalise, resolve
+from pipeline.readers.base import RawRecord, ReadResult
 from pipeline.core import rules
 from pipeline.readers import round_rules
 
@@ -175,7 +177,7 @@ def test_required_scenarios_per_category():
 # ---- rows are judged by their round's rules -------------------------------------------
 
 def problems(model, scenario, units_, round_):
-    return [p[0] for p in normalize.resolve_benchmark(model, scenario, units_, round_)[1]]
+    return [p[0] for p in resolve.resolve_benchmark(model, scenario, units_, round_)[1]]
 
 
 @pytest.mark.parametrize("model, scenario, units_, round_, expected", [
@@ -195,14 +197,15 @@ def test_a_row_is_judged_by_its_round(model, scenario, units_, round_, expected)
 
 
 def test_a_model_not_in_its_round_is_a_located_finding():
-    raw = normalize.RawRecord("f.csv", 3, {"round": "v6.1", "submitter": "Dell", "system": "s",
-                                           "model": "mixtral-8x7b", "scenario": "Server", "value": "1",
-                                           "units": "Tokens/s", "division": "closed",
-                                           "availability": "available", "accelerator": "MI355X",
-                                           "accelerators_per_node": "8", "nodes": "1"})
-    row, found = normalize.build_row(raw, normalize.Context(status="verified"))
-    assert row is None and [(f.code, f.place, f.found) for f in found] == \
-        [("model-not-in-round", "line 3, field model", "mixtral-8x7b")]
+    raw = RawRecord(Source("f.csv"), 3, {"round": "v6.1", "submitter": "Dell", "system": "s",
+                                         "model": "mixtral-8x7b", "scenario": "Server", "value": "1",
+                                         "units": "Tokens/s", "division": "closed",
+                                         "availability": "available", "accelerator": "MI355X",
+                                         "accelerators_per_node": "8", "nodes": "1"})
+    done = normalise.normalise(ReadResult([raw]), normalise.Context(status="verified"))
+    found = done.findings
+    assert len(done.frame) == 0 and [(f.code, f.where, f.found) for f in found] == \
+        [("model-not-in-round", Source("f.csv", 3, column="model"), "mixtral-8x7b")]
     assert "v6.1" in found[0].expected and "e2e-rag-qna" in found[0].expected
 
 

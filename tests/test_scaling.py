@@ -19,7 +19,7 @@ from conftest import REAL, UNVERIFIED_FOOTNOTE, canonical_row, run, run_json, wr
 
 from pipeline.ingest import table
 from pipeline.core.formulas import efficiency_pct, linear_expectation, ratio
-from pipeline.ingest.normalise import composition_from_platform
+from pipeline.ingest.resolve import composition_from_platform
 from pipeline.core.rules import canonical_accelerator
 from pipeline.analyses.scaling import LOOKUP, scaling
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import asdict
 import shutil
 import stat
 import sys
@@ -110,13 +111,19 @@ def _finding(f) -> dict:
     return f.to_dict()
 
 
+def _where(source) -> dict:
+    """A Source as its set parts (file, line, column, key, row, root)."""
+    return {k: v for k, v in asdict(source).items() if v is not None}
+
+
 def read_doc(root: Path, display: str, round_: str | None, workers: int | None) -> dict:
     from pipeline.readers import tree
 
     result = tree.read(root, display, round_=round_, workers=workers)
     return {
         "round": result.round,
-        "records": [{"file": r.file, "line": r.line, "fields": r.fields, "places": r.places}
+        "records": [{"file": r.source.path, "line": r.line, "fields": r.fields,
+                     "places": {name: _where(r.place(name)) for name in r.fields}}
                     for r in result.records],
         "findings": [_finding(f) for f in result.findings],
         "dispositions": [d.to_dict() for d in result.dispositions],
@@ -187,22 +194,3 @@ if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as tmp:
         SNAPSHOT.write_text(_text(documents(Path(tmp), 1)), encoding="utf-8")
     print(f"wrote {SNAPSHOT}")
-
-
-def test_a_tree_started_before_it_is_read_gives_the_snapshot(tmp_path, expected, monkeypatch):
-    """``mlrepro ingest`` starts the workers on a tree before it imports its
-    table libraries (tree.start); the read that follows takes their results."""
-    from pipeline.readers import tree
-
-    monkeypatch.setattr(tree, "PARALLEL_MIN_SYSTEMS", 1)
-    bad = faulty(_writable_copy(REAL / TREE, tmp_path / "faulty"))
-    tree.start(bad, "tree", "v5.1")
-    run = tree._STARTED[(str(bad), "tree", "v5.1")]
-    assert run.pool is not None and len(run.futures) == len(run.chunks) > 1
-    got = json.loads(_text({"doc": read_doc(bad, "tree", "v5.1", None)}))["doc"]
-    assert got == expected["faulty tree, read"]
-    assert not tree._STARTED and run.pool is None          # taken, and its workers stopped
-    tree.start(bad, "tree", None)                           # started, never read: stopped at exit
-    unread = tree._STARTED.pop((str(bad), "tree", None))
-    unread.stop()
-    assert unread.pool is None

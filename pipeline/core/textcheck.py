@@ -38,7 +38,8 @@ import re
 
 import yaml
 
-from pipeline.core.findings import Finding, finding
+from pipeline.core.findings import Finding, finding, located
+from pipeline.core.model import Source
 
 BOM = "\ufeff"
 # cp1252's characters for the bytes 0x80-0x9F (what UTF-8 continuation bytes
@@ -65,47 +66,53 @@ MAX_YAML_DEPTH = 32          # a manifest needs 3, a ledger 4
 MAX_YAML_NODES = 100_000     # after expanding aliases; the shipped ledger has ~400
 
 
-def check(text: str, display: str, checks: tuple[str, ...] = TABULAR) -> list[Finding]:
-    """Hygiene findings (errors) for ``text``, for each check in ``checks``."""
+def check(text: str, where: Source | str, checks: tuple[str, ...] = TABULAR) -> list[Finding]:
+    """Hygiene findings (errors) for ``text`` of the file at ``where`` (a
+    text is the path as the caller names it), for each check in ``checks``."""
+    where = where if isinstance(where, Source) else Source(str(where))
     out: list[Finding] = []
     if not checks:
         return out
     if "byte-order-mark" in checks and text.startswith(BOM):
-        out.append(finding("byte-order-mark", display, "line 1, byte 0", "UTF-8 without a byte-order mark",
-                           "U+FEFF (EF BB BF)",
+        out.append(located("byte-order-mark", where.at(line=1), "UTF-8 without a byte-order mark",
+                           "U+FEFF (EF BB BF) at byte 0",
                            "the file starts with a byte-order mark: save it as UTF-8 without BOM"))
     if "crlf-line-ends" in checks and "\r" in text:
-        out.append(_line_ends(text, display))
+        out.append(_line_ends(text, where))
     ascii_only = text.isascii()   # fast paths: large partner files are usually plain ASCII
     if "control-character" in checks and (
             not ascii_only or text.encode("ascii").translate(None, _ASCII_ALLOWED)):
         m = _CONTROL.search(text)
         if m:
-            out.append(finding("control-character", display, _place(text, m.start()),
-                               "printable text, tabs and line feeds", f"U+{ord(m.group()):04X}",
+            line, character = _position(text, m.start())
+            out.append(located("control-character", where.at(line=line),
+                               "printable text, tabs and line feeds",
+                               f"U+{ord(m.group()):04X} at character {character}",
                                "the file holds a control character"))
     if "mojibake" in checks and not ascii_only:
         m = MOJIBAKE.search(text)
         if m:
-            out.append(finding("mojibake", display, _place(text, m.start()),
-                               "text as typed (e.g. 'CDNA 4')", _around(text, m.start(), m.end()),
+            line, character = _position(text, m.start())
+            out.append(located("mojibake", where.at(line=line), "text as typed (e.g. 'CDNA 4')",
+                               f"{_around(text, m.start(), m.end())} at character {character}",
                                "mojibake: UTF-8 text was decoded as Latin-1/cp1252 and saved again; "
                                "fix the export's encoding"))
     if "duplicate-column" in checks:
-        out.extend(_duplicate_columns(text.lstrip(BOM), display))
+        out.extend(_duplicate_columns(text.lstrip(BOM), where))
     return out
 
 
-def _line_ends(text: str, display: str) -> Finding:
+def _line_ends(text: str, where: Source) -> Finding:
     at = text.index("\r")
     crlf = text.count("\r\n")
     lone = text.count("\r") - crlf
     found = ", ".join(p for p in (f"{crlf} CRLF" if crlf else "", f"{lone} lone CR" if lone else "") if p)
-    return finding("crlf-line-ends", display, _place(text, at), "LF line ends", found + " line end(s)",
+    line, _ = _position(text, at)
+    return located("crlf-line-ends", where.at(line=line), "LF line ends", found + " line end(s)",
                    "the file has CRLF (Windows) line ends: save it with LF line ends (e.g. dos2unix)")
 
 
-def _duplicate_columns(text: str, display: str) -> list[Finding]:
+def _duplicate_columns(text: str, where: Source) -> list[Finding]:
     try:
         header = next(csv.reader(io.StringIO(text[:1 << 16], newline="")), [])
     except csv.Error:
@@ -114,16 +121,17 @@ def _duplicate_columns(text: str, display: str) -> list[Finding]:
     out = []
     for name in (h.strip() for h in header):
         if name and name in seen:
-            out.append(finding("duplicate-column", display, f"line 1, column {name}", "each column once",
+            out.append(located("duplicate-column", where.at(line=1, column=name), "each column once",
                                f"{name!r} twice", f"the header names column {name!r} twice"))
         seen.add(name)
     return out
 
 
-def _place(text: str, pos: int) -> str:
+def _position(text: str, pos: int) -> tuple[int, int]:
+    """(1-based line, 1-based character in that line) of offset ``pos``."""
     line = text.count("\n", 0, pos) + 1
     start = text.rfind("\n", 0, pos) + 1
-    return f"line {line}, character {pos - start + 1}"
+    return line, pos - start + 1
 
 
 def _around(text: str, start: int, end: int) -> str:

@@ -1,28 +1,30 @@
-"""From a reader's raw record to a canonical row, or to a rejection with reasons.
+"""From a reader's raw records to the canonical table's rows, or to a
+rejection or an exclusion with its reasons.
 
-Readers only know their format: they hand over a :class:`RawRecord` of text
-fields and where each field sits in the file. Everything that is the same for
-every format (numbers, names, units, accelerator counts) is decided here, once.
+Readers only know their format: they hand over :class:`RawRecord` s of text
+fields and where each field sits. Everything that is the same for every
+format (numbers, names, units, accelerator counts) is decided here, by the
+resolvers of :mod:`pipeline.ingest.resolve`. A submission repeats few
+distinct values in its descriptive fields, so each resolver is asked once
+per distinct raw input of a submission: a repeated value costs a dictionary
+lookup. Accepted rows go straight into columns (:class:`Accepted`: per row a
+code into each part's distinct values), so a million rows are never a
+million dicts.
 """
 
 from __future__ import annotations
 
-import math
-import re
-from dataclasses import dataclass, field
+from array import array
+from dataclasses import dataclass, field, replace
+from math import inf
 
 from pipeline.core import rules
-from pipeline.core.findings import Finding, finding
-from pipeline.readers.base import PLACEHOLDERS, RawRecord  # noqa: F401  (PLACEHOLDERS: used by bulk)
+from pipeline.core.findings import Finding, located
+from pipeline.ingest import resolve
+from pipeline.readers.base import Disposition, RawRecord, ReadResult, clean, rejection
 
-# ASCII digits only (Python's \d also takes other scripts' digits); shared with
-# the bulk path, which applies the same pattern to a whole column.
-NUMBER_PATTERN = r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?"
-_NUMBER = re.compile(rf"^{NUMBER_PATTERN}\Z")
-_INTEGER = re.compile(r"^[0-9]+(\.0*)?\Z")
-_PLATFORM_PART = re.compile(r"^(\d+)[xX](.+)$")
-_COUNT_IN_NAME = re.compile(r"\(x(\d+)\)")
-
+EXCLUDED_CPU = "CPU-only result: no accelerator to compare"
+EXCLUDED_POWER = "power result: not a performance figure"
 
 
 @dataclass(frozen=True)
@@ -33,395 +35,302 @@ class Context:
     round: str | None = None         # the submission's round, when known
     submitter: str | None = None     # the submission's submitter, when known
     submission_version: int | None = None
-    result_id_default: str | None = None
     # True for tables MLCommons publishes (summary JSON, checker summary.csv): they
     # are the authority on their own model and accelerator names, so a name the
     # registries lack keeps its row (warning unregistered-name) instead of failing.
     authoritative_names: bool = False
 
 
-def parse_number(text: str) -> float | None:
-    """A plain decimal number, or None. No thousands separators, no commas,
-    no local spaces: '100 282' and '103,48' are ambiguous and refused."""
-    if not _NUMBER.match(text):
-        return None
-    value = float(text)
-    return value if math.isfinite(value) else None
+# part of a row -> the canonical columns its values fill, in this order; a
+# part's value is one tuple per distinct input ("origin": the row's file, made
+# its source with the row's line, and its submission's status and version)
+PARTS: dict[str, tuple[str, ...]] = {
+    "round": ("round",),
+    "submitter": ("submitter",),
+    "system": ("system",),
+    "benchmark": ("model", "used_model", "scenario", "units"),
+    "division": ("division",),
+    "availability": ("availability",),
+    "accelerators": ("accelerator", "accelerator_variant", "composition", "accelerators_per_node", "nodes",
+                     "total_accelerators"),
+    "system_name": ("system_name",),
+    "result_id": ("result_id",),
+    "origin": ("source", "status", "submission_version"),
+}
 
 
-def parse_count(text: str) -> int | None:
-    """A whole number ("8", "8.0"); never through float, so any length parses."""
-    return int(text.split(".", 1)[0]) if _INTEGER.match(text) else None
+class Accepted:
+    """The accepted rows of one ingest, as columns: per row, a code into each
+    part's distinct values, the value, and the row's line in its file
+    (-1 for none). :meth:`frame` makes the canonical table of them."""
+
+    def __init__(self) -> None:
+        self.distinct: dict[str, list[tuple]] = {part: [] for part in PARTS}
+        self._index: dict[str, dict[tuple, int]] = {part: {} for part in PARTS}
+        self.codes: dict[str, array] = {part: array("q") for part in PARTS}
+        self.value = array("d")
+        self.line = array("q")
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def code(self, part: str, value: tuple) -> int:
+        """The code of one distinct value of a part (given a new code when new)."""
+        index = self._index[part]
+        code = index.get(value)
+        if code is None:
+            code = index[value] = len(self.distinct[part])
+            self.distinct[part].append(value)
+        return code
+
+    def frame(self):
+        """The canonical table (pandas, the schema's columns and types) of the rows."""
+        import numpy as np
+        import pandas as pd
+
+        from pipeline.ingest.table import COLUMNS, dtype
+
+        n = len(self)
+        columns: dict[str, object] = {}
+        for part, names in PARTS.items():
+            codes = np.frombuffer(self.codes[part], dtype=np.int64) if n else np.zeros(0, dtype=np.int64)
+            for j, name in enumerate(names):
+                values = [v[j] for v in self.distinct[part]]
+                kind = dtype(name)
+                if name == "source":
+                    columns[name] = _cells(pd.array(values, dtype=kind).take(codes), self.line)
+                elif kind == np.dtype("int64"):
+                    columns[name] = np.array(values, dtype=np.int64)[codes] if values else codes
+                else:
+                    columns[name] = pd.array(values, dtype=kind).take(codes)
+        columns["value"] = np.frombuffer(self.value, dtype=np.float64).copy() if n else np.zeros(0)
+        return pd.DataFrame({name: columns[name] for name in COLUMNS}, index=pd.RangeIndex(n), copy=False)
 
 
-# Sanity bounds: far above any real system, low enough to catch typos and garbage.
-MAX_COUNT = {"accelerators_per_node": 1024, "nodes": 100_000, "total_accelerators": 10_000_000}
+def _cells(files, lines: array):
+    """``file:line`` of each row (``file`` alone for a row without a line)."""
+    import numpy as np
+    import pandas as pd
+
+    files = pd.Series(files)
+    at = pd.Series(np.frombuffer(lines, dtype=np.int64) if len(lines) else np.zeros(0, dtype=np.int64))
+    cells = files + ":" + at.astype("str")
+    return cells.where(at >= 0, files).array
 
 
-def composition_from_platform(platform: str | None) -> dict[str, int]:
-    """Accelerator counts stated by a platform id such as
-    ``87xMI355X_22xEPYC_9575F`` (-> {MI355X: 87}). Empty when it states none."""
-    counts: dict[str, int] = {}
-    for part in (platform or "").split("_"):
-        m = _PLATFORM_PART.match(part)
-        if not m:
-            continue
-        name = rules.canonical_accelerator(m.group(2))
-        if name:
-            counts[name] = counts.get(name, 0) + int(m.group(1))
-    return dict(sorted(counts.items()))
+@dataclass
+class FileOutcome:
+    """What became of one file's records: how many there were and how many
+    were accepted; the file's findings (its reader's and the rows'); every
+    row not accepted (its reader's rejections included)."""
+
+    records: int
+    accepted: int
+    findings: list[Finding] = field(default_factory=list)
+    dispositions: list[Disposition] = field(default_factory=list)
 
 
-_PIECE_SEPARATOR = re.compile(r",|\s+and\s+")
-_FORM_FACTOR = re.compile(r"(?<![a-z0-9])(SXM|PCIe|NVL)(?![a-z])", re.IGNORECASE)
-_MEMORY = re.compile(r"(?<![0-9.])(\d{2,4})\s*GB?(?![a-z0-9])", re.IGNORECASE)
-_SLUG = re.compile(r"[^A-Za-z0-9.\-]+")
+class Normaliser:
+    """Records to canonical rows, added to ``accepted``. Each resolver's answer
+    is kept per submission context and distinct raw input."""
+
+    def __init__(self, accepted: Accepted):
+        self.accepted = accepted
+        self._memos: dict[Context, _Memo] = {}
+
+    def add(self, result: ReadResult, ctx: Context) -> FileOutcome:
+        """Every record of a reader's output accepted (into the columns),
+        excluded or rejected; a table MLCommons publishes is the authority on
+        its own names (``result.authoritative_names``)."""
+        if result.authoritative_names and not ctx.authoritative_names:
+            ctx = replace(ctx, authoritative_names=True)
+        memo = self._memos.get(ctx)
+        if memo is None:
+            memo = self._memos[ctx] = _Memo(ctx, self.accepted)
+        before = len(self.accepted)
+        found, dispositions = memo.add(result.records)
+        accepted = len(self.accepted) - before
+        return FileOutcome(accepted + len(dispositions), accepted, merge_warnings(result.findings + found),
+                           result.dispositions + dispositions)
 
 
-def accelerators_in_name(text: str) -> list[tuple[str | None, int | None, str]]:
-    """Split a free-text accelerator field into (canonical, count, piece).
+class _Memo:
+    """One context's resolvers, each answered once per distinct raw input:
+    raw input -> (code of the part's value, or -1 when the part fails; its problems)."""
 
-    ``AMD Instinct MI300X 192GB HBM3 (x32), AMD Instinct MI325X 256GB HBM3e (x16)``
-    (or the checker's ``... (x8) and ... (x8)``) gives two pieces with counts; a
-    plain name gives one piece without count.
-    """
-    pieces = [p.strip() for p in _PIECE_SEPARATOR.split(text) if p.strip()] if "(x" in text else [text]
-    out = []
-    for piece in pieces:
-        m = _COUNT_IN_NAME.search(piece)
-        out.append((rules.canonical_accelerator(piece), int(m.group(1)) if m else None, piece))
-    return out
+    def __init__(self, ctx: Context, accepted: Accepted):
+        self.ctx, self.accepted = ctx, accepted
+        self.memo: dict[str, dict] = {part: {} for part in PARTS}
 
+    def add(self, records) -> tuple[list[Finding], list[Disposition]]:
+        ctx, accepted = self.ctx, self.accepted
+        memo = self.memo
+        rounds, submitters, systems = memo["round"], memo["submitter"], memo["system"]
+        benchmarks, divisions, availabilities = memo["benchmark"], memo["division"], memo["availability"]
+        accelerators, names, ids = memo["accelerators"], memo["system_name"], memo["result_id"]
+        codes = accepted.codes
+        put = {part: codes[part].append for part in PARTS}
+        put_round, put_submitter, put_system = put["round"], put["submitter"], put["system"]
+        put_benchmark, put_division, put_availability = put["benchmark"], put["division"], put["availability"]
+        put_accelerators, put_name, put_id, put_origin = (put["accelerators"], put["system_name"],
+                                                          put["result_id"], put["origin"])
+        put_value, put_line = accepted.value.append, accepted.line.append
+        number = resolve.NUMBER.match
+        found: list[Finding] = []
+        dispositions: list[Disposition] = []
+        last_source, origin = None, -1
+        for rec in records:
+            get = rec.fields.get
+            key = (get("accelerator"), get("platform"), get("accelerators_per_node"), get("nodes"),
+                   get("total_accelerators"))
+            acc = accelerators.get(key) or self._accelerators(key)
+            if acc[2]:
+                dispositions.append(Disposition(rec.cell, "excluded", "", EXCLUDED_CPU))
+                continue
+            if get("power") == "true":
+                dispositions.append(Disposition(rec.cell, "excluded", "", EXCLUDED_POWER))
+                continue
+            round_text = get("round")
+            rnd = rounds.get(round_text) or self._round(round_text)
+            text = get("submitter")
+            sub = submitters.get(text) or self._submitter(text)
+            text = get("system")
+            system = systems.get(text) or self._system(text)
+            key = (get("model"), get("scenario"), get("units"), round_text, get("used_model"))
+            bench = benchmarks.get(key) or self._benchmark(key)
+            text = get("division")
+            division = divisions.get(text) or self._choice("division", text)
+            text = get("availability")
+            availability = availabilities.get(text) or self._choice("availability", text)
+            text = get("value")
+            value_problems: tuple = ()
+            if text is not None and number(text) and 0.0 < (value := float(text)) < inf:
+                pass   # a plain positive number, as typed
+            else:
+                value, problems = resolve.resolve_value(clean(text))
+                value_problems = tuple(problems)
+            if rnd[1] or sub[1] or system[1] or bench[1] or value_problems or division[1] or \
+                    availability[1] or acc[1]:
+                here = _located(rec, (rnd[1], sub[1], system[1], bench[1], value_problems, division[1],
+                                      availability[1], acc[1]))
+                found.extend(here)
+                if any(f.severity == "error" for f in here):
+                    dispositions.append(rejection(rec.cell, here))
+                    continue
+            text = get("system_name")
+            name = names.get(text)
+            if name is None:
+                name = self._text("system_name", text)
+            text = get("result_id")
+            rid = ids.get(text)
+            if rid is None:
+                rid = self._text("result_id", text)
+            if rec.source is not last_source:
+                last_source = rec.source
+                origin = accepted.code("origin", (last_source.file, ctx.status, ctx.submission_version))
+            put_round(rnd[0])
+            put_submitter(sub[0])
+            put_system(system[0])
+            put_benchmark(bench[0])
+            put_division(division[0])
+            put_availability(availability[0])
+            put_accelerators(acc[0])
+            put_name(name)
+            put_id(rid)
+            put_origin(origin)
+            put_value(value)
+            at = rec.line if rec.line is not None else rec.row
+            put_line(-1 if at is None else at)
+        return found, dispositions
 
-def unregistered_accelerator(piece: str) -> str:
-    """The name an accelerator the registry lacks gets, from the published text:
-    ``NVIDIA GB10 (x2)`` -> ``NVIDIA-GB10``."""
-    return _SLUG.sub("-", _COUNT_IN_NAME.sub("", piece)).strip("-.") or "unregistered"
+    # each resolver asked once per distinct raw input: the answer is memoised
 
+    def _answer(self, part: str, key, value: tuple, problems) -> tuple:
+        """Keep (and return) a resolver's answer to ``key``: the code of its
+        value (-1 when it rejects the row) and its problems."""
+        problems = tuple(problems)
+        code = -1 if resolve.errors(problems) else self.accepted.code(part, value)
+        self.memo[part][key] = out = (code, problems)
+        return out
 
-def variant_of(family: str, piece: str) -> str:
-    """The accelerator as published, beyond its family: form factor (SXM, PCIe,
-    NVL) and memory size. ``NVIDIA H200-NVL-141GB`` -> ``H200 NVL 141GB``;
-    ``AMD Instinct MI355X 288GB HBM3e`` -> ``MI355X 288GB``."""
-    parts = [family]
-    form = _FORM_FACTOR.search(piece)
-    if form:
-        parts.append({"sxm": "SXM", "pcie": "PCIe", "nvl": "NVL"}[form.group(1).lower()])
-    memory = _MEMORY.search(_COUNT_IN_NAME.sub("", piece))
-    if memory:
-        parts.append(f"{int(memory.group(1))}GB")
-    return " ".join(parts)
+    def _round(self, text: str | None) -> tuple:
+        value, problems = resolve.resolve_round(clean(text), self.ctx.round)
+        return self._answer("round", text, (value,), problems)
 
+    def _submitter(self, text: str | None) -> tuple:
+        value, problems = resolve.resolve_submitter(clean(text), self.ctx.submitter)
+        return self._answer("submitter", text, (value,), problems)
 
-EXCLUDED_CPU = "CPU-only result: no accelerator to compare"
-EXCLUDED_POWER = "power result: not a performance figure"
+    def _system(self, text: str | None) -> tuple:
+        value, problems = resolve.resolve_required("system", clean(text))
+        return self._answer("system", text, (value,), problems)
 
+    def _choice(self, name: str, text: str | None) -> tuple:
+        value, problems = resolve.resolve_choice(name, clean(text), rules.choices(name))
+        return self._answer(name, text, (value,), problems)
 
-def exclusion(raw: RawRecord) -> str | None:
-    """Real results that are not accelerator performance results: excluded, not rejected."""
-    if raw.get("accelerator") is None and raw.get("accelerators_per_node") in (None, "0"):
-        return EXCLUDED_CPU
-    if raw.fields.get("power") == "true":
-        return EXCLUDED_POWER
-    return None
+    def _benchmark(self, key: tuple) -> tuple:
+        model_text, scenario_text, units, round_text, used_text = map(clean, key)
+        (model, scenario, units), problems = resolve.resolve_benchmark(
+            model_text, scenario_text, units, resolve.round_name(round_text, self.ctx.round),
+            self.ctx.authoritative_names, used_text)
+        used = resolve.used_model(used_text, model) if model is not None else None
+        return self._answer("benchmark", key, (model, used, scenario, units), problems)
 
+    def _accelerators(self, key: tuple) -> tuple:
+        """Also whether the row is CPU-only (no accelerator named, none per node)."""
+        accelerator, platform, per_node, nodes, total = map(clean, key)
+        values, problems = resolve.resolve_accelerators(accelerator, platform, per_node, nodes, total,
+                                                        self.ctx.authoritative_names)
+        code, problems = self._answer("accelerators", key, values, problems)
+        self.memo["accelerators"][key] = out = (code, problems, accelerator is None and per_node in (None, "0"))
+        return out
 
-# A problem is a finding without its place: (code, field, expected, found, message),
-# plus "warning" as a sixth element for a finding that does not reject the row.
-# found None means "what the file holds in that field", filled in by build_row.
-Problem = tuple
-
-
-def build_row(raw: RawRecord, ctx: Context) -> tuple[dict | None, list[Finding]]:
-    """Normalise one record. Returns the canonical row, or None with the reasons.
-
-    Each part of the row is decided by a resolver, a pure function of a few
-    text fields (cached, and shared with the bulk path of :mod:`pipeline.ingest.bulk`).
-    """
-    get = raw.get
-    round_, p1 = resolve_round(get("round"), ctx.round)
-    submitter, p2 = resolve_submitter(get("submitter"), ctx.submitter)
-    system, p3 = resolve_required("system", get("system"))
-    (model, scenario, units), p4 = resolve_benchmark(get("model"), get("scenario"), get("units"),
-                                                     round_, ctx.authoritative_names, get("used_model"))
-    value, p5 = resolve_value(get("value"))
-    division, p6 = resolve_choice("division", get("division"), rules.choices("division"))
-    availability, p7 = resolve_choice("availability", get("availability"),
-                                      rules.choices("availability"))
-    (accelerator, variant, composition, per_node, nodes, total), p8 = resolve_accelerators(
-        get("accelerator"), get("platform"), get("accelerators_per_node"), get("nodes"),
-        get("total_accelerators"), ctx.authoritative_names)
-    problems = p1 + p2 + p3 + p4 + p5 + p6 + p7 + p8
-    found = [finding(code, raw.file, raw.place(name), expected,
-                     raw.fields.get(name, "<absent>") if got is None else got, message, *severity)
-             for code, name, expected, got, message, *severity in problems]
-    if errors(problems):
-        return None, found
-    row = {
-        "round": round_,
-        "submitter": submitter,
-        "system": system,
-        "system_name": get("system_name"),
-        "accelerator": accelerator,
-        "accelerator_variant": variant,
-        "composition": composition,
-        "accelerators_per_node": per_node,
-        "nodes": nodes,
-        "total_accelerators": total,
-        "model": model,
-        "used_model": used_model(get("used_model"), model),
-        "scenario": scenario,
-        "value": value,
-        "units": units,
-        "division": division,
-        "availability": availability,
-        "status": ctx.status,
-        "result_id": get("result_id") or ctx.result_id_default,
-        "source": f"{raw.file}:{raw.line}" if raw.line else raw.file,
-        "submission_version": ctx.submission_version,
-    }
-    return row, found
-
-
-@rules.cached(maxsize=4096)
-def used_model(text: str | None, model: str) -> str:
-    """The model the submitter ran: the benchmark id when the source names none
-    or one of its spellings (``llama3_1-8b``), else the published name
-    (``llama3_1-405b_finetuned``, ``llama3_1-70b-fp8_dyn``)."""
-    if not text:
-        return model
-    return rules.canonical_model(text) or text
-
-
-def errors(problems: list[Problem]) -> bool:
-    """Whether any problem is an error (a warning is a 6-tuple ending in "warning")."""
-    return any(len(p) < 6 or p[5] != "warning" for p in problems)
-
-
-def _required(name: str, text: str | None) -> list[Problem]:
-    return [] if text is not None else [("missing-value", name, f"a value for {name}", None,
-                                         f"{name} is empty")]
-
-
-def round_name(text: str | None, submission_round: str | None) -> str | None:
-    """The round a row names (``6.0`` -> ``v6.0``), else its submission's."""
-    round_ = text or submission_round
-    if round_ is not None and not round_.startswith("v"):
-        round_ = "v" + round_
-    return round_
-
-
-@rules.cached(maxsize=4096)
-def resolve_round(text: str | None, submission_round: str | None) -> tuple[str | None, list[Problem]]:
-    round_ = round_name(text, submission_round)
-    if round_ is None:
-        return None, [("missing-value", "round", "a round such as v6.0", "<absent>",
-                       "the round is neither in the file nor given by the submission")]
-    if submission_round and round_ != submission_round:
-        return round_, [("round-mismatch", "round", submission_round, round_,
-                         "the row's round differs from its submission's round")]
-    if round_ not in rules.rounds():
-        return round_, [("unknown-round", "round", f"one of {sorted(rules.rounds())}", round_,
-                         "unknown round")]
-    return round_, []
+    def _text(self, part: str, text: str | None) -> int:
+        self.memo[part][text] = code = self.accepted.code(part, (clean(text),))
+        return code
 
 
-@rules.cached(maxsize=4096)
-def resolve_submitter(text: str | None, submission_submitter: str | None):
-    problems = _required("submitter", text)
-    if text and submission_submitter and text != submission_submitter:
-        problems.append(("submitter-mismatch", "submitter", submission_submitter, text,
-                         "the row's submitter differs from its submission's submitter"))
-    return text, problems
+def _located(rec: RawRecord, groups: tuple) -> list[Finding]:
+    """The problems of one record, each placed where its field sits (``found``
+    None: what the record holds in that field)."""
+    return [located(code, rec.place(name), expected, rec.fields.get(name, "<absent>") if got is None else got,
+                    message, *severity)
+            for problems in groups for code, name, expected, got, message, *severity in problems]
 
 
-@rules.cached(maxsize=65536)
-def resolve_required(name: str, text: str | None):
-    return text, _required(name, text)
+def merge_warnings(found: list[Finding]) -> list[Finding]:
+    """One warning per file, code, field and value: an unregistered name or a
+    count that disagrees is said once (at its first row, with how many rows
+    share it), not once per row. Errors are kept as they are."""
+    groups: dict[tuple, list[int]] = {}
+    for i, f in enumerate(found):
+        if f.severity == "warning":
+            groups.setdefault((f.code, f.file, f.where.column or f.where.key, f.expected, f.found),
+                              []).append(i)
+    drop = set()
+    merged = {}
+    for members in groups.values():
+        if len(members) > 1:
+            first = found[members[0]]
+            merged[members[0]] = replace(first, message=f"{first.message} (and {len(members) - 1} more "
+                                                        f"row{'s' if len(members) > 2 else ''})")
+            drop.update(members[1:])
+    return [merged.get(i, f) for i, f in enumerate(found) if i not in drop]
 
 
-@rules.cached(maxsize=4096)
-def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: str | None,
-                      round_: str | None = None, authoritative: bool = False,
-                      used_text: str | None = None):
-    """Benchmark id, scenario and units: the id from schemas/models.yaml; the
-    scenario and units from the round's rules (schemas/rules/<round>.yaml), or
-    from every round's when the round is unknown.
+@dataclass
+class Normalised:
+    """One reader's output normalised on its own: the canonical table of its
+    accepted rows, its findings and every row not accepted."""
 
-    ``authoritative``: the names come from a table MLCommons published; a model
-    the registry lacks keeps its published name and units (warning
-    ``unregistered-name``) instead of rejecting the row, and so does a model
-    the round's rules do not list, and the units of a result whose used model
-    is another model than the benchmark (v4.1 open division:
-    ``neuralmagic_Llama-2-7b-chat-hf-FP8`` under llama2-70b-99.9)."""
-    problems = _required("model", model_text)
-    model = rules.canonical_model(model_text) if model_text else None
-    unregistered = False
-    if model_text and model is None:
-        if authoritative:
-            model, unregistered = model_text, True
-            problems.append(("unregistered-name", "model", "a benchmark id from schemas/models.yaml",
-                             model_text, "model not in the registry: kept with the published "
-                             "table's name and units", "warning"))
-        else:
-            problems.append(("unknown-model", "model", "a benchmark id from schemas/models.yaml",
-                             model_text, "unknown model"))
-    problems += _required("scenario", scenario_text)
-    scenario = rules.canonical_scenario(scenario_text) if scenario_text else None
-    if scenario_text and scenario is None:
-        problems.append(("unknown-scenario", "scenario", f"one of {list(rules.scenarios())}",
-                         scenario_text, "unknown scenario"))
-    problems += _required("units", units)
-    benchmarks = rules.round_models(round_) if round_ in rules.rounds() else None
-    if model and not unregistered and benchmarks is not None and model not in benchmarks:
-        problems.append(("model-not-in-round", "model", f"a benchmark of {round_}: {sorted(benchmarks)}",
-                         model_text, f"{model} is not a benchmark of {round_} (schemas/rules/{round_}.yaml)")
-                        + (("warning",) if authoritative else ()))
-        if not authoritative:
-            return (model, scenario, units), problems
-        benchmarks = None
-    bench = (benchmarks or rules.models())[model] if model and not unregistered else None
-    if bench and scenario and units:
-        where = round_ if benchmarks is not None else "any round"
-        accepted = bench.units.get(scenario)
-        if accepted is None:
-            problems.append(("invalid-choice", "scenario",
-                             f"a scenario of {model} in {where}: {list(bench.scenarios)}",
-                             scenario, f"{model} has no {scenario} scenario in {where}"))
-        elif units not in accepted and authoritative and used_text and \
-                rules.canonical_model(used_text) != model:
-            problems.append(("units-mismatch", "units", " or ".join(accepted), units,
-                             f"units not those of {model} {scenario} in {where}: the published "
-                             f"table's units are kept (the model used is {used_text})", "warning"))
-        elif units not in accepted:
-            problems.append(("units-mismatch", "units", " or ".join(accepted), units,
-                             f"wrong units for {model} {scenario} in {where}"))
-    return (model, scenario, units), problems
+    frame: object          # pandas.DataFrame
+    findings: list[Finding]
+    dispositions: list[Disposition]
 
 
-def resolve_value(text: str | None):
-    if text is None:
-        return None, _required("value", text)
-    value = parse_number(text)
-    if value is None:
-        code = "malformed-number" if not _NUMBER.match(text) else "invalid-value"
-        return None, [(code, "value", "a plain decimal number such as 100282.5", text,
-                       "the value is not a plain finite number")]
-    if value <= 0:
-        return None, [("invalid-value", "value", "a number greater than 0", text,
-                       "the value must be positive")]
-    return value, []
-
-
-@rules.cached(maxsize=1024)
-def resolve_choice(name: str, text: str | None, allowed: tuple[str, ...]):
-    if text is None:
-        return None, [("missing-value", name, f"one of {list(allowed)}", None, f"{name} is empty")]
-    value = text.lower()
-    if value not in allowed:
-        return None, [("invalid-choice", name, f"one of {list(allowed)}", text, f"invalid {name}")]
-    return value, []
-
-
-def _count(name: str, text: str | None, required: bool) -> tuple[int | None, list[Problem]]:
-    if text is None:
-        return None, ([("missing-value", name, "a whole number >= 1", None, f"{name} is empty")]
-                      if required else [])
-    value = parse_count(text)
-    bound = MAX_COUNT[name]
-    if value is None or not 1 <= value <= bound:
-        code = "malformed-number" if value is None else "invalid-value"
-        return None, [(code, name, f"a whole number from 1 to {bound}", text,
-                       f"{name} is not a whole number from 1 to {bound}")]
-    return value, []
-
-
-@rules.cached(maxsize=65536)
-def resolve_accelerators(text: str | None, platform: str | None, per_node_text: str | None,
-                         nodes_text: str | None, total_text: str | None,
-                         authoritative: bool = False):
-    """Canonical accelerator (family), its published variant, composition and
-    the true accelerator count.
-
-    Several types (a mixed cluster) take their counts from the field's
-    ``(xN)`` pieces, else from the platform id; names are sorted, so one
-    cluster has one label (``MI300X+MI325X``) whatever the order it is written
-    in. One type: a count the name states (``(x87)`` in the field, or
-    ``87xMI355X_...`` in the platform id) is the true count when the nodes can
-    hold it (87 on 11 x 8); otherwise the published total (or nodes x per node)
-    wins, with a warning (``XE8640_4xH100_vLLM`` published with 1 accelerator).
-    Returns ((accelerator, variant, composition, per_node, nodes, total), problems).
-    """
-    if per_node_text is None and text is not None and authoritative:
-        per_node, problems = 1, [("missing-value", "accelerators_per_node", "a whole number >= 1",
-                                  None, "the published table gives no accelerators per node for a "
-                                  "named accelerator (an integrated GPU): 1 is assumed", "warning")]
-    else:
-        per_node, problems = _count("accelerators_per_node", per_node_text, required=True)
-    nodes, more = _count("nodes", nodes_text, required=True)
-    problems += more
-    total_given, more = _count("total_accelerators", total_text, required=False)
-    problems += more
-    fail = (None, None, None, per_node, nodes, None)
-    if text is None:
-        return fail, problems + [("missing-value", "accelerator", "an accelerator name", "<empty>",
-                                  "no accelerator (CPU-only results are not compared)")]
-    pieces = accelerators_in_name(text)
-    unknown = [p for name, _, p in pieces if name is None]
-    if unknown and not authoritative:
-        return fail, problems + [("unknown-accelerator", "accelerator",
-                                  "a name known to schemas/accelerators.yaml", unknown[0],
-                                  "unknown accelerator")]
-    for p in unknown:
-        problems.append(("unregistered-name", "accelerator", "a name known to schemas/accelerators.yaml",
-                         p, f"accelerator not in the registry: kept as {unregistered_accelerator(p)!r} "
-                         "(vendor unknown)", "warning"))
-    pieces = [(name or unregistered_accelerator(p), c, p) for name, c, p in pieces]
-    variants = {}
-    for name, _, piece in pieces:
-        variants.setdefault(name, variant_of(name, piece) if name in rules.known_accelerators()
-                            else name)
-    from_platform = composition_from_platform(platform)
-    if len(variants) == 1 and len(from_platform) > 1 and set(variants) <= set(from_platform):
-        for name in from_platform:   # the platform id states the whole mix the field names one of
-            variants.setdefault(name, name)
-        pieces = [(n, None, n) for n in from_platform]
-    names = sorted(variants)
-    named = [c for _, c, _ in pieces]
-    if per_node is None or nodes is None:
-        return fail, problems
-    capacity = per_node * nodes
-    if len(names) > 1:
-        if all(c is not None for c in named):
-            counts: dict[str, int] = {}
-            for name, c, _ in pieces:
-                counts[name] = counts.get(name, 0) + c
-        elif set(from_platform) >= set(names):
-            counts = {n: from_platform[n] for n in names}
-        else:
-            return fail, problems + [("unknown-accelerator", "accelerator", "accelerator counts per type",
-                                      text, "several accelerator types without counts")]
-        total = sum(counts.values())
-    else:
-        name = names[0]
-        stated = sum(named) if all(c is not None for c in named) else from_platform.get(name)
-        published = total_given or capacity
-        if stated is not None and stated <= capacity and total_given in (None, capacity, stated):
-            total = stated
-        else:
-            total = published
-            if stated is not None and stated != published:
-                problems.append(("accelerator-count-disagrees", "accelerators_per_node",
-                                 f"the published count {published} (nodes {nodes} x per node "
-                                 f"{per_node}{', total ' + str(total_given) if total_given else ''})",
-                                 f"{stated} stated in the name {text if named[0] is not None else platform!r}",
-                                 f"the published count {published} is kept", "warning"))
-        counts = {name: total}
-    if total > capacity:
-        return fail, problems + [("accelerator-count-mismatch", "total_accelerators",
-                                  f"at most nodes x per node = {capacity}", total,
-                                  "more accelerators than the nodes hold")]
-    if errors(problems):
-        return fail, problems
-    return ("+".join(names), "+".join(variants[n] for n in names),
-            ",".join(f"{n}:{counts[n]}" for n in names), per_node, nodes, total), problems
+def normalise(result: ReadResult, ctx: Context) -> Normalised:
+    """A reader's whole output as canonical rows (what an ingest does with each file)."""
+    accepted = Accepted()
+    done = Normaliser(accepted).add(result, ctx)
+    return Normalised(accepted.frame(), done.findings, done.dispositions)

@@ -154,29 +154,31 @@ def ingest_submitters(todo: list[tuple[Path, Path]], root: Path, folders: list[P
     visible = clock.git_clock(root) or (lambda version: None)
     with walk.one_scan():   # the root's versions found once for all the folders, each folder read once
         collected = [ingest.read_unchecked([folder], root=root, visible=visible) for folder, _ in todo]
-    verdicts = validate_each([frame for _, frame in collected])
+    verdicts = validate_each([frame for _, frame in collected], root.as_posix())
     for (folder, out), (report, _), validated in zip(todo, collected, verdicts):
         _write_part(ingest.settle(report, validated), root, [f for f in folders if f != folder], out)
 
 
-def validate_each(frames: list[pd.DataFrame]) -> list[tuple[pd.DataFrame, pd.DataFrame, list[Finding]]]:
+def validate_each(frames: list[pd.DataFrame], root: str | None = None
+                  ) -> list[tuple[pd.DataFrame, pd.DataFrame, list[Finding]]]:
     """``table.validate`` of each frame, by one call on their rows stacked (the
     schema's checks are row by row): each frame gets its own accepted and
-    rejected rows, in its order, and the findings located at its rejected rows."""
+    rejected rows, in its order, and the findings located at its rejected
+    rows (``root``: the submissions root the rows were read under)."""
     sizes = [len(f) for f in frames]
     if sum(sizes) == 0:
-        return [table.validate(f) for f in frames]
+        return [table.validate(f, root=root) for f in frames]
     whole = table.coerce(pd.concat([f for f in frames if len(f)], ignore_index=True))
-    accepted, rejected, found = table.validate(whole)
+    accepted, rejected, found = table.validate(whole, root=root)
     owner = pd.Series([i for i, n in enumerate(sizes) for _ in range(n)], index=whole.index)
     out = []
     for i, frame in enumerate(frames):
         if not len(frame):   # no row to check: what validating it alone gives
-            out.append(table.validate(frame))
+            out.append(table.validate(frame, root=root))
             continue
         acc, rej = accepted[owner[accepted.index] == i], rejected[owner[rejected.index] == i]
-        places = {(Source.from_cell(s).file, Source.from_cell(s).line) for s in rej["source"]}
-        out.append((acc, rej, [f for f in found if (f.file, f.line) in places]))
+        places = {(where.file, where.line) for where in map(Source.from_cell, rej["source"])}
+        out.append((acc, rej, [f for f in found if (f.where.file, f.line) in places]))
     return out
 
 
@@ -186,7 +188,7 @@ def _write_part(report, root: Path, others: list[Path], out: Path) -> None:
     from pipeline.core.files import write_json, write_table
     foreign = {f.relative_to(root).as_posix() for f in others}
     # files outside every submitter folder are the root's: recorded once, by ingest_root
-    findings = [f for f in report.findings if _owner(f.file) not in foreign and f.code != "misplaced-file"]
+    findings = [f for f in report.findings if _owner(f.where.file) not in foreign and f.code != "misplaced-file"]
     out.mkdir(parents=True, exist_ok=True)
     write_table(report.table, out / "results.parquet")
     write_table(report.dispositions_frame(), out / "rejected.csv")

@@ -1,10 +1,10 @@
 """Ingest: submissions (or raw files) to the canonical table, with every input
 row accounted for as accepted, rejected or excluded.
 
-Which versions and files are read is :mod:`pipeline.ingest.walk` (shared with the
-gate's small-table path, :mod:`pipeline.ingest.rows`); here a reader's output is
-normalised in bulk (:mod:`pipeline.ingest.bulk`) and the table checked against its
-pandera schema (:mod:`pipeline.ingest.table`).
+Which versions and files are read is :mod:`pipeline.ingest.walk`; each file's
+records become rows in :mod:`pipeline.ingest.normalise`; here the rows become
+one table, a result stated twice is rejected, and the table is checked
+against its pandera schema (:mod:`pipeline.ingest.table`), once.
 """
 
 from __future__ import annotations
@@ -14,11 +14,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.ingest import bulk, table, walk
-from pipeline.store import clock
-from pipeline.core.findings import Finding, TableReport
+from pipeline.core.findings import Finding, TableReport, located
+from pipeline.core.model import Source
+from pipeline.ingest import table, walk
+from pipeline.ingest.normalise import Accepted, Normaliser
 from pipeline.readers.base import Disposition
-from pipeline.ingest.rows import KEY, duplicates, schema_dispositions
+from pipeline.store import clock
+
+# One result per key: a verified and a post-deadline result of the same system may coexist;
+# the result id and the model used (when the source gives them) tell apart distinct
+# published results of one system (v5.1 AMD 5.1-0100 "finetuned" and 5.1-0101 "pruned").
+KEY = ("round", "submitter", "system", "model", "scenario", "division", "status", "result_id",
+       "used_model")
 
 
 @dataclass
@@ -30,6 +37,7 @@ class IngestReport(TableReport):
     dispositions: list[Disposition] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     versions: list[dict] = field(default_factory=list)
+    root: str | None = None    # the submissions root the rows were read under, when there is one
 
     @property
     def summary(self) -> dict:
@@ -44,12 +52,6 @@ class IngestReport(TableReport):
             "versions_superseded": sum(1 for v in self.versions if not v["used"]),
         }
 
-    @staticmethod
-    def normalise(result, ctx) -> tuple[pd.DataFrame, list[Finding], list[Disposition]]:
-        """A reader's output as canonical rows, in bulk (see :mod:`pipeline.ingest.walk`)."""
-        done = bulk.normalise_result(result, ctx)
-        return done.frame, done.findings, done.dispositions
-
     def dispositions_frame(self) -> pd.DataFrame:
         return pd.DataFrame([d.to_dict() for d in self.dispositions],
                             columns=["source", "outcome", "codes", "reason"])
@@ -61,19 +63,22 @@ def ingest(paths: list[Path], fmt: str | None = None, round_: str | None = None,
     """Read submissions roots, submitter folders, version folders or raw files.
     VISIBLE tells when a version became visible (default: the git clock)."""
     report, frame = read_unchecked(paths, fmt, round_, status, root, visible)
-    return settle(report, table.validate(frame))
+    return settle(report, table.validate(frame, root=report.root))
 
 
 def read_unchecked(paths: list[Path], fmt: str | None = None, round_: str | None = None,
-            status: str | None = None, root: Path | None = None,
-            visible: clock.Clock | None = None) -> tuple[IngestReport, pd.DataFrame]:
+                   status: str | None = None, root: Path | None = None,
+                   visible: clock.Clock | None = None) -> tuple[IngestReport, pd.DataFrame]:
     """All of :func:`ingest` but the table schema: the report so far and the
     rows still to be checked. :func:`settle` finishes it with what
     ``table.validate`` says of those rows (``ingest-all`` checks the rows of
     all the submitters it reads in one call: :func:`pipeline.ingest.root.validate_each`)."""
     report = IngestReport(table.to_frame([]))
-    parts = walk.collect(paths, report, fmt, round_, status, root, visible)
-    frame = table.coerce(pd.concat(parts, ignore_index=True)) if parts else table.to_frame([])
+    accepted = Accepted()
+    roots = walk.collect(paths, report, Normaliser(accepted), fmt, round_, status, root, visible)
+    report.root = roots.pop() if len(roots) == 1 else None
+    frame = accepted.frame()
+    del accepted
     return report, _reject_duplicates(frame, report)
 
 
@@ -87,12 +92,32 @@ def settle(report: IngestReport, validated: tuple[pd.DataFrame, pd.DataFrame, li
     return report
 
 
+def schema_dispositions(cells, found: list[Finding]) -> list[Disposition]:
+    """One rejection per row the schema refused, naming the places that failed."""
+    places: dict[tuple, set[str]] = {}
+    for f in found:
+        places.setdefault((f.where.file, f.line), set()).add(f.place)
+    out = []
+    for cell in cells:
+        where = Source.from_cell(cell)
+        out.append(Disposition(str(cell), "rejected", "schema-violation",
+                               "; ".join(sorted(places.get((where.file, where.line), ())))))
+    return out
+
+
 def _reject_duplicates(frame: pd.DataFrame, report: IngestReport) -> pd.DataFrame:
     """Rows that share a key are all rejected: nothing says which one is the result."""
     dup = frame.duplicated(subset=list(KEY), keep=False)
     if not dup.any():
         return frame
     groups = frame[dup].groupby(list(KEY), sort=False, dropna=False)["source"].agg(list)
-    for sources in groups:
-        duplicates(list(sources), report)
-    return frame[~dup]
+    for cells in groups:
+        for cell in cells:
+            others = ", ".join(o for o in cells if o != cell)
+            f = located("duplicate-row", Source.from_cell(cell, report.root),
+                        "one row per system, model, scenario and status",
+                        f"the same result also at {others}",
+                        "duplicate result: none of the rows sharing it is taken")
+            report.findings.append(f)
+            report.dispositions.append(Disposition(cell, "rejected", f.code, f.message))
+    return frame[~dup].reset_index(drop=True)

@@ -12,15 +12,22 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.core import rules
 from pipeline.core.errors import ConfigError, DataError
-from pipeline.core.findings import Finding, finding, located
+from pipeline.core.findings import Finding, located
 from pipeline.core.lazy import absent
 from pipeline.core.model import Source
-from pipeline.core import rules
-from pipeline.ingest.rowschema import COLUMNS, INT_COLUMNS  # noqa: F401  (the columns, written once)
 from pipeline.core.rules import schemas_dir
 
 SCHEMA_FILE = rules.SCHEMA_FILE
+COLUMNS = (
+    "round", "submitter", "system", "system_name", "accelerator", "accelerator_variant",
+    "composition", "accelerators_per_node", "nodes", "total_accelerators", "model", "used_model",
+    "scenario",
+    "value", "units", "division", "availability", "status", "result_id", "source",
+    "submission_version",
+)
+INT_COLUMNS = ("accelerators_per_node", "nodes", "total_accelerators")
 # what pandera imports, when installed, for a feature the pipeline does not use (pipeline/lazy.py absent)
 PANDERA_UNUSED = ("hypothesis",)
 
@@ -62,7 +69,8 @@ def _no_rows() -> pd.DataFrame:
     return coerce(pd.DataFrame([], columns=list(COLUMNS)))
 
 
-def _dtype(col: str):
+def dtype(col: str):
+    """The pandas type of a canonical column."""
     return pd.api.types.pandas_dtype("int64" if col in INT_COLUMNS else "float64" if col == "value"
                                      else "Int64" if col == "submission_version" else "str")
 
@@ -70,7 +78,7 @@ def _dtype(col: str):
 def coerce(frame: pd.DataFrame) -> pd.DataFrame:
     frame = frame.copy(deep=False)   # copy-on-write (pandas 3): the caller's frame never changes
     for col in COLUMNS:
-        if frame[col].dtype == _dtype(col):   # already canonical: converting it changes nothing
+        if frame[col].dtype == dtype(col):   # already canonical: converting it changes nothing
             continue
         if col in INT_COLUMNS:
             frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("int64")
@@ -83,11 +91,15 @@ def coerce(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def validate(frame: pd.DataFrame, display: str = "<table>") -> tuple[pd.DataFrame, pd.DataFrame, list[Finding]]:
+def validate(frame: pd.DataFrame, display: str = "<table>", root: str | None = None
+             ) -> tuple[pd.DataFrame, pd.DataFrame, list[Finding]]:
     """Check a frame against the schema, values included (the validation depth
     is pinned: ``PANDERA_VALIDATION_DEPTH=SCHEMA_ONLY`` in the environment
     would otherwise let ``value=-5`` pass). Returns (accepted, rejected,
-    findings); every input row is in exactly one of accepted and rejected."""
+    findings); every input row is in exactly one of accepted and rejected.
+    A finding is placed at its row's ``source`` (under the submissions
+    ``root`` when the rows were read from one), else at the table's
+    ``display`` row."""
     import pandera.errors
     from pandera.config import ValidationDepth, config_context
 
@@ -106,10 +118,10 @@ def validate(frame: pd.DataFrame, display: str = "<table>") -> tuple[pd.DataFram
         if idx is None or pd.isna(idx):
             raise ConfigError(f"table schema failed as a whole: {case.check} on {case.column}")
         bad_index.add(idx)
-        where = (Source.from_cell(frame.at[idx, "source"]) if "source" in frame.columns
+        where = (Source.from_cell(frame.at[idx, "source"], root) if "source" in frame.columns
                  else Source(display, frame.index.get_loc(idx) + 2))
         findings.append(located(
-            "schema-violation", Source(where.file, where.line, column=case.column),
+            "schema-violation", where.at(column=case.column),
             str(case.check), case.failure_case, "the row fails the canonical table schema"))
     mask = frame.index.isin(list(bad_index))
     return frame[~mask], frame[mask], findings
@@ -132,8 +144,8 @@ class TableUnreadable(DataError):
     """A table that cannot be parsed (exit 1). :func:`load` turns it into a finding."""
 
     def __init__(self, path: Path, expected: str, found: str):
-        super().__init__(f"cannot read the table {path}: {found}", finding(
-            "file-unreadable", Path(path).as_posix(), "", expected, found, "the table cannot be read"))
+        super().__init__(f"cannot read the table {path}: {found}", located(
+            "file-unreadable", Source(Path(path).as_posix()), expected, found, "the table cannot be read"))
 
 
 def read(path: str | Path) -> pd.DataFrame:
@@ -161,11 +173,11 @@ def load(path: str | Path) -> tuple[pd.DataFrame, list[Finding]]:
         return to_frame([]), [exc.finding]
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
-        return to_frame([]), [finding("missing-column", display, "line 1" if path.suffix != ".parquet" else "",
+        return to_frame([]), [located("missing-column", Source(display, 1 if path.suffix != ".parquet" else None),
                                       f"the canonical columns {list(COLUMNS)}", f"missing {missing}",
                                       "not a canonical results table")]
     if frame.empty:
-        return to_frame([]), [finding("empty-table", display, "", "at least one result row",
+        return to_frame([]), [located("empty-table", Source(display), "at least one result row",
                                       "a header and no row", "the table holds no result")]
     extra = [c for c in frame.columns if c not in COLUMNS]
     found, bad = [], pd.Series(False, index=frame.index)
@@ -174,7 +186,7 @@ def load(path: str | Path) -> tuple[pd.DataFrame, list[Finding]]:
         wrong = numbers.isna() | ((numbers % 1 != 0) if col in INT_COLUMNS else False)
         for idx in frame.index[wrong & ~bad]:
             where = Source.from_cell(frame.at[idx, "source"]) if frame.at[idx, "source"] else Source(display, idx + 2)
-            found.append(located("schema-violation", Source(where.file, where.line, column=col),
+            found.append(located("schema-violation", where.at(column=col),
                                  "an integer" if col in INT_COLUMNS else "a number", frame.at[idx, col],
                                  "the row fails the canonical table schema"))
         bad |= wrong

@@ -1,8 +1,10 @@
 """The walk of an ingest: which versions and files are read, with which
-status, and the trace of every file and row that is not accepted. No table
-library here: :mod:`pipeline.ingest.submissions` (pandas, bulk) and :mod:`pipeline.ingest.rows`
-(the gate's small-table path) share it and differ only in how a reader's
-records become rows (``report.normalise``).
+status, and the trace of every file and row that is not accepted. Each
+file's records go to the ingest's :class:`~pipeline.ingest.normalise.Normaliser`.
+
+A file under a submissions root is named relative to it, with the root as
+the user named it (``Source(file, root=...)``); a file given directly keeps
+the path as given.
 
 Which version counts: the newest sealed version of each submitter's round and
 effective status (verified, post-deadline), unless a version folder is named
@@ -19,38 +21,49 @@ from pipeline.store import clock
 from pipeline import readers
 from pipeline.core import rules
 from pipeline.core.errors import UsageError
-from pipeline.core.findings import Finding, finding
-from pipeline.ingest.normalise import Context
+from pipeline.core.findings import located
+from pipeline.core.model import Source
+from pipeline.ingest.normalise import Context, Normaliser
 from pipeline.readers.base import Disposition, ReadResult
 from pipeline.store.manifests import (MANIFEST, VERSION_DIR, Version, find_versions, load_manifest, version_at)
 
 
-def collect(paths: list[Path], report, fmt: str | None = None, round_: str | None = None,
-            status: str | None = None, root: Path | None = None,
-            visible: clock.Clock | None = None) -> list:
-    """Read PATHS into ``report`` (its findings, dispositions and versions);
-    return the normalised parts (``report.normalise(result, ctx)`` makes each)."""
-    parts: list = []
+def collect(paths: list[Path], report, normaliser: Normaliser, fmt: str | None = None,
+            round_: str | None = None, status: str | None = None, root: Path | None = None,
+            visible: clock.Clock | None = None) -> set[str]:
+    """Read PATHS into ``report`` (its findings, dispositions and versions),
+    their accepted rows into ``normaliser``; return the submissions roots
+    the files were read under."""
+    roots: set[str] = set()
     for path in paths:
         if not path.exists():
             raise UsageError(f"{path}: no such file or folder")
         if path.is_file() or readers.detect(path) == "submission-tree":
             if status is None:
                 raise UsageError(f"{path}: a raw file needs --status (and --round when the file has none)")
-            _read_raw(path, fmt, round_, status, parts, report)
+            _read_raw(path, fmt, round_, status, normaliser, report)
         else:
             if visible is None:
                 visible = clock.git_clock(path) or (lambda version: None)
             for version, status_, used in _choose(_versions_under(path, root, report), report, visible):
-                _read_version(version, status_, used, parts, report)
-    return parts
+                if used and version.manifest is not None and _root_name(version):
+                    roots.add(_root_name(version))
+                _read_version(version, status_, used, normaliser, report)
+    return roots
 
 
-def effective_status(declared: str, manifest_display: str, version: Version,
-                     visible: clock.Visible | None = None, implausible: bool = False
-                     ) -> tuple[str, list[Finding]]:
-    """Verified only when declared verified and in by the round's deadline (see :mod:`pipeline.store.clock`)."""
-    return clock.effective_status(version, visible, implausible)
+def _root_name(version: Version) -> str | None:
+    """The submissions root of a version as the user named it (None for the
+    current folder, or a version given outside any root)."""
+    if version.root is None or version.display.startswith("/") or version.display.count("/") != 2:
+        return None
+    name = version.root.as_posix()
+    return None if name == "." else name
+
+
+def _in_version(version: Version, rel: str) -> Source:
+    """A file of a version, named under its submissions root."""
+    return Source(f"{version.display}/{rel}", root=_root_name(version))
 
 
 def _versions_under(path: Path, root: Path | None, report) -> list[tuple[Version, bool]]:
@@ -58,8 +71,9 @@ def _versions_under(path: Path, root: Path | None, report) -> list[tuple[Version
     if VERSION_DIR.match(path.name):
         return [(version_at(path, root), True)]
     if (path / MANIFEST).exists():   # a version folder by its content, but not named v<N>
-        report.findings.append(finding("bad-version-folder", path.as_posix(), "path", "a folder named v<N> (v1, v2, ...)",
-                                       path.name, "not a version folder name: never read as a version"))
+        report.findings.append(located("bad-version-folder", Source(path.as_posix()),
+                                       "a folder named v<N> (v1, v2, ...)", path.name,
+                                       "not a version folder name: never read as a version"))
         return []
     depth = _depth(path)
     if depth is None:
@@ -122,8 +136,7 @@ def _choose(versions: list[tuple[Version, bool]], report,
         status = None
         if version.manifest is not None:
             report.findings.extend(implausible.get(version.display, []))
-            status, found = effective_status(version.manifest.status, f"{version.display}/{MANIFEST}",
-                                             version, visible(version), version.display in implausible)
+            status, found = clock.effective_status(version, visible(version), version.display in implausible)
             report.findings.extend(found)
         loaded.append((version, status, named))
     newest: dict[tuple, int] = {}
@@ -155,7 +168,7 @@ def _depth(path: Path) -> int | None:
     return None
 
 
-def _read_version(version: Version, status: str | None, used: bool, parts: list, report) -> None:
+def _read_version(version: Version, status: str | None, used: bool, normaliser: Normaliser, report) -> None:
     m = version.manifest
     report.versions.append({
         "round": version.round, "submitter": version.submitter, "version": version.number,
@@ -169,33 +182,30 @@ def _read_version(version: Version, status: str | None, used: bool, parts: list,
     if m is None:
         _reject_unsealed(version, report)
         return
-    mdisplay = f"{version.display}/{MANIFEST}"
     if m.round not in rules.rounds():
-        report.findings.append(finding("unknown-round", mdisplay, "key round",
+        report.findings.append(located("unknown-round", _in_version(version, MANIFEST).at(key="round"),
                                        f"one of {sorted(rules.rounds())}", m.round, "unknown round"))
     ctx = Context(status=status, round=m.round, submitter=m.submitter, submission_version=m.version)
     for entry_file in m.files:
-        display = f"{version.display}/{entry_file.path}"
+        where = _in_version(version, entry_file.path)
         why = version.tampered.get(entry_file.path)
         if why is not None:
-            _reject_file(version, entry_file, display, why, report)
+            _reject_file(version, entry_file, where, why, report)
             continue
-        result = readers.read(version.path / entry_file.path, display, _fmt(entry_file.format),
-                              round_=m.round)
-        _accept(result, display, ctx, parts, report)
+        result = readers.read(version.path / entry_file.path, where, _fmt(entry_file.format), round_=m.round)
+        _accept(result, where, ctx, normaliser, report)
 
 
-def _reject_file(version: Version, entry_file, display: str, why: Finding,
-                 report) -> None:
+def _reject_file(version: Version, entry_file, where: Source, why, report) -> None:
     """Every row of a file that cannot be trusted is rejected for the file's reason."""
     path = version.path / entry_file.path
     if why.code == "path-escape" or not (path.is_file() or path.is_dir()):
-        report.dispositions.append(Disposition(display, "rejected", why.code, why.message))
+        report.dispositions.append(Disposition(where.file, "rejected", why.code, why.message))
         return
-    result = readers.read(path, display, _fmt(entry_file.format), round_=version.round)
+    result = readers.read(path, where, _fmt(entry_file.format), round_=version.round)
+    cells = result.cells()
     report.dispositions.extend(result.dispositions)
-    for source in result.sources():
-        report.dispositions.append(Disposition(source, "rejected", why.code, why.message))
+    report.dispositions.extend(Disposition(cell, "rejected", why.code, why.message) for cell in cells)
 
 
 def _fmt(name: str) -> str | None:
@@ -205,40 +215,35 @@ def _fmt(name: str) -> str | None:
 def _reject_unsealed(version: Version, report) -> None:
     for path in sorted(version.path.rglob("*")):
         if path.is_file() and path.name != MANIFEST and readers.detect(path):
-            display = f"{version.display}/{path.relative_to(version.path).as_posix()}"
-            result = readers.read(path, display)
-            for source in result.sources():
-                report.dispositions.append(Disposition(
-                    source, "rejected", version.findings[0].code,
-                    "its version's manifest is missing or invalid"))
+            result = readers.read(path, _in_version(version, path.relative_to(version.path).as_posix()))
+            report.dispositions.extend(Disposition(cell, "rejected", version.findings[0].code,
+                                                   "its version's manifest is missing or invalid")
+                                       for cell in result.cells())
 
 
-def _read_raw(path: Path, fmt, round_, status, parts, report) -> None:
+def _read_raw(path: Path, fmt, round_, status, normaliser: Normaliser, report) -> None:
     if status not in ("verified", "post-deadline"):
         raise UsageError(f"--status must be verified or post-deadline, not {status!r}")
-    display = path.as_posix()
-    result = readers.read(path, display, fmt, round_=round_)
-    if round_ is None and result.round is None and result.sources():
+    where = Source(path.as_posix())
+    result = readers.read(path, where, fmt, round_=round_)
+    records = _accept(result, where, Context(status=status, round=round_), normaliser, report)
+    if round_ is None and result.round is None and records:
         raise UsageError(f"{path}: the file does not state its round; give --round")
-    _accept(result, display, Context(status=status, round=round_), parts, report)
 
 
-def _accept(result: ReadResult, display: str, ctx: Context, parts: list, report) -> None:
-    """Normalise a reader's output. A file that yields no row at all still leaves a
-    trace: refused whole (its findings say why), or a finding that it holds no result."""
-    part, found, dispositions = report.normalise(result, ctx)
-    report.findings.extend(found)
-    report.dispositions.extend(dispositions)
-    if len(part):
-        parts.append(part)
-    elif not dispositions:
-        errors = [f for f in result.findings if f.severity == "error"]
+def _accept(result: ReadResult, where: Source, ctx: Context, normaliser: Normaliser, report) -> int:
+    """Normalise a reader's output; return how many records it held. A file that yields no row at all still leaves a trace: refused
+    whole (its findings say why), or a finding that it holds no result."""
+    done = normaliser.add(result, ctx)
+    report.findings.extend(done.findings)
+    report.dispositions.extend(done.dispositions)
+    if not done.accepted and not done.dispositions:
+        errors = [f for f in done.findings if f.severity == "error"]
         if not errors:
-            errors = [finding("format-mismatch", display, "whole file", "at least one result",
-                              "no rows", "the file holds no results")]
+            errors = [located("format-mismatch", where, "at least one result", "no rows",
+                              "the file holds no results")]
             report.findings.extend(errors)
         report.dispositions.append(Disposition(
-            display, "rejected", ",".join(dict.fromkeys(f.code for f in errors)),
+            where.file, "rejected", ",".join(dict.fromkeys(f.code for f in errors)),
             "; ".join(dict.fromkeys(f.message for f in errors))))
-
-
+    return done.records

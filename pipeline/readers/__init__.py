@@ -1,6 +1,7 @@
 """Readers: one module per input format, each yielding raw records and findings.
 
-A reader module has ``NAME``, ``read(path, display) -> ReadResult`` and a way
+A reader module has ``NAME``, ``read(path, where) -> ReadResult`` (``where``:
+the file's :class:`~pipeline.core.model.Source`) and a way
 to be recognised: ``sniff(first_line)``, or ``sniff_head(first_64_KiB)`` for
 formats one line does not reveal, or ``sniff_dir(folder)`` for a reader of
 folders. A reader that takes the round (``read(..., round_=...)``) is given
@@ -20,8 +21,9 @@ import inspect
 from collections.abc import Mapping
 from pathlib import Path
 
-from pipeline.core.findings import finding
-from pipeline.readers.base import ReadResult
+from pipeline.core.findings import located
+from pipeline.core.model import Source
+from pipeline.readers.base import ReadResult, as_source
 
 # format name -> (module under pipeline.readers, reads folders)
 _MODULES = {
@@ -86,16 +88,19 @@ def detect(path: Path) -> str | None:
     return None
 
 
-def read(path: Path, display: str, fmt: str | None = None, round_: str | None = None) -> ReadResult:
-    """Read a file or folder in ``fmt`` (detected when None). Never raises for bad data."""
+def read(path: Path, where: Source | str, fmt: str | None = None, round_: str | None = None) -> ReadResult:
+    """Read a file or folder in ``fmt`` (detected when None). Never raises for
+    bad data. ``where``: how findings name the file (a text is its path as
+    the caller names it)."""
+    where = as_source(where)
     fmt = fmt or detect(path)
     if fmt is None:
         out = ReadResult()
-        out.findings.append(finding("unknown-format", display, "line 1",
+        out.findings.append(located("unknown-format", where.at(line=1),
                                     f"one of the formats {list(FORMATS)}", "no reader recognises it",
                                     "cannot detect the file's format"))
         return out
     module = READERS[fmt]
     if round_ is not None and "round_" in inspect.signature(module.read).parameters:
-        return module.read(path, display, round_=round_)
-    return module.read(path, display)
+        return module.read(path, where, round_=round_)
+    return module.read(path, where)

@@ -2,44 +2,101 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import stat
-import sys
 import threading
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.core import textcheck
 from pipeline.core.errors import ConfigError
-from pipeline.core.findings import Finding, finding
+from pipeline.core.findings import Finding, located
+from pipeline.core.model import Source
 
 # texts that mean "no value" in a partner's field
-PLACEHOLDERS = {"", "todo", "n/a", "na", "none", "null", "-", "tbd"}
+PLACEHOLDERS = frozenset({"", "todo", "n/a", "na", "none", "null", "-", "tbd"})
 
 
-@dataclass
+def as_source(where: Source | str) -> Source:
+    """A file's Source; a text is the path as the caller names it."""
+    return where if isinstance(where, Source) else Source(str(where))
+
+
+def inside(where: Source, rel: str) -> Source:
+    """A file or folder inside the folder at ``where`` (the same submissions root)."""
+    return Source(f"{where.file}/{rel}" if where.file else rel, root=where.root)
+
+
+def clean(text: str | None) -> str | None:
+    """A field as the normaliser reads it: stripped, a placeholder (``N/A``,
+    ``TODO``, blank...) as no value."""
+    if text is None:
+        return None
+    text = str(text).strip()
+    return None if text.lower() in PLACEHOLDERS else text
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a file names the canonical fields, the same for every record of
+    the file: field -> the file's column (a CSV, a Parquet table) or, when
+    ``keyed``, the record's key (a JSON record). A field the layout does not
+    name is placed at the column of its own name."""
+
+    names: Mapping[str, str] = field(default_factory=dict)
+    keyed: bool = False
+
+    def place(self, where: Source, name: str) -> Source:
+        named = self.names.get(name, name)
+        return where.at(key=named) if self.keyed else where.at(column=named)
+
+
+COLUMNS = Layout()   # a file whose columns are the canonical fields themselves
+
+
+@dataclass(slots=True)
 class RawRecord:
-    """One result as a reader found it: text fields and their places."""
+    """One result as a reader found it: text fields, and where each one sits.
 
-    file: str                       # path as shown in findings and in `source`
-    line: int | None                # 1-based line of the record, when it has one
-    fields: dict[str, str]          # canonical field name -> text as read
-    places: dict[str, str] = field(default_factory=dict)  # field -> "line 4, column Result"
+    ``source`` is the file (shared by its records), ``line`` the record's
+    1-based line and ``row`` its number in a list of records (JSON);
+    ``layout`` names each field's column or key; ``elsewhere`` places the
+    fields read from another file than the record's (a tree result's system
+    description, its folders). A field the source lacks is absent from
+    ``fields`` (never None)."""
 
-    def place(self, name: str) -> str:
-        if name in self.places:
-            return self.places[name]
-        return f"line {self.line}, field {name}" if self.line else f"field {name}"
+    source: Source
+    line: int | None
+    fields: dict[str, str]
+    layout: Layout = COLUMNS
+    row: int | None = None
+    elsewhere: Mapping[str, Source] | None = None
+
+    @property
+    def where(self) -> Source:
+        return self.source.at(line=self.line, row=self.row)
+
+    @property
+    def cell(self) -> str:
+        """The canonical table's ``source`` value: ``file:line`` (``file:row``
+        for a record without a line)."""
+        at = self.line if self.line is not None else self.row
+        return f"{self.source.file}:{at}" if at is not None else self.source.file
+
+    def place(self, name: str) -> Source:
+        """Where field ``name`` sits."""
+        if self.elsewhere and name in self.elsewhere:
+            return self.elsewhere[name]
+        return self.layout.place(self.where, name)
 
     def get(self, name: str) -> str | None:
-        value = self.fields.get(name)
-        if value is None:
-            return None
-        value = str(value).strip()
-        return None if value.lower() in PLACEHOLDERS else value
+        return clean(self.fields.get(name))
 
+    def __reduce__(self):
+        # the tree reader's workers send records back pickled: as constructor
+        # arguments, a tenth of what slots' default state costs
+        return RawRecord, (self.source, self.line, self.fields, self.layout, self.row, self.elsewhere)
 
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -65,7 +122,7 @@ def max_file_bytes() -> int:
 class Disposition:
     """A row that is not accepted: rejected (bad) or excluded (not comparable)."""
 
-    source: str
+    source: str             # the row's cell (file:line), as the canonical table's source column
     outcome: str            # rejected | excluded
     codes: str              # comma-separated finding codes
     reason: str
@@ -75,38 +132,36 @@ class Disposition:
                 "reason": self.reason}
 
 
+def rejection(cell: str, found: list[Finding]) -> Disposition:
+    """The rejection of a row for these findings."""
+    return Disposition(cell, "rejected", ",".join(dict.fromkeys(f.code for f in found)),
+                       "; ".join(f.message for f in found))
+
+
 @dataclass
 class ReadResult:
-    records: list[RawRecord] = field(default_factory=list)
-    tables: list = field(default_factory=list)   # RawTable: many records as columns (bulk path)
+    """What a reader makes of a file.
+
+    ``records`` may be read once only (a large CSV streams them): the
+    findings and dispositions of its rows, and ``round``, are complete once
+    the records have been read to their end."""
+
+    records: Iterable[RawRecord] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     dispositions: list[Disposition] = field(default_factory=list)
     round: str | None = None   # the round the file states, when it states one
     authoritative_names: bool = False   # a table MLCommons publishes: its names are kept
 
-    def sources(self) -> list[str]:
-        """``file:line`` of every record, the bulk tables' rows included."""
-        out = [f"{r.file}:{r.line}" if r.line else r.file for r in self.records]
-        for table in self.tables:
-            out.extend(f"{table.file}:{line}" for line in table.lines)
-        return out
+    def cells(self) -> list[str]:
+        """``file:line`` of every record (reads the records)."""
+        return [r.cell for r in self.records]
 
-    def all_records(self) -> list[RawRecord]:
-        """Every record, the bulk tables' rows included (row by row: for tests and
-        small files; ingest normalises tables in bulk)."""
-        out = list(self.records)
-        for table in self.tables:
-            out.extend(table.record(i) for i in range(len(table)))
-        return sorted(out, key=lambda r: (r.file, r.line or 0)) if self.tables else out
-
-    def reject(self, source: str, found: list[Finding]) -> None:
+    def reject(self, cell: str, found: list[Finding]) -> None:
         self.findings.extend(found)
-        self.dispositions.append(Disposition(
-            source, "rejected", ",".join(dict.fromkeys(f.code for f in found)),
-            "; ".join(f.message for f in found)))
+        self.dispositions.append(rejection(cell, found))
 
 
-def read_text(path: Path, display: str, max_bytes: int | None = None,
+def read_text(path: Path, where: Source | str, max_bytes: int | None = None,
               checks: tuple[str, ...] = textcheck.TABULAR) -> tuple[str | None, list[Finding]]:
     """The file's text, or None with findings. Strict UTF-8, bounded in size
     (``max_bytes``, never above :func:`max_file_bytes`; only a regular file
@@ -115,32 +170,33 @@ def read_text(path: Path, display: str, max_bytes: int | None = None,
     what partners type (CSV): a byte-order mark, CRLF line ends, control
     characters, mojibake or a repeated column refuse the file; callers
     reading machine-written files (LoadGen logs) pass ``textcheck.NONE``."""
+    where = as_source(where)
     limit = max_file_bytes() if max_bytes is None else min(max_bytes, max_file_bytes())
     with _Buffer() as buffer:
-        data, found = _read_into(buffer, path, display, limit)
+        data, found = _read_into(buffer, path, where, limit)
         if data is None:
             return None, found
         try:
             text = str(data, "utf-8")
         except UnicodeDecodeError as exc:
             line = bytes(data[: exc.start]).count(b"\n") + 1
-            return None, [finding("not-utf8", display, f"line {line}, byte {exc.start}",
-                                  "UTF-8 text", repr(bytes(data[exc.start:exc.start + 4])),
+            return None, [located("not-utf8", where.at(line=line), "UTF-8 text",
+                                  f"{bytes(data[exc.start:exc.start + 4])!r} at byte {exc.start}",
                                   "the file is not valid UTF-8")]
         finally:
             del data
-    found = textcheck.check(text, display, checks)
+    found = textcheck.check(text, where, checks)
     if any(f.severity == "error" for f in found):
         return None, found
     return text, found
 
 
-def read_bytes(path: Path, display: str, limit: int) -> tuple[bytes | None, list[Finding]]:
+def read_bytes(path: Path, where: Source, limit: int) -> tuple[bytes | None, list[Finding]]:
     """At most ``limit`` bytes of a regular file, or None with a finding. A
     FIFO, a device or a file that grows past the limit while read is refused,
     never read to its end."""
     with _Buffer() as buffer:
-        data, found = _read_into(buffer, path, display, limit)
+        data, found = _read_into(buffer, path, where, limit)
         if data is None:
             return None, found
         out = bytes(data)
@@ -170,21 +226,21 @@ class _Buffer:
 _KEPT_BUFFER = 8 * 1024 * 1024   # a larger buffer (a rare large file) is not kept
 
 
-def _read_into(buffer: bytearray, path: Path, display: str, limit: int
+def _read_into(buffer: bytearray, path: Path, where: Source, limit: int
                ) -> tuple[memoryview | None, list[Finding]]:
     """The file's bytes as a view of ``buffer`` (grown as needed), or None with
     a finding; at most ``limit`` bytes (one more is asked for, to see a file
     that grew past the limit while read)."""
     def too_large(size: object) -> tuple[None, list[Finding]]:
-        return None, [finding("file-too-large", display, "whole file", f"at most {limit} bytes",
-                              f"{size} bytes", f"file over the size limit ({MAX_BYTES_ENV})")]
+        return None, [located("file-too-large", where, f"at most {limit} bytes", f"{size} bytes",
+                              f"file over the size limit ({MAX_BYTES_ENV})")]
 
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
-                return None, [finding("file-unreadable", display, "whole file", "a regular file",
+                return None, [located("file-unreadable", where, "a regular file",
                                       "a folder, FIFO or device", "not a regular file")]
             if info.st_size > limit:
                 return too_large(info.st_size)
@@ -201,33 +257,8 @@ def _read_into(buffer: bytearray, path: Path, display: str, limit: int
         finally:
             os.close(fd)
     except OSError as exc:
-        return None, [finding("file-unreadable", display, "whole file", "a readable file",
-                              exc.strerror or str(exc), "cannot read the file")]
+        return None, [located("file-unreadable", where, "a readable file", exc.strerror or str(exc),
+                              "cannot read the file")]
     if total > limit:
         return too_large(f"more than {limit}")
     return memoryview(buffer)[:total], []
-
-
-def csv_rows(text: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """Header and (line number, fields) of every non-empty data row.
-
-    A field may be as long as the file (the csv module's default limit is
-    128 KiB, and the file is already bounded). Should the csv module still
-    fail, the rest of the file becomes one row of one field naming the
-    error, so that the reader rejects it on its line (wrong number of
-    fields) instead of raising."""
-    csv.field_size_limit(max(csv.field_size_limit(), min(len(text) + 1, sys.maxsize)))
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header: list[str] = []
-    rows: list[tuple[int, list[str]]] = []
-    start = 1
-    try:
-        for fields in reader:
-            if not header:
-                header = [h.strip() for h in fields]
-            elif any(f.strip() for f in fields):
-                rows.append((start, fields))
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        rows.append((start, [f"<not CSV from here on: {exc}>"]))
-    return header, rows

@@ -12,11 +12,12 @@ a warning ``unregistered-name``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
-from pipeline.readers.base import RawRecord
-from pipeline.readers.base import ReadResult
-from pipeline.readers.tabular import RawTable, complete_rows, open_csv, single_round
+from pipeline.core.model import Source
+from pipeline.readers.base import Layout, RawRecord, ReadResult, as_source
+from pipeline.readers.csvfile import CsvFile, complete_rows, open_csv, single_round
 
 NAME = "mlcommons-summary-csv"
 REQUIRED = ("Organization", "Availability", "Division", "SystemName", "Platform", "Model",
@@ -48,57 +49,34 @@ def sniff(header_line: str) -> bool:
     return {"Organization", "Platform", "MlperfModel", "Result"} <= cols
 
 
-def read(path: Path, display: str) -> ReadResult:
+def read(path: Path, where: Source | str) -> ReadResult:
+    where = as_source(where)
     out = ReadResult(authoritative_names=True)
-    csv_file = open_csv(path, display, REQUIRED, "the checker's summary.csv columns", out)
-    if csv_file is None:
-        return out
-    if csv_file.frame is not None:
-        _read_columns(csv_file.frame, display, out)
-        return out
-    columns = _columns(csv_file.header)
-    for line, row in complete_rows(csv_file, display, out):
-        values = {name: _pick(row, [c for c in candidates if c in row])
-                  for name, candidates in COLUMN_MAP.items()}
-        if "has_power" in row:
-            values["power"] = "true" if row["has_power"].strip().lower() == "true" else ""
-        places = {name: f"line {line}, column {col}" for name, col in columns.items()}
-        out.records.append(RawRecord(display, line, values, places))
-    out.round = single_round(r.fields.get("round", "") for r in out.records)
+    csv_file = open_csv(path, where, REQUIRED, "the checker's summary.csv columns", out)
+    if csv_file is not None:
+        out.records = _records(csv_file, out)
     return out
 
 
-def _columns(header) -> dict[str, str]:
-    """Canonical field -> the checker column its place names: the first present."""
-    return {name: next((c for c in candidates if c in header), candidates[0])
-            for name, candidates in COLUMN_MAP.items()}
+def _records(csv_file: CsvFile, out: ReadResult) -> Iterator[RawRecord]:
+    """Each row's canonical fields, each from the first of its checker columns
+    that is not blank (else the last one present); the round once every row is read."""
+    header, source = csv_file.header, csv_file.where
+    at = {name: [header.index(c) for c in candidates if c in header] for name, candidates in COLUMN_MAP.items()}
+    layout = Layout({name: next((c for c in candidates if c in header), candidates[0])
+                     for name, candidates in COLUMN_MAP.items()})
+    power = header.index("has_power") if "has_power" in header else None
+    rounds: set[str] = set()
+    for line, row in complete_rows(csv_file, out):
+        fields = {name: _pick(row, columns) for name, columns in at.items()}
+        if power is not None:
+            fields["power"] = "true" if row[power].strip().lower() == "true" else ""
+        rounds.add(fields["round"])
+        yield RawRecord(source, line, fields, layout)
+    out.round = single_round(rounds)
 
 
-def _pick(row: dict, present: list[str]) -> str:
-    """A row's field, as the bulk path takes it: the first non-blank of the
-    present columns, else the last one's text ("" when none is present)."""
-    return next((row[c] for c in present if row[c].strip()), row[present[-1]] if present else "")
-
-
-def _read_columns(frame, display: str, out: ReadResult) -> None:
-    """The bulk path: each canonical field from the first non-empty checker column."""
-    import numpy as np
-    import pandas as pd
-
-    frame = frame.astype("str")   # the columns as text (tabular.parse_csv reads most as codes)
-    fields, columns = {}, _columns(frame.columns)
-    for name, candidates in COLUMN_MAP.items():
-        present = [c for c in candidates if c in frame.columns]
-        if not present:
-            fields[name] = pd.Series("", index=frame.index, dtype="str")
-            continue
-        value = frame[present[0]]
-        for other in present[1:]:
-            value = value.where(value.str.strip() != "", frame[other])
-        fields[name] = value
-    if "has_power" in frame.columns:
-        fields["power"] = frame["has_power"].str.strip().str.lower().where(
-            lambda v: v == "true", "")
-    table = pd.DataFrame(fields)
-    out.tables.append(RawTable(display, table, np.arange(2, len(table) + 2), columns))
-    out.round = single_round(table["round"])
+def _pick(row: list[str], columns: list[int]) -> str:
+    """The first non-blank of the present columns, else the last one's text
+    ("" when none is present)."""
+    return next((row[c] for c in columns if row[c].strip()), row[columns[-1]] if columns else "")

@@ -7,36 +7,37 @@ import os
 from pathlib import Path
 
 from pipeline.core import textcheck
-from pipeline.core.findings import Finding, finding
-from pipeline.readers.base import read_text
+from pipeline.core.findings import Finding, located
+from pipeline.core.model import Source
+from pipeline.readers.base import inside, read_text
 from pipeline.readers.round_rules import AccuracyTarget, Formats, RoundRules
 
 MAX_SMALL_FILE = 1024 * 1024   # accuracy.txt and verify_*.txt are a few hundred bytes
 
 
-def missing_file(path_display: str, what: str) -> Finding:
-    return finding("missing-file", path_display, "whole file", f"{what} at this path", "no such file",
-                   f"missing {what}")
+def missing_file(where: Source, what: str) -> Finding:
+    return located("missing-file", where, f"{what} at this path", "no such file", f"missing {what}")
 
 
-def check_accuracy(path: str | Path, display: str, targets: tuple[AccuracyTarget, ...],
+def check_accuracy(path: str | Path, where: Source, targets: tuple[AccuracyTarget, ...],
                    formats: Formats) -> list[Finding]:
-    """Every target metric of accuracy.txt within its bounds (inclusive)."""
-    text, found = read_text(path, display, MAX_SMALL_FILE, checks=textcheck.NONE)
+    """Every target metric of accuracy.txt within its bounds (inclusive); a
+    metric is placed by its name as the key (and its line when it is there)."""
+    text, found = read_text(path, where, MAX_SMALL_FILE, checks=textcheck.NONE)
     if text is None:   # read first, asked why after: one system call less for a file that is there
-        return [missing_file(display, "accuracy.txt")] if not os.path.isfile(path) else found
+        return [missing_file(where, "accuracy.txt")] if not os.path.isfile(path) else found
     lines = text.splitlines()
     out: list[Finding] = []
     for target in targets:
         value, line = _metric(lines, formats.patterns.get(target.metric))
         if value is None:
-            out.append(finding("missing-metric", display, f"metric {target.metric}",
+            out.append(located("missing-metric", where.at(key=target.metric),
                                target.expected(), "<absent>",
                                f"accuracy.txt does not state {target.metric}"))
         elif (side := target.failed_bound(value)) is not None:
             code, why = ("accuracy-above-limit", "over the model's upper limit") if side == "high" \
                 else ("accuracy-below-target", "under the model's target")
-            out.append(finding(code, display, f"line {line}, metric {target.metric}",
+            out.append(located(code, where.at(line=line, key=target.metric),
                                target.expected(), f"{value:g}", f"{target.metric} is {why}"))
     return out
 
@@ -56,27 +57,27 @@ def _metric(lines: list[str], pattern) -> tuple[float | None, int | None]:
 
 def check_compliance(folder_of, tests: tuple[str, ...], rules: RoundRules) -> list[Finding]:
     """Each required test folder present and its verify files report a pass.
-    ``folder_of(test)`` gives (path, display) of the test's folder."""
+    ``folder_of(test)`` gives (path, Source) of the test's folder."""
     out: list[Finding] = []
     for test in tests:
-        folder, display = folder_of(test)
+        folder, where = folder_of(test)
         if not os.path.isdir(folder):
-            out.append(finding("compliance-missing", display, "whole folder",
+            out.append(located("compliance-missing", where,
                                f"a {test} folder (where the tree keeps its tests)", "no such folder",
                                f"required compliance test {test} is missing"))
             continue
         for name, needed in rules.compliance_pass.get(test, {}).items():
-            out.extend(_verify(os.path.join(folder, name), name, f"{display}/{name}", test, needed))
+            out.extend(_verify(os.path.join(folder, name), name, inside(where, name), test, needed))
     return out
 
 
-def _verify(path: str, name: str, display: str, test: str,
+def _verify(path: str, name: str, where: Source, test: str,
             needed: tuple[tuple[str, ...], ...]) -> list[Finding]:
-    text, found = read_text(path, display, MAX_SMALL_FILE, checks=textcheck.NONE)
+    text, found = read_text(path, where, MAX_SMALL_FILE, checks=textcheck.NONE)
     if text is None:   # read first, asked why after (as check_accuracy)
         if os.path.isfile(path):
             return found
-        return [finding("compliance-missing", display, "whole file", f"{test}'s {name}",
+        return [located("compliance-missing", where, f"{test}'s {name}",
                         "no such file", f"{test} has no {name}")]
     lines = [line.strip() for line in text.splitlines()]
     out = []
@@ -85,26 +86,26 @@ def _verify(path: str, name: str, display: str, test: str,
             continue
         head = alternatives[0].split(":")[0]
         seen = next(((n, line) for n, line in enumerate(lines, 1) if line.startswith(head)), None)
-        out.append(finding("compliance-failed", display, f"line {seen[0]}" if seen else "whole file",
+        out.append(located("compliance-failed", where.at(line=seen[0] if seen else None),
                            " or ".join(alternatives), seen[1] if seen else "<absent>",
                            f"{test} does not report a pass"))
     return out
 
 
-def check_system(facts: dict, display: str, rules: RoundRules, submitter: str,
+def check_system(facts: dict, where: Source, rules: RoundRules, submitter: str,
                  division: str | None) -> list[Finding]:
     """Required fields present; submitter and division agree with the path."""
     out: list[Finding] = []
     missing = [f for f in rules.system_fields if f not in facts]
     if missing:
-        out.append(finding("missing-system-field", display, f"key {missing[0]}",
+        out.append(located("missing-system-field", where.at(key=missing[0]),
                            f"the fields {rules.round} requires", f"missing {missing}",
                            f"the system description lacks {len(missing)} required field(s)"))
     if str(facts.get("submitter", "")).strip() != submitter:
-        out.append(finding("path-mismatch", display, "key submitter", f"{submitter} (the folder)",
+        out.append(located("path-mismatch", where.at(key="submitter"), f"{submitter} (the folder)",
                            _text(facts.get("submitter")), "the system's submitter is not its folder's"))
     if division is not None and str(facts.get("division", "")).strip().lower() != division:
-        out.append(finding("path-mismatch", display, "key division", f"{division} (the folder)",
+        out.append(located("path-mismatch", where.at(key="division"), f"{division} (the folder)",
                            _text(facts.get("division")), "the system's division is not its folder's"))
     return out
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import re
 
-from pipeline.core.findings import Finding, finding
+from pipeline.core.findings import Finding, located
+from pipeline.core.model import Source
+from pipeline.readers.base import as_source
 
 MAX_DEPTH = 16
 # a JSON string (unrolled loop: fast on long strings) or one bracket
@@ -57,23 +59,24 @@ def scan(text: str, max_depth: int = MAX_DEPTH) -> tuple[int | None, list[int]]:
     return None, _lines_of(text, starts)
 
 
-def loads(text: str, display: str, max_depth: int = MAX_DEPTH
+def loads(text: str, where: Source | str, max_depth: int = MAX_DEPTH
           ) -> tuple[object | None, list[int], list[Finding]]:
     """(value, start lines of top-level array objects, findings)."""
+    where = as_source(where)
     too_deep, starts = scan(text, max_depth)
     if too_deep is not None:
-        return None, [], [finding("too-deeply-nested", display, f"line {too_deep}",
+        return None, [], [located("too-deeply-nested", where.at(line=too_deep),
                                   f"at most {max_depth} levels of nesting", "deeper",
                                   "the JSON document nests too deeply")]
     try:
         return json.loads(text, object_pairs_hook=_object), starts, []
     except RecursionError:
-        return None, [], [finding("too-deeply-nested", display, "whole file",
-                                  f"at most {max_depth} levels", "deeper", "the JSON nests too deeply")]
+        return None, [], [located("too-deeply-nested", where, f"at most {max_depth} levels", "deeper",
+                                  "the JSON nests too deeply")]
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
-        return None, [], [finding("format-mismatch", display, f"line {line}" if line else "whole file",
-                                  "valid JSON", str(exc).split(":")[0], "the file is not valid JSON")]
+        return None, [], [located("format-mismatch", where.at(line=line), "valid JSON",
+                                  str(exc).split(":")[0], "the file is not valid JSON")]
 
 
 def _line_of(text: str, pos: int) -> int:

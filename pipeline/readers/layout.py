@@ -7,23 +7,25 @@ import os
 from pathlib import Path
 
 from pipeline.core import rules as model_rules
+from pipeline.core.model import Source
+from pipeline.readers.base import inside
 
 
 def sniff_dir(path: Path) -> bool:
-    return bool(submitter_folders(path, path.name))
+    return bool(submitter_folders(path, Source(path.name)))
 
 
-def submitter_folders(path: Path, display: str) -> list[tuple[Path, str, str | None]]:
-    """(folder, display, division) of each submitter folder the path holds."""
+def submitter_folders(path: Path, where: Source) -> list[tuple[Path, Source, str | None]]:
+    """(folder, where findings name it, division) of each submitter folder the path holds."""
     if _is_submitter(path):
         division = path.parent.name if path.parent.name in model_rules.choices("division") else None
-        return [(path, display, division)]
+        return [(path, where, division)]
     if path.name in model_rules.choices("division"):
-        return [(c, f"{display}/{c.name}", path.name) for c in _subfolders(path) if _is_submitter(c)]
+        return [(c, inside(where, c.name), path.name) for c in _subfolders(path) if _is_submitter(c)]
     out = []
     for division in model_rules.choices("division"):
         if (path / division).is_dir():
-            out += submitter_folders(path / division, f"{display}/{division}")
+            out += submitter_folders(path / division, inside(where, division))
     return out
 
 

@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.core import textcheck
-from pipeline.core.findings import Finding, finding
-from pipeline.readers.base import read_text
+from pipeline.core.findings import Finding, located
+from pipeline.core.model import Source
+from pipeline.readers.base import as_source, read_text
 from pipeline.readers.round_rules import MetricSpec
 
 MARKER = ":::MLLOG"
@@ -48,7 +49,7 @@ _ARRAY_AFTER_KEY = '", "value": ['     # from the key's closing quote
 class LoadgenLog:
     """The keys of a detail log, the line each first appears on, and findings."""
 
-    display: str
+    where: Source                # the log file
     values: dict[str, object] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
@@ -59,23 +60,25 @@ class LoadgenLog:
             raise LookupError(f"LoadGen key {key} was not among the keys parsed (a bug: add it)")
         return self.values.get(key)
 
-    def place(self, key: str) -> str:
-        line = self.lines.get(key)
-        return f"line {line}, key {key}" if line else f"key {key}"
+    def at(self, key: str) -> Source:
+        """Where ``key`` is: its line (of its first occurrence) and the key."""
+        where = self.where
+        return Source(where.file, self.lines.get(key), key=key, root=where.root)
 
 
-def read_log(path: Path, display: str, keys: frozenset[str] | None = None
+def read_log(path: Path, where: Source | str, keys: frozenset[str] | None = None
              ) -> tuple[LoadgenLog | None, list[Finding]]:
     """Parse a detail log from disk; None with findings when it cannot be read."""
-    text, found = read_text(path, display, checks=textcheck.NONE)   # machine-written
+    text, found = read_text(path, where, checks=textcheck.NONE)   # machine-written
     if text is None:
         return None, found
-    return parse(text, display, keys), []
+    return parse(text, where, keys), []
 
 
-def parse(text: str, display: str, keys: frozenset[str] | None = None) -> LoadgenLog:
+def parse(text: str, where: Source | str, keys: frozenset[str] | None = None) -> LoadgenLog:
     """Every key of the log, or only ``keys`` (see the module's docstring)."""
-    log = LoadgenLog(display, keys=None if keys is None else frozenset(keys))
+    where = as_source(where)
+    log = LoadgenLog(where, keys=None if keys is None else frozenset(keys))
     bad: list[tuple[int, str]] = []
     marked, todo = _scan(text, keys)
     for number, line in todo:
@@ -90,25 +93,26 @@ def parse(text: str, display: str, keys: frozenset[str] | None = None) -> Loadge
             log.values[key] = entry.get("value")
             log.lines[key] = number
         elif not _same(log.values[key], entry.get("value")) and not key.endswith(REPEATABLE):
-            log.findings.append(finding(
-                "duplicate-key", display, f"line {number}, key {key}",
+            log.findings.append(located(
+                "duplicate-key", where.at(line=number, key=key),
                 f"{key} once (or repeated with the same value)",
                 f"{_shown(entry.get('value'))} after {_shown(log.values[key])} on line {log.lines[key]}",
                 "a LoadGen key repeats with another value (the first counts, but which is true?)"))
     if not marked:
-        log.findings.append(finding(
-            "format-mismatch", display, "line 1", "':::MLLOG {json}' lines (a LoadGen detail log)",
+        log.findings.append(located(
+            "format-mismatch", where.at(line=1), "':::MLLOG {json}' lines (a LoadGen detail log)",
             "an empty file" if not text.strip() else "no ':::MLLOG' line",
             "the file is not a LoadGen detail log"))
     for number, shown in bad[:MAX_MALFORMED_REPORTED]:
-        log.findings.append(finding(
-            "malformed-log-line", display, f"line {number}",
+        log.findings.append(located(
+            "malformed-log-line", where.at(line=number),
             "':::MLLOG ' and a JSON object with a string 'key'", shown,
             "a LoadGen log line is not valid JSON"))
     if len(bad) > MAX_MALFORMED_REPORTED:
-        log.findings.append(finding(
-            "malformed-log-line", display, f"lines {bad[MAX_MALFORMED_REPORTED][0]}..{bad[-1][0]}",
-            "valid ':::MLLOG' lines", f"{len(bad) - MAX_MALFORMED_REPORTED} more malformed lines",
+        log.findings.append(located(
+            "malformed-log-line", where.at(line=bad[MAX_MALFORMED_REPORTED][0]), "valid ':::MLLOG' lines",
+            f"{len(bad) - MAX_MALFORMED_REPORTED} more malformed lines "
+            f"(lines {bad[MAX_MALFORMED_REPORTED][0]}..{bad[-1][0]})",
             "more malformed LoadGen log lines (not listed one by one)"))
     return log
 

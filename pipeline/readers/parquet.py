@@ -4,7 +4,7 @@ is one, so the pipeline's own output can be read back in.
 
 Every column is read as text (numbers as Arrow writes them, missing values
 as empty) and goes through the same normalisation and checks as a CSV row;
-row N of the file is placed as ``line N``. The canonical table's own columns
+row N of the file (from 1) is placed as ``row N``, its source is ``file:N``. The canonical table's own columns
 (``status``, ``source``, ``composition``, ``submission_version``) are derived
 again by the ingest, so they are not read (the status is the one the caller
 gives, as for any raw file); its ``accelerator_variant`` (``MI300X 192GB``)
@@ -18,8 +18,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.core.findings import finding
-from pipeline.readers.base import Disposition, ReadResult, max_file_bytes, read_bytes
+from pipeline.core.findings import located
+from pipeline.core.model import Source
+from pipeline.readers.base import (Disposition, Layout, RawRecord, ReadResult, as_source, max_file_bytes,
+                                   read_bytes)
+from pipeline.readers.csvfile import single_round
 from pipeline.readers.results_csv import OPTIONAL, REQUIRED
 
 NAME = "parquet"
@@ -32,83 +35,98 @@ def sniff(header_line: str) -> bool:
     return header_line.startswith(MAGIC)
 
 
-def read(path: Path, display: str) -> ReadResult:
+def read(path: Path, where: Source | str) -> ReadResult:
+    where = as_source(where)
     out = ReadResult()
-    data, found = read_bytes(path, display, max_file_bytes())
+    data, found = read_bytes(path, where, max_file_bytes())
     if data is None:
         out.findings.extend(found)
         return out
-    table = _table(data, display, out)
+    table = _table(data, where, out)
     if table is None:
         return out
     missing = [c for c in REQUIRED if c not in table.column_names]
     if missing:
-        out.findings.append(finding("missing-column", display, "schema", f"columns {list(REQUIRED)}",
+        out.findings.append(located("missing-column", where, f"columns {list(REQUIRED)}",
                                     f"missing {missing}", f"required column {missing[0]!r} is absent"))
-        out.dispositions.extend(Disposition(f"{display}:{n}", "rejected", "missing-column",
+        out.dispositions.extend(Disposition(f"{where.file}:{n}", "rejected", "missing-column",
                                             "the file lacks a required column")
                                 for n in range(1, table.num_rows + 1))
         return out
     for col in table.column_names:
         if col not in REQUIRED and col not in OPTIONAL and col not in DERIVED and col != VARIANT:
-            out.findings.append(finding("unexpected-column", display, f"schema, column {col}",
+            out.findings.append(located("unexpected-column", where.at(column=col),
                                         "a column of the results-csv template", col,
                                         "unknown column (ignored)", severity="warning"))
-    frame = _text_columns(table, [c for c in (*REQUIRED, *OPTIONAL, VARIANT) if c in table.column_names],
-                          display, out)
-    if frame is None:
+    names = [c for c in (*REQUIRED, *OPTIONAL, VARIANT) if c in table.column_names]
+    if not _plain_columns(table, names, where, out):
         return out
-    if VARIANT in frame.columns:
-        variant = frame.pop(VARIANT)
-        frame["accelerator"] = variant.where(variant.fillna("").str.strip() != "", frame["accelerator"])
-    if "platform" not in frame.columns:
-        frame["platform"] = frame["system"]
-    import numpy as np
-
-    from pipeline.readers.tabular import RawTable, single_round
-
-    out.tables.append(RawTable(display, frame, np.arange(1, len(frame) + 1), {c: c for c in frame.columns}))
-    out.round = single_round(frame["round"]) if "round" in frame.columns else None
+    out.records = _records(where, table.select(names), out)
     return out
 
 
-def _table(data: bytes, display: str, out: ReadResult):
+BATCH_ROWS = 65_536   # rows made text at a time: a large table is never held as Python strings
+
+
+def _records(where: Source, table, out: ReadResult):
+    """Row N (from 1) of the table as a record; the accelerator is the
+    canonical table's variant where it has one, the platform id the system's
+    when the table has none; the round once every row is read."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    names = table.column_names
+    plain, by_variant = Layout(), Layout({"accelerator": VARIANT})
+    rounds: set[str] = set()
+    n = 0
+    for batch in table.to_batches(max_chunksize=BATCH_ROWS):
+        columns = [pc.fill_null(pc.cast(column, pa.string()), "").to_pylist() for column in batch.columns]
+        for values in zip(*columns):
+            n += 1
+            fields = dict(zip(names, values))
+            variant = fields.pop(VARIANT, "")
+            layout = plain
+            if variant.strip():
+                fields["accelerator"], layout = variant, by_variant
+            fields.setdefault("platform", fields["system"])
+            rounds.add(fields.get("round", ""))
+            yield RawRecord(where, None, fields, layout, row=n)
+    out.round = single_round(rounds)
+
+
+def _table(data: bytes, where: Source, out: ReadResult):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
         return pq.read_table(pa.BufferReader(data))
     except (pa.ArrowException, OSError, ValueError) as exc:
-        out.findings.append(finding("format-mismatch", display, "whole file", "an Apache Parquet file",
+        out.findings.append(located("format-mismatch", where, "an Apache Parquet file",
                                     str(exc)[:200], "the file does not read as Parquet"))
         return None
 
 
-def _text_columns(table, columns: list[str], display: str, out: ReadResult):
-    """The columns as text (empty where missing), or None with a finding per
-    column that is not plain values."""
-    import pandas as pd
+def _plain_columns(table, columns: list[str], where: Source, out: ReadResult) -> bool:
+    """Whether every column holds plain values that read as text; else a
+    finding per column that does not, and every row rejected."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    texts, bad = {}, []
+    bad = []
     for name in columns:
         column = table.column(name)
         if pa.types.is_nested(column.type):
             bad.append((name, column.type))
             continue
         try:
-            text = pc.cast(column, pa.string())
+            pc.cast(column, pa.string())
         except (pa.ArrowException, ValueError):
             bad.append((name, column.type))
-            continue
-        texts[name] = pc.fill_null(text, "").to_pylist()
     for name, kind in bad:
-        out.findings.append(finding("format-mismatch", display, f"schema, column {name}",
+        out.findings.append(located("format-mismatch", where.at(column=name),
                                     "text or numbers", str(kind), "a column holds nested values"))
     if bad:
-        out.dispositions.extend(Disposition(f"{display}:{n}", "rejected", "format-mismatch",
+        out.dispositions.extend(Disposition(f"{where.file}:{n}", "rejected", "format-mismatch",
                                             "the file holds a column of nested values")
                                 for n in range(1, table.num_rows + 1))
-        return None
-    return pd.DataFrame(texts, dtype=str)
+    return not bad

@@ -5,12 +5,13 @@ registries (an unknown one is an error, never a guess)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
-from pipeline.core.findings import finding
-from pipeline.readers.base import RawRecord
-from pipeline.readers.base import ReadResult
-from pipeline.readers.tabular import RawTable, complete_rows, open_csv, single_round
+from pipeline.core.findings import located
+from pipeline.core.model import Source
+from pipeline.readers.base import COLUMNS, RawRecord, ReadResult, as_source
+from pipeline.readers.csvfile import CsvFile, complete_rows, open_csv, single_round
 
 NAME = "results-csv"
 REQUIRED = ("submitter", "system", "accelerator", "accelerators_per_node", "nodes", "model",
@@ -23,29 +24,33 @@ def sniff(header_line: str) -> bool:
     return set(REQUIRED) <= cols
 
 
-def read(path: Path, display: str) -> ReadResult:
+def read(path: Path, where: Source | str) -> ReadResult:
+    where = as_source(where)
     out = ReadResult()
-    csv_file = open_csv(path, display, REQUIRED, f"columns {list(REQUIRED)}", out)
+    csv_file = open_csv(path, where, REQUIRED, f"columns {list(REQUIRED)}", out)
     if csv_file is None:
         return out
     for col in csv_file.header:
         if col not in REQUIRED and col not in OPTIONAL:
-            out.findings.append(finding("unexpected-column", display, f"line 1, column {col}",
+            out.findings.append(located("unexpected-column", where.at(line=1, column=col),
                                         "a column of the results-csv template", col,
                                         "unknown column (ignored)", severity="warning"))
-    frame = csv_file.frame
-    if frame is not None:   # the bulk path: lines map one to one onto rows
-        import numpy as np
-
-        if "platform" not in frame.columns:
-            frame["platform"] = frame["system"]
-        out.tables.append(RawTable(display, frame, np.arange(2, len(frame) + 2),
-                                   {c: c for c in frame.columns}))
-        out.round = single_round(frame["round"]) if "round" in frame.columns else None
-        return out
-    for line, values in complete_rows(csv_file, display, out):
-        values.setdefault("platform", values["system"])
-        out.records.append(RawRecord(display, line, values,
-                                     {name: f"line {line}, column {name}" for name in values}))
-    out.round = single_round(r.fields.get("round", "") for r in out.records)
+    out.records = _records(csv_file, out)
     return out
+
+
+def _records(csv_file: CsvFile, out: ReadResult) -> Iterator[RawRecord]:
+    """Each row as a record (the platform id is the system's when the file
+    has no platform column); the file's round once every row is read."""
+    header, source = csv_file.header, csv_file.where
+    platform = "platform" in header
+    round_at = header.index("round") if "round" in header else None
+    rounds: set[str] = set()
+    for line, values in complete_rows(csv_file, out):
+        fields = dict(zip(header, values))
+        if not platform:
+            fields["platform"] = fields["system"]
+        if round_at is not None:
+            rounds.add(values[round_at])
+        yield RawRecord(source, line, fields, COLUMNS)
+    out.round = single_round(rounds)

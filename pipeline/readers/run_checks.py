@@ -7,7 +7,7 @@ the round expects and what the log shows. The rules are data
 
 from __future__ import annotations
 
-from pipeline.core.findings import Finding, finding
+from pipeline.core.findings import Finding, located
 from pipeline.readers.loadgen import LoadgenLog, number
 from pipeline.readers.round_rules import RoundRules
 
@@ -42,7 +42,7 @@ def round_of(log: LoadgenLog, rounds: dict[str, RoundRules], explicit: str | Non
     if explicit is not None:
         rules = rounds.get(explicit)
         if rules is None:
-            return None, [finding("rules-missing", log.display, "whole file",
+            return None, [located("rules-missing", log.where,
                                   f"schemas/rules/{explicit}.yaml", "no such file",
                                   f"no rules for round {explicit}")]
         return rules, []
@@ -51,7 +51,7 @@ def round_of(log: LoadgenLog, rounds: dict[str, RoundRules], explicit: str | Non
         if rules.seeds.get(QSL_SEED) == seed:
             return rules, []
     known = ", ".join(f"{r.round}: {r.seeds.get(QSL_SEED)}" for r in rounds.values())
-    return None, [finding("wrong-seed", log.display, log.place(QSL_SEED),
+    return None, [located("wrong-seed", log.at(QSL_SEED),
                           f"the official seed of a round ({known})", _show(seed),
                           "the run's qsl seed is no round's official seed")]
 
@@ -101,7 +101,7 @@ def _latency_constraint(log, rules: RoundRules, model: str, scenario: str, run_a
         out.append(missing_key(log, key))
     elif found > limit_ms * NS_PER_MS:
         what = "the target latency given to early stopping" if early else "the p99 latency"
-        out.append(finding("latency-constraint-exceeded", log.display, log.place(key),
+        out.append(located("latency-constraint-exceeded", log.at(key),
                            f"<= {limit_ms:g} ms ({model} {scenario}, {rules.round})",
                            f"{found / NS_PER_MS:g} ms", f"{what} is over the round's latency constraint"))
 
@@ -130,7 +130,7 @@ def _validity(log: LoadgenLog, rules: RoundRules, out: list[Finding]) -> None:
         reasons = [why for flag, why in VALIDITY_FLAGS.items() if log.get(flag) is False]
         extra = str(log.get("result_invalid_reason") or "").strip()
         detail = "; ".join(reasons + ([extra] if extra else [])) or "no reason logged"
-        out.append(finding("run-invalid", log.display, log.place(key), rules.result_validity,
+        out.append(located("run-invalid", log.at(key), rules.result_validity,
                            _show(found), f"LoadGen marked the run {found} ({detail})"))
 
 
@@ -139,7 +139,7 @@ def _token_mode(log: LoadgenLog, model: str, out: list[Finding]) -> None:
     key = "requested_use_token_latencies"
     if log.get(key) is not True:
         found = "absent (off)" if log.get(key) is None else _show(log.get(key))
-        out.append(finding("token-latencies-off", log.display, log.place(key), "true", found,
+        out.append(located("token-latencies-off", log.at(key), "true", found,
                            f"{model} must run with token latencies"))
 
 
@@ -159,7 +159,7 @@ def _token_latencies(log, rules: RoundRules, model: str, scenario: str, out: lis
         if p99 is None:
             out.append(missing_key(log, p99_key))
         elif p99 > limit_ns:
-            out.append(finding("latency-limit-exceeded", log.display, log.place(p99_key),
+            out.append(located("latency-limit-exceeded", log.at(p99_key),
                                f"<= {limits[kind]:g} ms ({scenario} {kind.upper()} limit)",
                                f"{p99 / NS_PER_MS:g} ms",
                                f"p99 {kind.upper()} is over the {scenario} limit"))
@@ -171,7 +171,7 @@ def _setting_mismatch(log, scenario, kind, setting, requested, limit_ns, others,
     label = f"{scenario} folder whose log carries {twin}'s limits" if twin else \
         f"{scenario} run made with another {kind.upper()} limit"
     severity = "error" if requested > limit_ns else "warning"
-    out.append(finding("latency-setting-mismatch", log.display, log.place(setting),
+    out.append(located("latency-setting-mismatch", log.at(setting),
                        f"{limit_ns / NS_PER_MS:g} ms ({scenario})", f"{requested / NS_PER_MS:g} ms",
                        f"a {label}", severity=severity))
 
@@ -181,7 +181,7 @@ def _equal(log, key, expected, code, message, out) -> None:
     if found is None:
         out.append(missing_key(log, key))
     elif found != expected or isinstance(found, bool) != isinstance(expected, bool):
-        out.append(finding(code, log.display, log.place(key), _show(expected), _show(found), message))
+        out.append(located(code, log.at(key), _show(expected), _show(found), message))
 
 
 def _at_least(log, key, minimum, code, message, out, unit: str = "") -> None:
@@ -189,12 +189,12 @@ def _at_least(log, key, minimum, code, message, out, unit: str = "") -> None:
     if found is None:
         out.append(missing_key(log, key))
     elif found < minimum:
-        out.append(finding(code, log.display, log.place(key), f">= {minimum}{unit}",
+        out.append(located(code, log.at(key), f">= {minimum}{unit}",
                            f"{log.get(key)}{unit}", message))
 
 
 def missing_key(log: LoadgenLog, key: str) -> Finding:
-    return finding("missing-log-key", log.display, f"key {key}", f"a {key} entry",
+    return located("missing-log-key", log.where.at(key=key), f"a {key} entry",
                    "<absent or not a value>", f"the log has no usable {key}")
 
 

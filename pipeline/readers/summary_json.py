@@ -5,8 +5,9 @@ division, ``Platform`` = system id, ``System`` = system name, ``a#`` =
 accelerators per node, ``Performance_Result``, ``version`` ...). The rows are
 published, so each carries its ``ID`` as result id, and the table is the
 authority on its own model and accelerator names (a name the registries lack
-keeps its row, with a warning ``unregistered-name``). A record's place is
-``record N (ID x), key K``; its line is where the record starts.
+keeps its row, with a warning ``unregistered-name``). A record is placed by
+its number in the list (``row``) and the line where it starts; a field by
+its key.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ import math
 from pathlib import Path
 
 from pipeline.core import textcheck
-from pipeline.core.findings import finding
-from pipeline.readers.base import RawRecord
+from pipeline.core.findings import located
+from pipeline.core.model import Source
 from pipeline.readers import jsonsafe
-from pipeline.readers.base import ReadResult, read_text
+from pipeline.readers.base import Layout, RawRecord, ReadResult, as_source, read_text
 
 NAME = "mlcommons-summary-json"
 SNIFF_KEY = '"Performance_Result"'
@@ -41,6 +42,8 @@ KEY_MAP = {
     "units": "Performance_Units",
     "round": "version",
 }
+# the total is derived from the platform id, a# and Nodes: its findings name the per-node count
+LAYOUT = Layout({**KEY_MAP, "total_accelerators": "a#"}, keyed=True)
 MAX_DEPTH = 4   # a list of flat records needs 2
 
 
@@ -53,48 +56,50 @@ def sniff_head(head: str) -> bool:
     return head.lstrip("\ufeff \t\r\n").startswith("[") and SNIFF_KEY in head
 
 
-def read(path: Path, display: str) -> ReadResult:
+def read(path: Path, where: Source | str) -> ReadResult:
+    where = as_source(where)
     out = ReadResult(authoritative_names=True)
-    text, found = read_text(path, display, checks=textcheck.JSON)
+    text, found = read_text(path, where, checks=textcheck.JSON)
     if text is None:
         out.findings.extend(found)
         return out
-    data, starts, found = jsonsafe.loads(text, display, MAX_DEPTH)
+    data, starts, found = jsonsafe.loads(text, where, MAX_DEPTH)
     if found:
         out.findings.extend(found)
         return out
     if not isinstance(data, list):
-        out.findings.append(finding("format-mismatch", display, "whole file", "a JSON list of records",
+        out.findings.append(located("format-mismatch", where, "a JSON list of records",
                                     type(data).__name__, "the file is not a list of records"))
         return out
     lines = starts if len(starts) == len(data) else [None] * len(data)
+    records: list[RawRecord] = []
     for number, (record, line) in enumerate(zip(data, lines), 1):
-        _record(out, display, number, line, record)
-    rounds = {r.fields["round"] for r in out.records if r.fields.get("round")}
+        _record(out, records, where, number, line, record)
+    out.records = records
+    rounds = {r.fields["round"] for r in records if r.fields.get("round")}
     out.round = rounds.pop() if len(rounds) == 1 else None
     return out
 
 
-def _record(out: ReadResult, display: str, number: int, line: int | None, record: object) -> None:
-    source = f"{display}:{line if line else number}"
+def _record(out: ReadResult, records: list[RawRecord], where: Source, number: int, line: int | None,
+            record: object) -> None:
+    at = where.at(line=line, row=number)
+    cell = f"{where.file}:{line if line else number}"
     if not isinstance(record, dict):
-        out.reject(source, [finding("format-mismatch", display, f"record {number}", "a JSON object",
-                                    type(record).__name__, "a record is not an object")])
+        out.reject(cell, [located("format-mismatch", at, "a JSON object", type(record).__name__,
+                                  "a record is not an object")])
         return
-    where = f"record {number} (ID {record.get('ID', '?')})"
     repeated = jsonsafe.duplicate_keys(record)
     if repeated:
-        out.reject(source, [finding("duplicate-key", display, f"{where}, key {repeated[0]}",
-                                    f"{repeated[0]!r} once", f"{repeated[0]!r} twice",
-                                    "a record states a key twice (JSON keeps the last silently)")])
+        out.reject(cell, [located("duplicate-key", at.at(key=repeated[0]), f"{repeated[0]!r} once",
+                                  f"{repeated[0]!r} twice",
+                                  f"record {record.get('ID', '?')} states a key twice (JSON keeps the last silently)")])
         return
     values = {name: text for name, key in KEY_MAP.items()
               if (text := _text(record.get(key))) is not None}
     if record.get("has_power") is True:
         values["power"] = "true"
-    places = {name: f"{where}, key {key}" for name, key in KEY_MAP.items()}
-    places["total_accelerators"] = f"{where}, keys Platform, a# and Nodes"
-    out.records.append(RawRecord(display, line or number, values, places))
+    records.append(RawRecord(where, line, values, LAYOUT, row=number))
 
 
 def _text(value: object) -> str | None:

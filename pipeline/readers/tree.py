@@ -30,53 +30,53 @@ from pathlib import Path
 from typing import Iterator
 
 from pipeline.core import rules as model_rules, textcheck
-from pipeline.core.findings import Finding, finding
+from pipeline.core.findings import Finding, located
+from pipeline.core.model import Source
 from pipeline.readers import jsonsafe, round_rules
-from pipeline.readers.base import ReadResult, read_text
+from pipeline.readers.base import ReadResult, as_source, inside, read_text
 from pipeline.readers.folder_checks import missing_file
 from pipeline.readers.layout import _is_submitter, _subfolders, sniff_dir, submitter_folders  # noqa: F401
 from pipeline.readers.round_rules import Formats, RoundRules
-from pipeline.readers.tree_result import Outcome, ResultJob, judge, log_keys
+from pipeline.readers.tree_result import Outcome, ResultJob, judge, log_keys, system_places
 
 NAME = "submission-tree"
 PARALLEL_MIN_SYSTEMS = 16     # below this, a worker pool costs more than it saves
 MAX_CHUNK = 8                 # systems per task
 MAX_SYSTEM_JSON = 1024 * 1024
 _WORKER: dict = {}
-_STARTED: dict[tuple, "_Run"] = {}   # trees started (start()) and not yet read
 
 
 def sniff(header_line: str) -> bool:
     return False  # a folder, not a file: see sniff_dir
 
 
-def read(path: Path, display: str, round_: str | None = None, workers: int | None = None,
+def read(path: Path, where: Source | str, round_: str | None = None, workers: int | None = None,
          rules: dict[str, RoundRules] | None = None) -> ReadResult:
     """Every result of the tree: raw records, or rejections with findings.
     ``round_`` judges every result by that round's rules; without it each
     result is judged by the round whose official seeds its log shows.
     ``rules`` replaces schemas/rules (tests judge quick runs by relaxed rules)."""
+    where = as_source(where)
     out = ReadResult()
-    run = _STARTED.pop((os.fspath(path), display, round_), None) \
-        if workers is None and rules is None else None
-    if run is None:
-        run = _Run(systems(path, display), round_, workers, rules)
+    run = _Run(systems(path, where), round_, workers, rules)
     rounds: set[str] = set()
-    progress = _Progress(len(run.units), display)
+    records = []
+    progress = _Progress(len(run.units), where.path)
     results = 0
     for judged in run:
         progress.step()
         for outcome in judged:
             results += 1
             if outcome.record is None:
-                out.reject(outcome.source, outcome.findings)
+                out.reject(outcome.cell, outcome.findings)
                 continue
             out.findings.extend(outcome.findings)
-            out.records.append(outcome.record)
+            records.append(outcome.record)
             rounds.add(outcome.round)
     progress.close()
+    out.records = records
     if not results:
-        out.findings.append(finding("missing-file", display, "whole folder",
+        out.findings.append(located("missing-file", where,
                                     "results/<system>/<model>/<scenario>/ folders", "none",
                                     "the submission tree holds no result folder"))
     out.round = rounds.pop() if len(rounds) == 1 else round_
@@ -104,17 +104,6 @@ class _Progress:
         if self.on:
             sys.stderr.write("\n")
             sys.stderr.flush()
-
-
-def start(path: Path, display: str, round_: str | None = None) -> None:
-    """Begin reading a tree in worker processes and return at once: the
-    results wait for the :func:`read` of the same tree (same path, display
-    and round), which takes them. The CLI starts a tree before it imports the
-    table libraries, so that the workers judge results while it imports. A
-    started tree that is never read is stopped at exit."""
-    key = (os.fspath(path), display, round_)
-    if key not in _STARTED:
-        _STARTED[key] = _Run(systems(path, display), round_, None, None)
 
 
 def outcomes(units: list[SystemUnit], round_: str | None, workers: int | None = None,
@@ -211,36 +200,42 @@ class SystemUnit:
     """One ``results/<system>`` folder of a submitter: the unit of work."""
 
     folder: Path                  # the submitter folder
-    shown: str                    # the submitter folder as shown in findings
+    where: Source                 # the submitter folder, as findings name it
     division: str | None
     system: str
 
 
-def systems(path: Path, display: str) -> list[SystemUnit]:
+def systems(path: Path, where: Source) -> list[SystemUnit]:
     """The system folders under each submitter's results/, in order."""
     return [SystemUnit(folder, shown, division, system_dir.name)
-            for folder, shown, division in submitter_folders(path, display)
+            for folder, shown, division in submitter_folders(path, where)
             for system_dir in _subfolders(folder / "results")]
 
 
 def jobs_of(unit: SystemUnit) -> list[ResultJob]:
     """A job for every scenario folder of the system."""
     system_dir = unit.folder / "results" / unit.system
-    facts, sys_display, why = _system(unit.folder, unit.shown, unit.system)
+    facts, sys_where, why = _system(unit.folder, unit.where, unit.system)
     beside = (unit.folder / "compliance").is_dir()
-    return [_job(unit, model_dir.name, scenario_dir, facts, sys_display, why, beside)
-            for model_dir in _subfolders(system_dir) for scenario_dir in _subfolders(model_dir)]
+    places = system_places(unit.where, unit.system, sys_where)   # one set per system, shared by its results
+    jobs = []
+    for model_dir in _subfolders(system_dir):
+        model_where = inside(unit.where, f"results/{unit.system}/{model_dir.name}")
+        jobs += [_job(unit, model_dir.name, model_where, scenario_dir, facts, sys_where, places, why, beside)
+                 for scenario_dir in _subfolders(model_dir)]
+    return jobs
 
 
-def _job(unit: SystemUnit, model_folder, scenario_dir, facts, sys_display, why, beside) -> ResultJob:
+def _job(unit: SystemUnit, model_folder, model_where, scenario_dir, facts, sys_where, places, why,
+         beside) -> ResultJob:
     model, scenario, family = _benchmark(model_folder, scenario_dir.name)
     return ResultJob(
-        scenario_dir=scenario_dir,
-        display=f"{unit.shown}/results/{unit.system}/{model_folder}/{scenario_dir.name}",
-        submitter_dir=unit.folder, submitter_display=unit.shown, submitter=unit.folder.name,
+        scenario_dir=scenario_dir, where=inside(model_where, scenario_dir.name), model_where=model_where,
+        system_places=places,
+        submitter_dir=unit.folder, submitter_where=unit.where, submitter=unit.folder.name,
         division=unit.division, system=unit.system, model_folder=model_folder,
         scenario_folder=scenario_dir.name, model=model, scenario=scenario, family=family,
-        system_facts=facts, system_display=sys_display, system_findings=why,
+        system_facts=facts, system_where=sys_where, system_findings=why,
         compliance_beside=beside)
 
 
@@ -263,23 +258,23 @@ def _canonical(model_folder: str, scenario_folder: str) -> tuple[str | None, str
     return model_rules.canonical_model(model_folder), model_rules.canonical_scenario(scenario_folder)
 
 
-def _system(folder: Path, shown: str, system: str) -> tuple[dict | None, str, tuple[Finding, ...]]:
+def _system(folder: Path, shown: Source, system: str) -> tuple[dict | None, Source, tuple[Finding, ...]]:
     """systems/<system>.json as a mapping, or None with the reason."""
-    display = f"{shown}/systems/{system}.json"
+    where = inside(shown, f"systems/{system}.json")
     path = folder / "systems" / f"{system}.json"
     if not path.is_file():
-        return None, display, (missing_file(display, f"the system description of {system}"),)
-    text, found = read_text(path, display, MAX_SYSTEM_JSON, checks=textcheck.JSON)
+        return None, where, (missing_file(where, f"the system description of {system}"),)
+    text, found = read_text(path, where, MAX_SYSTEM_JSON, checks=textcheck.JSON)
     if text is None:
-        return None, display, tuple(found)
-    data, _, found = jsonsafe.loads(text, display)
+        return None, where, tuple(found)
+    data, _, found = jsonsafe.loads(text, where)
     if found:
-        return None, display, tuple(found)
+        return None, where, tuple(found)
     if not isinstance(data, dict):
-        return None, display, (finding("format-mismatch", display, "whole file", "a JSON object",
-                                       type(data).__name__, "the system description is not an object"),)
+        return None, where, (located("format-mismatch", where, "a JSON object", type(data).__name__,
+                                     "the system description is not an object"),)
     repeated = jsonsafe.duplicate_keys(data)
     if repeated:
-        return None, display, (finding("duplicate-key", display, f"key {repeated[0]}", f"{repeated[0]!r} once",
-                                       f"{repeated[0]!r} twice", "the system description states a key twice"),)
-    return data, display, ()
+        return None, where, (located("duplicate-key", where.at(key=repeated[0]), f"{repeated[0]!r} once",
+                                     f"{repeated[0]!r} twice", "the system description states a key twice"),)
+    return data, where, ()

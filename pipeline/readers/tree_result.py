@@ -13,18 +13,21 @@ is named where the submitter's layout puts it.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.core.findings import Finding, finding
-from pipeline.readers.base import RawRecord
+from pipeline.core.findings import Finding, located
+from pipeline.core.model import Source
+from pipeline.readers.base import RawRecord, inside
 from pipeline.readers import folder_checks, loadgen, run_checks
 from pipeline.readers.round_rules import Formats, RoundRules, metric_for
 
 DETAIL = "performance/run_1/mlperf_log_detail.txt"
 SUMMARY = "performance/run_1/mlperf_log_summary.txt"
 ACCURACY = "accuracy/accuracy.txt"
+METRICS = "schemas/rules/metrics.yaml"   # where a result's units are decided
 # canonical field -> key of systems/<system>.json
 SYSTEM_KEYS = {
     "submitter": "submitter",
@@ -42,9 +45,9 @@ class ResultJob:
     """Where a result sits and what its folders and system description say."""
 
     scenario_dir: Path
-    display: str                  # the scenario folder as shown in findings
+    where: Source                 # the scenario folder, as findings name it
     submitter_dir: Path
-    submitter_display: str
+    submitter_where: Source
     submitter: str                # submitter folder name
     division: str | None          # division folder name, when the tree shows it
     system: str                   # system folder name (the platform id)
@@ -54,14 +57,16 @@ class ResultJob:
     scenario: str | None          # canonical scenario
     family: str | None            # the model's unit family
     system_facts: dict | None     # systems/<system>.json, or None with system_findings
-    system_display: str
+    system_where: Source
+    model_where: Source           # the model folder
+    system_places: dict[str, Source]   # where the system's fields sit: shared by its results
     system_findings: tuple[Finding, ...] = ()
     compliance_beside: bool = False   # the submitter has compliance/ beside results/ (v5.x)
 
 
 @dataclass
 class Outcome:
-    source: str
+    cell: str                     # the detail log, as a rejected result's disposition names it
     record: RawRecord | None
     findings: list[Finding] = field(default_factory=list)
     round: str | None = None
@@ -83,47 +88,61 @@ def judge(job: ResultJob, rounds: dict[str, RoundRules], formats: Formats,
           explicit_round: str | None, keys: frozenset[str] | None = None) -> Outcome:
     """``keys``: the LoadGen keys to parse (:func:`log_keys`, computed once by
     the caller; None computes them)."""
-    detail_display = f"{job.display}/{DETAIL}"
+    detail_where = inside(job.where, DETAIL)
+    cell = detail_where.file
     base = os.fspath(job.scenario_dir)
     detail = f"{base}/{DETAIL}"
     early = _before_log(job)
     if early:
         if not os.path.isfile(detail):
-            early.append(folder_checks.missing_file(detail_display, "the performance detail log"))
-        return Outcome(detail_display, None, early)
+            early.append(folder_checks.missing_file(detail_where, "the performance detail log"))
+        return Outcome(cell, None, early)
     keys = log_keys(rounds, formats) if keys is None else keys
-    log, found = loadgen.read_log(detail, detail_display, keys)
+    log, found = loadgen.read_log(detail, detail_where, keys)
     if log is None:   # read first, asked why after: one system call less for a log that is there
         if not os.path.isfile(detail):
-            found = [folder_checks.missing_file(detail_display, "the performance detail log")]
-        return Outcome(detail_display, None, found)
+            found = [folder_checks.missing_file(detail_where, "the performance detail log")]
+        return Outcome(cell, None, found)
     found = list(log.findings)
     rules, why = run_checks.round_of(log, rounds, explicit_round)
     found += why
     if rules is None:
-        return Outcome(detail_display, None, found)
+        return Outcome(cell, None, found)
     found += run_checks.check_run(log, rules, job.model, job.scenario, job.division)
-    found += folder_checks.check_system(job.system_facts, job.system_display, rules,
+    found += folder_checks.check_system(job.system_facts, job.system_where, rules,
                                         job.submitter, job.division)
     found += _companions(job, base, rules, formats)
     value, more = _value(log, job, rules, formats)
     found += more
     if any(f.severity == "error" for f in found):
-        return Outcome(detail_display, None, found, rules.round)
-    record = _record(job, log, rules, value, detail_display)
-    return Outcome(detail_display, record, found, rules.round)
+        return Outcome(cell, None, found, rules.round)
+    return Outcome(cell, _record(job, log, rules, value), found, rules.round)
 
 
 def _before_log(job: ResultJob) -> list[Finding]:
     """What rejects a result before its log is read (besides a missing log)."""
     found = list(job.system_findings)
     if job.model is None:
-        found.append(finding("unknown-model", job.display, f"folder {job.model_folder}",
+        found.append(located("unknown-model", job.model_where,
                              "a benchmark id from schemas/models.yaml", job.model_folder, "unknown model"))
     if job.scenario is None:
-        found.append(finding("unknown-scenario", job.display, f"folder {job.scenario_folder}",
-                             "an MLPerf scenario", job.scenario_folder, "unknown scenario"))
+        found.append(located("unknown-scenario", job.where, "an MLPerf scenario", job.scenario_folder,
+                             "unknown scenario"))
     return found
+
+
+def system_places(submitter_where: Source, system: str, system_where: Source) -> dict[str, Source]:
+    """Where the fields a result takes from its system sit: the system
+    description's keys, and the system folder (its platform id)."""
+    folder = inside(submitter_where, f"results/{system}")
+    places = {name: system_where.at(key=key) for name, key in SYSTEM_KEYS.items()}
+    places.update(system=folder, platform=folder)
+    return places
+
+
+@functools.lru_cache(maxsize=1024)
+def _units_place(model: str, scenario: str) -> Source:
+    return Source(METRICS, key=f"{model} {scenario}")
 
 
 def _companions(job: ResultJob, base: str, rules: RoundRules, formats: Formats) -> list[Finding]:
@@ -131,10 +150,10 @@ def _companions(job: ResultJob, base: str, rules: RoundRules, formats: Formats) 
     here, thousands of times per tree)."""
     found: list[Finding] = []
     if not os.path.isfile(f"{base}/{SUMMARY}"):
-        found.append(folder_checks.missing_file(f"{job.display}/{SUMMARY}", "the performance summary"))
+        found.append(folder_checks.missing_file(inside(job.where, SUMMARY), "the performance summary"))
     targets = rules.accuracy_targets(job.model, job.scenario)
     if targets and rules.enforced("accuracy", job.division):
-        found += folder_checks.check_accuracy(f"{base}/{ACCURACY}", f"{job.display}/{ACCURACY}",
+        found += folder_checks.check_accuracy(f"{base}/{ACCURACY}", inside(job.where, ACCURACY),
                                               targets, formats)
     tests = rules.compliance.get(job.model)
     if tests and rules.enforced("compliance", job.division):
@@ -142,22 +161,21 @@ def _companions(job: ResultJob, base: str, rules: RoundRules, formats: Formats) 
     return found
 
 
-def _test_folder(job: ResultJob, base: str, test: str) -> tuple[str, str]:
+def _test_folder(job: ResultJob, base: str, test: str) -> tuple[str, Source]:
     """The test's folder inside the scenario folder (v6.x) when it is there,
     else beside results/ (v5.x) when the submitter has compliance/."""
-    inside = f"results/{job.system}/{job.model_folder}/{job.scenario_folder}/{test}"
-    rel = inside
+    rel = f"results/{job.system}/{job.model_folder}/{job.scenario_folder}/{test}"
     if job.compliance_beside and not os.path.isdir(f"{base}/{test}"):
         rel = f"compliance/{job.system}/{job.model_folder}/{job.scenario_folder}/{test}"
-    return f"{os.fspath(job.submitter_dir)}/{rel}", f"{job.submitter_display}/{rel}"
+    return f"{os.fspath(job.submitter_dir)}/{rel}", inside(job.submitter_where, rel)
 
 
 def _value(log, job: ResultJob, rules: RoundRules, formats: Formats):
     """((text, units, key), findings): the published result from the log."""
     spec = metric_for(rules, formats, job.model, job.family or "", job.scenario)
     if spec is None or spec.key in formats.never_use:
-        return None, [finding("invalid-choice", log.display, f"folder {job.scenario_folder}",
-                                    "a scenario with a result key in schemas/rules/metrics.yaml",
+        return None, [located("invalid-choice", job.where,
+                              "a scenario with a result key in schemas/rules/metrics.yaml",
                                     f"{job.model} {job.scenario}", f"{job.model} has no {job.scenario} result")]
     text = loadgen.result_text(log, spec)
     if text is None:
@@ -165,17 +183,17 @@ def _value(log, job: ResultJob, rules: RoundRules, formats: Formats):
     return (text, spec.units, spec.key), []
 
 
-def _record(job: ResultJob, log, rules: RoundRules, value, display: str) -> RawRecord:
+def _record(job: ResultJob, log, rules: RoundRules, value) -> RawRecord:
+    """The result's fields, each placed where it was read: the system
+    description's keys, the folders, the log's keys and the metric table."""
     facts = job.system_facts or {}
     fields = {name: _text(facts.get(key)) for name, key in SYSTEM_KEYS.items() if facts.get(key) is not None}
-    places = {name: f"{job.system_display}, key {key}" for name, key in SYSTEM_KEYS.items()}
     fields.update(system=job.system, platform=job.system, model=job.model, scenario=job.scenario,
                   value=value[0], units=value[1], round=rules.round)
-    places.update(system=f"folder {job.system}", platform=f"folder {job.system}",
-                  model=f"folder {job.model_folder}", scenario=f"folder {job.scenario_folder}",
-                  value=log.place(value[2]), units=f"schemas/rules/metrics.yaml ({job.model} {job.scenario})",
-                  round=log.place(run_checks.QSL_SEED))
-    return RawRecord(display, log.lines.get(value[2]), fields, places)
+    elsewhere = {**job.system_places, "model": job.model_where, "scenario": job.where,
+                 "value": log.at(value[2]), "units": _units_place(job.model, job.scenario),
+                 "round": log.at(run_checks.QSL_SEED)}
+    return RawRecord(log.where, log.lines.get(value[2]), fields, elsewhere=elsewhere)
 
 
 def _text(value: object) -> str:
