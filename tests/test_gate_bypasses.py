@@ -200,9 +200,9 @@ def test_a_version_folder_not_named_exactly_v_n_fails_everywhere(repo, tmp_path,
     assert doc["summary"]["verdict"] == "fail" and doc["summary"]["versions"] == []
     assert {f["code"] for f in doc["findings"]} == {"bad-version-folder"}
     schemas = {"MLREPRO_SCHEMAS": str(repo / "schemas")}
-    # validate names files under the root as given, as the gate does; ingest from the submissions root
+    # validate and ingest name files under the root as given, as the gate does
     for command, prefix in ((["validate", "submissions"], "submissions/"),
-                            (["ingest", "submissions", "-o", tmp_path / "t.csv"], "")):
+                            (["ingest", "submissions", "-o", tmp_path / "t.csv"], "submissions/")):
         done = mlrepro(repo, *command, "--format", "json", env=schemas)
         assert done.returncode == 1
         found = doc_of(done)

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import REPO
 from gitrepo import commit, git
-from test_gate import DELL_SYSTEM, csv_text, gate, repo, submit  # noqa: F401  (repo: a fixture)
+from test_gate import DELL_SYSTEM, base_repo, csv_text, gate, repo, submit  # noqa: F401  (fixtures)
 from test_gate_bypasses import doc_of
 
 

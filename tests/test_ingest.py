@@ -90,7 +90,7 @@ def test_verified_after_the_deadline_goes_to_the_post_deadline_set(root, tmp_pat
     out, verified, post = tmp_path / "out.csv", tmp_path / "v.csv", tmp_path / "p.csv"
     doc = run_json("ingest", root, "-o", out, expect=1)
     [f] = [f for f in doc["findings"] if f["code"] == "verified-after-deadline"]
-    assert f["file"] == "v6.0/Dell/v1/manifest.yaml"
+    assert f["file"] == f"{root.as_posix()}/v6.0/Dell/v1/manifest.yaml"   # under the root as named
     assert f["place"] == "line 4, key submitted_at"
     assert f["expected"].startswith("at or before 2026-02-27T13:00:00-08:00")
     assert f["found"] == LATE

@@ -110,7 +110,7 @@ def read_ledger(path: str | Path) -> Ledger:
     ledger.findings.extend(replace(f, code="file-unreadable") if f.code == "not-utf8" else f for f in found)
     if text is None:
         return ledger
-    guard = textcheck.yaml_guard(text, ledger.path, "ledger-invalid")
+    guard = textcheck.yaml_guard(text, Source(ledger.path), "ledger-invalid")
     if guard:   # too deep, or an alias bomb: never loaded
         ledger.findings.extend(guard)
         return ledger

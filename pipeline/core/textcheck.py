@@ -38,7 +38,7 @@ import re
 
 import yaml
 
-from pipeline.core.findings import Finding, finding, located
+from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
 
 BOM = "\ufeff"
@@ -147,7 +147,7 @@ def _loader():
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def yaml_guard(text: str, display: str, code: str, aliases: bool = True,
+def yaml_guard(text: str, where: Source, code: str, aliases: bool = True,
                max_depth: int = MAX_YAML_DEPTH, max_nodes: int = MAX_YAML_NODES) -> list[Finding]:
     """Findings (with ``code``) when the YAML document is too deep, expands
     too far through aliases, or (``aliases=False``) uses anchors at all.
@@ -161,12 +161,12 @@ def yaml_guard(text: str, display: str, code: str, aliases: bool = True,
             anchor = getattr(event, "anchor", None)
             if anchor is not None and not aliases:
                 kind = "an alias" if isinstance(event, yaml.AliasEvent) else "an anchor"
-                return [finding(code, display, f"line {line}", "no anchors or aliases", f"{kind} ({anchor})",
+                return [located(code, where.at(line=line), "no anchors or aliases", f"{kind} ({anchor})",
                                 "anchors and aliases are not allowed here")]
             if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 depth += 1
                 if depth > max_depth:
-                    return [finding(code, display, f"line {line}", f"at most {max_depth} levels of nesting",
+                    return [located(code, where.at(line=line), f"at most {max_depth} levels of nesting",
                                     "deeper", "the YAML document nests too deeply")]
                 if anchor is not None:
                     sizes[anchor] = None
@@ -184,13 +184,13 @@ def yaml_guard(text: str, display: str, code: str, aliases: bool = True,
             elif isinstance(event, yaml.AliasEvent):
                 size = sizes.get(anchor)
                 if size is None:
-                    return [finding(code, display, f"line {line}", "an alias of a complete node",
+                    return [located(code, where.at(line=line), "an alias of a complete node",
                                     f"*{anchor}", "a recursive or undefined alias")]
                 stack[-1][0] += size
             else:
                 continue
             if sum(level[0] for level in stack) > max_nodes:
-                return [finding(code, display, f"line {line}",
+                return [located(code, where.at(line=line),
                                 f"at most {max_nodes} nodes once aliases are expanded",
                                 "more (an alias bomb)", "the YAML aliases expand too far")]
     except yaml.YAMLError:

@@ -118,16 +118,17 @@ def blobs(top: Path, oids: list[str]) -> dict[str, bytes]:
     return found
 
 
-def materialise(top: Path, commit: str, under: str, dest: Path) -> list[Entry]:
-    """Write COMMIT's files under UNDER into DEST (same relative paths) as git
-    stores them: blobs byte for byte, links as links, submodules left out
-    (returned, so that a caller can refuse them). DEST must not exist."""
+def materialise(top: Path, commit: str, under: str, scratch: Path) -> list[Entry]:
+    """Write COMMIT's files under UNDER into the scratch folder SCRATCH (same
+    relative paths; it must not exist) as git stores them: blobs byte for
+    byte, links as links, submodules left out (returned, so that a caller can
+    refuse them)."""
     entries = tree(top, commit, under)
     contents = blobs(top, [e.oid for e in entries if e.mode in (REGULAR, EXECUTABLE, SYMLINK)])
-    dest.mkdir(parents=True)
+    scratch.mkdir(parents=True)
     skipped = []
     for entry in entries:
-        target = dest / entry.path
+        target = scratch / entry.path
         target.parent.mkdir(parents=True, exist_ok=True)
         if entry.mode == SYMLINK:
             os.symlink(contents[entry.oid].decode("utf-8", "surrogateescape"), target)

@@ -46,24 +46,10 @@ def collect(paths: list[Path], report, normaliser: Normaliser, fmt: str | None =
             if visible is None:
                 visible = clock.git_clock(path) or (lambda version: None)
             for version, status_, used in _choose(_versions_under(path, root, report), report, visible):
-                if used and version.manifest is not None and _root_name(version):
-                    roots.add(_root_name(version))
+                if used and version.manifest is not None and version.root_name:
+                    roots.add(version.root_name)
                 _read_version(version, status_, used, normaliser, report)
     return roots
-
-
-def _root_name(version: Version) -> str | None:
-    """The submissions root of a version as the user named it (None for the
-    current folder, or a version given outside any root)."""
-    if version.root is None or version.display.startswith("/") or version.display.count("/") != 2:
-        return None
-    name = version.root.as_posix()
-    return None if name == "." else name
-
-
-def _in_version(version: Version, rel: str) -> Source:
-    """A file of a version, named under its submissions root."""
-    return Source(f"{version.display}/{rel}", root=_root_name(version))
 
 
 def _versions_under(path: Path, root: Path | None, report) -> list[tuple[Version, bool]]:
@@ -183,11 +169,11 @@ def _read_version(version: Version, status: str | None, used: bool, normaliser: 
         _reject_unsealed(version, report)
         return
     if m.round not in rules.rounds():
-        report.findings.append(located("unknown-round", _in_version(version, MANIFEST).at(key="round"),
+        report.findings.append(located("unknown-round", version.where(MANIFEST).at(key="round"),
                                        f"one of {sorted(rules.rounds())}", m.round, "unknown round"))
     ctx = Context(status=status, round=m.round, submitter=m.submitter, submission_version=m.version)
     for entry_file in m.files:
-        where = _in_version(version, entry_file.path)
+        where = version.where(entry_file.path)
         why = version.tampered.get(entry_file.path)
         if why is not None:
             _reject_file(version, entry_file, where, why, report)
@@ -215,7 +201,7 @@ def _fmt(name: str) -> str | None:
 def _reject_unsealed(version: Version, report) -> None:
     for path in sorted(version.path.rglob("*")):
         if path.is_file() and path.name != MANIFEST and readers.detect(path):
-            result = readers.read(path, _in_version(version, path.relative_to(version.path).as_posix()))
+            result = readers.read(path, version.where(path.relative_to(version.path).as_posix()))
             report.dispositions.extend(Disposition(cell, "rejected", version.findings[0].code,
                                                    "its version's manifest is missing or invalid")
                                        for cell in result.cells())

@@ -68,12 +68,12 @@ def _text(path: Path, where: Source) -> tuple[str | None, list[Finding]]:
     of what partners type (no BOM, LF line ends, no mojibake)."""
     from pipeline.readers.base import read_text  # the readers package is heavy: load it when used
 
-    return read_text(path, where.file, MAX_MANIFEST_BYTES, checks=textcheck.DOCUMENT)
+    return read_text(path, where, MAX_MANIFEST_BYTES, checks=textcheck.DOCUMENT)
 
 
 def parse(text: str, where: Source) -> tuple[object, dict[str, int], list[Finding]]:
     """(the manifest's YAML, the line of each key, the findings that refuse it)."""
-    guard = textcheck.yaml_guard(text, where.file, "manifest-invalid", aliases=False)
+    guard = textcheck.yaml_guard(text, where, "manifest-invalid", aliases=False)
     if guard:
         return None, {}, guard
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -40,9 +40,18 @@ class Version:
     tampered: dict[str, Finding] = field(default_factory=dict)  # manifest path -> why its rows are rejected
     root: Path | None = None     # the submissions root read (links must not leave it)
 
+    @property
+    def root_name(self) -> str | None:
+        """The submissions root as the user named it (None for the current
+        folder, or a version given outside any root)."""
+        if self.display.startswith("/") or self.display.count("/") != 2:
+            return None
+        return root_name(self.root)
+
     def where(self, inner: str = "", **place) -> Source:
-        """A place in this version (``inner``: a path inside it; none: the folder)."""
-        return Source(f"{self.display}/{inner}" if inner else self.display, **place)
+        """A place in this version (``inner``: a path inside it; none: the
+        folder), named under the submissions root as the user named it."""
+        return Source(f"{self.display}/{inner}" if inner else self.display, root=self.root_name, **place)
 
 
 def root_name(root: Path | None) -> str | None:
@@ -83,7 +92,7 @@ def misplaced_files(root: Path) -> list[Finding]:
     found = []
     for folder in [root, *_folders(root)]:
         for path in sorted(p for p in folder.iterdir() if not p.name.startswith(".") and not p.is_dir()):
-            found.append(misplaced_finding(path.relative_to(root).as_posix()))
+            found.append(misplaced_finding(path.relative_to(root).as_posix(), root_name(root)))
     return found
 
 
@@ -108,12 +117,12 @@ def _versions_of(sub_dir: Path, root: Path, found: list[Finding]) -> list[Versio
         rel = vdir.relative_to(root).as_posix()
         m = VERSION_DIR.match(vdir.name)
         if not vdir.is_dir() or not m:
-            found.append(bad_version_folder(rel, sub_dir.relative_to(root).as_posix(), vdir.name))
+            found.append(bad_version_folder(rel, sub_dir.relative_to(root).as_posix(), vdir.name, root_name(root)))
             continue
         real = resolved(vdir)
         if real is None or root.resolve() not in real.parents:
             # a link to a folder elsewhere: never read (ingest would skip it silently)
-            found.append(located("path-escape", Source(rel), "a folder inside the submissions root",
+            found.append(located("path-escape", Source(rel, root=root_name(root)), "a folder inside the submissions root",
                                  real.as_posix() if real else "a link loop",
                                  "the version folder is a link that leaves the submissions root"))
             continue
