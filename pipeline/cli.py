@@ -451,14 +451,27 @@ def gate(paths, base, root, params_path, allow_policy_change, outputs, fmt, quie
     _finish(report, fmt, targets, quiet, verbose)
 
 
+def report_inputs(f):
+    """RESULTS and the tables the HTML report reads beside it."""
+    f = click.option("--versions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+                     help="Submission versions, used or superseded (data/versions.csv).")(f)
+    f = click.option("--rejected", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+                     help="Rejected and excluded inputs (data/rejected.csv).")(f)
+    f = click.option("--agreement", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+                     help="Agreement table of `mlrepro compare` (data/agreement.csv).")(f)
+    return click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))(f)
+
+
+def report_outputs(f):
+    """The HTML report and the data of its deviation plot."""
+    f = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+                     help="The HTML report (one self-contained file).")(f)
+    return click.option("--plot-data", type=click.Path(dir_okay=False, path_type=Path),
+                        help="CSV for `dvc plots` (default: deviation.csv beside the report).")(f)
+
+
 @cli.command()
-@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--agreement", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
-              help="Agreement table of `mlrepro compare` (data/agreement.csv).")
-@click.option("--rejected", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
-              help="Rejected and excluded inputs (data/rejected.csv).")
-@click.option("--versions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
-              help="Submission versions, used or superseded (data/versions.csv).")
+@report_inputs
 @click.option("--scaling", type=click.Path(dir_okay=False, path_type=Path),
               help="JSON of `mlrepro scaling RESULTS -o scaling.json` (section notes when absent).")
 @click.option("--claims", type=click.Path(dir_okay=False, path_type=Path),
@@ -467,10 +480,7 @@ def gate(paths, base, root, params_path, allow_policy_change, outputs, fmt, quie
               help="JSON of `mlrepro audit` (audit/validation.json), rendered in the report.")
 @click.option("--data-docs", type=click.Path(path_type=Path),
               help="GX Data Docs index, linked relatively (optional: the report renders --validation).")
-@click.option("--plot-data", type=click.Path(dir_okay=False, path_type=Path),
-              help="CSV for `dvc plots` (default: deviation.csv beside the report).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The HTML report (one self-contained file).")
+@report_outputs
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
 def report(results, agreement, rejected, versions, scaling, claims, validation, data_docs, plot_data, output,
            quiet):
@@ -658,13 +668,7 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
 # ---- the report stage: everything reported from the compared table -------------------------
 
 @cli.command("report-all")
-@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--agreement", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
-              help="Agreement table of `mlrepro compare` (data/agreement.csv).")
-@click.option("--rejected", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
-              help="Rejected and excluded inputs (data/rejected.csv).")
-@click.option("--versions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
-              help="Submission versions, used or superseded (data/versions.csv).")
+@report_inputs
 @click.option("--validation", type=click.Path(dir_okay=False, path_type=Path),
               help="JSON of `mlrepro audit` (audit/validation.json), rendered in the report.")
 @click.option("--ledger", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
@@ -681,10 +685,7 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
 @click.option("--details-out", type=click.Path(file_okay=False, path_type=Path),
               help="Folder of the agreement counts per status, round and partner (default: "
                    "--metrics-out without .json, e.g. metrics/).")
-@click.option("--plot-data", type=click.Path(dir_okay=False, path_type=Path),
-              help="CSV for `dvc plots` (default: deviation.csv beside the report).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The HTML report (one self-contained file).")
+@report_outputs
 @params_option
 @click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True,
               help="Output format of the report printed (one row per step).")

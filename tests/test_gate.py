@@ -323,7 +323,7 @@ def test_a_path_that_is_not_a_version_folder_is_a_usage_error(repo):
 # ---- renderers -------------------------------------------------------------------------
 
 def test_github_escaping():
-    from pipeline.output.gate_formats import _escape_data, _escape_property
+    from pipeline.output.render import _escape_data, _escape_property
 
     assert _escape_data("100% done\r\nnext") == "100%25 done%0D%0Anext"
     assert _escape_property("a:b,c%") == "a%3Ab%2Cc%25"

@@ -16,7 +16,7 @@ from conftest import REPO
 
 from pipeline.output import render
 from pipeline.core import rules
-from pipeline.core.findings import Report, finding
+from pipeline.core.findings import Report, located
 from pipeline.core.model import Source, plain
 
 
@@ -57,7 +57,7 @@ def test_plain_makes_every_value_json_safe():
 def test_every_format_renders_any_report(fmt):
     report = Report([{"source": "v6.0/Dell/v1/results.csv:2", "system": "a|b", "value": 1.5,
                       "label": "unverified"}],
-                    [finding("malformed-number", "v6.0/Dell/v1/results.csv", "line 2, column value",
+                    [located("malformed-number", Source("v6.0/Dell/v1/results.csv", 2, column="value"),
                              "a number", "1 0", "bad number")], {"rows": 1})
     text = render.render(report, fmt, ("system", "value"))
     assert text

@@ -48,7 +48,7 @@ import pandas as pd
 from pipeline.core import rules
 from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, ReportShape, located
-from pipeline.core.lazy import deferred
+from pipeline.core.imports import deferred
 from pipeline.core.model import POST_DEADLINE, VERIFIED, Row, Source, typed_rows
 from pipeline.core.files import atomic_path
 RUNS_ON = (VERIFIED, POST_DEADLINE, "both")
@@ -60,7 +60,7 @@ ID_KEYS = ("id", "validation_id", "checkpoint_id", "expectation_suite_id")
 TIME_KEYS = ("run_time", "validation_time", "ge_load_time")
 # imported by GX for expectations our suites do not use (KL divergence, KS tests: scipy.stats,
 # altair; JSON-schema values: jsonschema) and for markdown in Data Docs (mistune): loaded on
-# first use only (pipeline.core.lazy.deferred), so that the audit stage does not pay for them
+# first use only (pipeline.core.imports.deferred), so that the audit stage does not pay for them
 # (without it, `make run` from scratch misses its goal: benchmarks/incremental.py)
 GX_DEFERRED = ("scipy.stats", "altair", "jsonschema", "mistune")
 

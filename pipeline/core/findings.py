@@ -8,7 +8,6 @@ never renamed once released.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from pipeline.core.model import LABEL_UNVERIFIED, Row, Source, plain, typed_rows
@@ -70,7 +69,7 @@ CODES: dict[str, str] = {
     "not-published": "a result declared verified has no result in the published MLCommons table of its round",
     # partition
     "invariant-broken": "a partition invariant does not hold",
-    # claims ledger, scaling and audit (issue 4)
+    # claims ledger, scaling and audit
     "ledger-invalid": "the claims ledger is not valid YAML or not the ledger's structure",
     "unknown-key": "a key the claims ledger format does not know",
     "selector-unmatched": "a claim's selector matches no result",
@@ -105,7 +104,7 @@ CODES: dict[str, str] = {
     "compliance-missing": "a compliance test the model requires is absent",
     "compliance-failed": "a compliance test's verification does not report a pass",
     "rules-missing": "no rules file (schemas/rules/<round>.yaml) for the round",
-    # text hygiene and hostile inputs (issue 6; pipeline/textcheck.py)
+    # text hygiene and hostile inputs (pipeline/core/textcheck.py)
     "byte-order-mark": "a partner's CSV, manifest or ledger starts with a UTF-8 byte-order mark",
     "crlf-line-ends": "a partner's CSV, manifest or ledger has CRLF (or lone CR) line ends",
     "control-character": "a partner's text file holds a control character (NUL, escape, ...)",
@@ -160,20 +159,6 @@ def located(code: str, where: Source, expected: object, found: object, message: 
             severity: str = "error") -> Finding:
     """A finding at ``where``, expected/found shortened to printable text."""
     return Finding(code, where, _show(expected), _show(found), message, severity)
-
-
-# Transitional: the place as text, read into a Source once. Callers move to located().
-_PLACE = re.compile(r"(?:^|,\s*)(?P<kind>line|key|column|row)\s+(?P<value>[^,]+)")
-
-
-def finding(code: str, file: str, place: str, expected: object, found: object,
-            message: str, severity: str = "error") -> Finding:
-    found_at = {m["kind"]: m["value"].strip() for m in _PLACE.finditer(str(place or ""))}
-    line = found_at.get("line", "")
-    line = line.split()[0] if line else ""
-    where = Source(str(file), int(line) if line.isdigit() else None, found_at.get("column"),
-                   found_at.get("key"))
-    return located(code, where, expected, found, message, severity)
 
 
 MAX_SHOWN = 200  # a finding quotes at most this much of what it found

@@ -15,7 +15,7 @@ import pandas as pd
 from pipeline.core import rules
 from pipeline.core.errors import ConfigError, DataError
 from pipeline.core.findings import Finding, located
-from pipeline.core.lazy import absent
+from pipeline.core.imports import absent
 from pipeline.core.model import Source
 from pipeline.core.rules import schemas_dir
 
@@ -28,7 +28,7 @@ COLUMNS = (
     "submission_version",
 )
 INT_COLUMNS = ("accelerators_per_node", "nodes", "total_accelerators")
-# what pandera imports, when installed, for a feature the pipeline does not use (pipeline/lazy.py absent)
+# what pandera imports, when installed, for a feature the pipeline does not use (pipeline/core/imports.py absent)
 PANDERA_UNUSED = ("hypothesis",)
 
 
@@ -105,7 +105,7 @@ def validate(frame: pd.DataFrame, display: str = "<table>", root: str | None = N
 
     try:
         # pandera's first validation loads its checks, which import hypothesis (for data
-        # synthesis, never used here) when the test extras installed it: pipeline/lazy.py
+        # synthesis, never used here) when the test extras installed it: pipeline/core/imports.py
         with config_context(validation_enabled=True, validation_depth=ValidationDepth.SCHEMA_AND_DATA), \
                 absent(*PANDERA_UNUSED):
             return schema().validate(frame, lazy=True), frame.iloc[0:0], []

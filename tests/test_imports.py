@@ -1,4 +1,4 @@
-"""pipeline/lazy.py: a module kept from importing inside a block (absent), and
+"""pipeline/core/imports.py: a module kept from importing inside a block (absent), and
 the table check, which keeps pandera from importing hypothesis (the test extras
 install it; the pipeline never uses pandera's data synthesis)."""
 
@@ -24,7 +24,7 @@ def test_an_absent_module_fails_to_import_inside_the_block_only(tmp_path):
     out = _fresh(f"""
 import sys
 sys.path.insert(0, {str(tmp_path)!r})
-from pipeline.core.lazy import absent
+from pipeline.core.imports import absent
 with absent("optional"):
     try:
         import optional
@@ -45,7 +45,7 @@ def test_an_absent_module_already_imported_stays_as_it_is(tmp_path):
 import sys
 sys.path.insert(0, {str(tmp_path)!r})
 import optional
-from pipeline.core.lazy import absent
+from pipeline.core.imports import absent
 with absent("optional"):
     import optional as again
 print(again is optional, sys.modules["optional"] is optional)
