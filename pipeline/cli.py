@@ -482,18 +482,21 @@ def report_outputs(f):
 @click.option("--data-docs", type=click.Path(path_type=Path),
               help="GX Data Docs index, linked relatively (optional: the report renders --validation).")
 @report_outputs
+@params_option
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
 def report(results, agreement, rejected, versions, scaling, claims, validation, data_docs, plot_data, output,
-           quiet):
+           params_path, quiet):
     """Write the human report RESULTS -> one offline HTML file with tables and inline SVG plots."""
+    from pipeline.core import params
     from pipeline.output import report as report_mod
     from pipeline.core.files import write_table, write_text
     plot_data = plot_data or output.parent / "deviation.csv"
     _guard({"RESULTS": results, "--agreement": agreement, "--rejected": rejected, "--versions": versions,
-            "--scaling": scaling, "--claims": claims, "--validation": validation},
+            "--scaling": scaling, "--claims": claims, "--validation": validation, "--params": params_path},
            {"--output": output, "--plot-data": plot_data})
+    vendor = params.compare(params_path).reference_vendor   # partners: results on this vendor's accelerators
     doc = report_mod.build(report_mod.Inputs(results, agreement, rejected, versions, scaling,
-                                             claims, data_docs, validation), output)
+                                             claims, data_docs, validation, vendor), output)
     write_text(doc.html, output)
     write_table(doc.deviation, plot_data)
     if not quiet:
