@@ -1,6 +1,8 @@
 """The details below the first screen: per round, the partner results
-(verified and post-deadline apart), scaling and claims; the rejected inputs
-and the submission versions."""
+(verified and post-deadline apart: the compared ones, the deviating first;
+the rest folded into one ``<details>`` per reason, so no script is needed to
+unfold them), scaling and claims; the rejected inputs and the submission
+versions."""
 
 from __future__ import annotations
 
