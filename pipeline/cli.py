@@ -23,6 +23,7 @@ from pipeline.core.model import STATUSES
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_CONFIG, EXIT_BUG = 0, 1, 2, 3, 4
 DEFAULT_PARAMS = Path("params.yaml")
+DEFAULT_VERSIONS = Path("data/versions.csv")
 OUTPUT_FORMATS = ("text", "json", "junit", "github", "markdown", "csv")
 STATUS_CHOICE = click.Choice(list(STATUSES))
 
@@ -481,18 +482,21 @@ def report_outputs(f):
 @click.option("--data-docs", type=click.Path(path_type=Path),
               help="GX Data Docs index, linked relatively (optional: the report renders --validation).")
 @report_outputs
+@params_option
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
 def report(results, agreement, rejected, versions, scaling, claims, validation, data_docs, plot_data, output,
-           quiet):
+           params_path, quiet):
     """Write the human report RESULTS -> one offline HTML file with tables and inline SVG plots."""
+    from pipeline.core import params
     from pipeline.output import report as report_mod
     from pipeline.core.files import write_table, write_text
     plot_data = plot_data or output.parent / "deviation.csv"
     _guard({"RESULTS": results, "--agreement": agreement, "--rejected": rejected, "--versions": versions,
-            "--scaling": scaling, "--claims": claims, "--validation": validation},
+            "--scaling": scaling, "--claims": claims, "--validation": validation, "--params": params_path},
            {"--output": output, "--plot-data": plot_data})
+    vendor = params.compare(params_path).reference_vendor   # partners: results on this vendor's accelerators
     doc = report_mod.build(report_mod.Inputs(results, agreement, rejected, versions, scaling,
-                                             claims, data_docs, validation), output)
+                                             claims, data_docs, validation, vendor), output)
     write_text(doc.html, output)
     write_table(doc.deviation, plot_data)
     if not quiet:
@@ -601,12 +605,16 @@ def claims(ledger, results, reference_submitter, params_path, only_verdict, fmt,
 @click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder of GX suites (default: schemas/expectations).")
 @click.option("--no-data-docs", is_flag=True, help="Skip building the GX Data Docs site.")
+@click.option("--versions", type=click.Path(dir_okay=False, path_type=Path),
+              help=f"Submission versions (default {DEFAULT_VERSIONS}, the ingest stage's): the Data Docs show "
+                   "the newest submitted_at of the versions the sets hold as the data's time.")
 @click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True,
               help="Output format of the report printed.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
 @click.option("-v", "--verbose", is_flag=True, help="Print every row and finding (no cap of 200).")
 @exit_zero
-def audit(verified_path, post_deadline_path, out_dir, suites, no_data_docs, fmt, quiet, verbose, exit_zero):
+def audit(verified_path, post_deadline_path, out_dir, suites, no_data_docs, versions, fmt, quiet, verbose,
+          exit_zero):
     """Run the Great Expectations suites over the VERIFIED and POST_DEADLINE sets."""
     from contextlib import nullcontext
 
@@ -620,12 +628,17 @@ def audit(verified_path, post_deadline_path, out_dir, suites, no_data_docs, fmt,
     _guard({"VERIFIED": verified_path, "POST_DEADLINE": post_deadline_path},
            {"validation.json": validation})
     docs = None if no_data_docs else out_dir / "data_docs"
+    versions = versions or (DEFAULT_VERSIONS if docs is not None and DEFAULT_VERSIONS.is_file() else None)
+    if docs is not None and (versions is None or not versions.is_file()):
+        raise click.UsageError(f"the Data Docs show the time of the validated data, from the versions table: "
+                               f"{versions or DEFAULT_VERSIONS} is not a file; give --versions (the ingest "
+                               "stage's data/versions.csv) or --no-data-docs", click.get_current_context())
     if docs is not None and docs.exists():
         if any(docs.iterdir()) and not (docs / "index.html").exists():
             raise UsageError(f"{docs} exists and is not a GX Data Docs site; not overwriting it")
     # the site is built beside the old one and swapped in whole (a killed run leaves the old one)
     with atomic_dir(docs) if docs is not None else nullcontext() as building:
-        report = audit_mod.audit(verified_path, post_deadline_path, building, suites)
+        report = audit_mod.audit(verified_path, post_deadline_path, building, suites, versions)
     write_report(report, validation)
     _finish(report, fmt, None, quiet, verbose, ("suite", "runs_on", "success", "expectations_loaded",
                                                   "failed", "rows"), exit_zero,

@@ -162,3 +162,24 @@ def submit(root: Path, source: Path, submitter: str = "Dell", status: str = "ver
     return run("submit", source, "--submitter", submitter, "--round", round_,
                "--status", status, "--submitted-at", submitted_at, "--root", root, *extra,
                expect=expect)
+
+
+# ---- headless Chromium (the report's and the Data Docs' browser tests) -----------------
+
+CHROMIUM = Path("/usr/bin/chromium")
+needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed "
+                                    "(.ci/run installs Debian's chromium; locally: apt-get install -y chromium)")
+
+
+def chromium(tmp_path: Path, *args: str):
+    """Headless Chromium with a fresh profile and no network at all (every host
+    name fails to resolve), so a page shows what it shows offline."""
+    import subprocess
+
+    profile = tmp_path / f"chromium-profile-{len(list(tmp_path.glob('chromium-profile-*')))}"
+    return subprocess.run(
+        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage", "--hide-scrollbars", "--host-resolver-rules=MAP * ~NOTFOUND",
+         f"--user-data-dir={profile}", *args],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "HOME": str(tmp_path)})

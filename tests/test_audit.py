@@ -11,11 +11,12 @@ import csv
 import json
 import re
 import shutil
+from html import unescape
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, read_csv, run, run_json
+from conftest import REPO, chromium, needs_chromium, read_csv, run, run_json
 
 from pipeline.analyses import audit
 from pipeline.core.errors import ConfigError
@@ -26,17 +27,18 @@ SUITES = REPO / "schemas" / "expectations"
 @pytest.fixture(scope="module")
 def sets(tmp_path_factory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("sets")
-    table = folder / "results.csv"
-    run("ingest", REPO / "submissions", "--root", REPO / "submissions", "-o", table, expect=0)
+    table, versions = folder / "results.csv", folder / "versions.csv"
+    run("ingest", REPO / "submissions", "--root", REPO / "submissions", "-o", table,
+        "--versions-out", versions, expect=0)
     verified, post = folder / "verified.csv", folder / "post_deadline.csv"
     run("partition", table, "--verified-out", verified, "--post-deadline-out", post, expect=0)
-    return {"verified": verified, "post": post, "folder": folder}
+    return {"verified": verified, "post": post, "folder": folder, "versions": versions}
 
 
 @pytest.fixture(scope="module")
 def clean_audit(sets):
     out = sets["folder"] / "audit"
-    result = run("audit", sets["verified"], sets["post"], "-o", out,
+    result = run("audit", sets["verified"], sets["post"], "-o", out, "--versions", sets["versions"],
                  "--format", "json", expect=0)
     return json.loads(result.stdout), result, out
 
@@ -158,7 +160,7 @@ def test_the_data_docs_site_is_byte_identical_across_runs(sets, clean_audit, tmp
     """GX stamps the clock into its logo's URL and its batch's ge_load_time and
     gives collapsible blocks random ids: all pinned, so two runs give the same bytes."""
     _, _, first = clean_audit
-    run("audit", sets["verified"], sets["post"], "-o", tmp_path, expect=0)
+    run("audit", sets["verified"], sets["post"], "-o", tmp_path, "--versions", sets["versions"], expect=0)
     files = sorted(p.relative_to(first).as_posix() for p in (first / "data_docs").rglob("*") if p.is_file())
     again = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "data_docs").rglob("*") if p.is_file())
     assert files == again and len([f for f in files if f.endswith(".html")]) >= 7, files
@@ -166,6 +168,101 @@ def test_the_data_docs_site_is_byte_identical_across_runs(sets, clean_audit, tmp
         assert (first / name).read_bytes() == (tmp_path / name).read_bytes(), name
     index = (first / "data_docs" / "index.html").read_text(encoding="utf-8")
     assert "logo-long.png\"" in index and "?d=" not in index
+
+
+# ---- the Data Docs: offline, with the time of the data -----------------------------------
+
+# The newest submitted_at of the versions the shipped sets hold (v6.0 AMD v2, post-deadline).
+DATA_TIME = "2026-03-20 12:00:00 UTC"
+
+
+def _validations_table(index: str) -> str:
+    return re.search(r'<table\s+id="[^"]+"\s+class="table-sm ge-index-page-validation-results-table"[^>]*>'
+                     r"(.*?)</table>", index, re.S).group(1)
+
+
+def test_the_data_docs_index_lists_the_validations_without_scripts(clean_audit):
+    """GX's index builds its list with scripts from CDNs; the list is also in
+    the HTML, so a browser with no network (and no script) shows it."""
+    _, _, out = clean_audit
+    site = out / "data_docs"
+    static = re.sub(r"<script\b.*?</script>", "", (site / "index.html").read_text(encoding="utf-8"), flags=re.S)
+    table = _validations_table(static)
+    rows = [[re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<td>(.*?)</td>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1])]
+    assert [(r[0], r[1], r[2], r[3]) for r in rows] == [
+        ("Success", DATA_TIME, "mlrepro-post-deadline", "post-deadline"),
+        ("Success", DATA_TIME, "mlrepro-sets", "both"),
+        ("Success", DATA_TIME, "mlrepro-verified", "verified")]
+    links = re.findall(r'href="([^"]+)"', table)
+    assert len(links) == 6 and all((site / link).is_file() for link in links), links
+    assert f"Data as of {DATA_TIME}: the newest submission time (submitted_at)" in static
+
+
+def test_the_data_docs_show_the_time_of_the_data_and_validation_json_stays_pinned(clean_audit, sets, tmp_path):
+    _, _, out = clean_audit
+    pages = sorted((out / "data_docs" / "validations").rglob("*.html"))
+    assert len(pages) == 3 and all("/20260320T120000.000000Z/" in p.as_posix() for p in pages)
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert re.search(r">Run Time</div></td><td[^>]*><div[^>]*>2026-03-20T12:00:00Z<", text), page
+    for page in (out / "data_docs").rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert "2000-01-01" not in text and "20000101" not in text, page
+    # validation.json does not depend on the Data Docs: the same bytes without them
+    run("audit", sets["verified"], sets["post"], "-o", tmp_path, "--no-data-docs", expect=0)
+    assert (tmp_path / "validation.json").read_bytes() == (out / "validation.json").read_bytes()
+
+
+@needs_chromium
+def test_chromium_shows_the_data_docs_list_offline(clean_audit, tmp_path):
+    _, _, out = clean_audit
+    probed = out / "data_docs" / "probed-index.html"
+    probe = ("<script>var t = document.querySelector('.ge-index-page-validation-results-table');"
+             "var rows = Array.from(t.querySelectorAll('tbody tr')).filter(function (r) {"
+             "  var b = r.getBoundingClientRect(); return b.height > 0 && b.width > 0; });"
+             "var p = document.createElement('pre'); p.id = 'probe';"
+             "p.textContent = JSON.stringify(rows.map(function (r) { return r.innerText; }));"
+             "document.body.appendChild(p);</script>")
+    probed.write_text((out / "data_docs" / "index.html").read_text(encoding="utf-8")
+                      .replace("</body>", probe + "</body>"), encoding="utf-8")
+    try:
+        dom = chromium(tmp_path, "--window-size=1366,768", "--dump-dom", probed.as_uri())
+    finally:
+        probed.unlink()
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    shown = json.loads(unescape(re.search(r'<pre id="probe">(.*?)</pre>', dom.stdout, re.S).group(1)))
+    assert len(shown) == 3 and all(DATA_TIME in row and "Success" in row for row in shown), shown
+
+
+def test_the_data_time_is_the_newest_submission_the_sets_hold(tmp_path):
+    versions = tmp_path / "versions.csv"
+    versions.write_text(
+        "round,submitter,version,path,used,status_declared,status,submitted_at,supersedes,withdraws\n"
+        "v6.0,Dell,1,v6.0/Dell/v1,False,verified,verified,2026-02-19T10:00:00+00:00,,\n"
+        "v6.0,Dell,2,v6.0/Dell/v2,True,verified,verified,2026-02-27T13:00:00-08:00,1,\n"
+        "v6.0,Vultr,1,v6.0/Vultr/v1,True,post-deadline,post-deadline,2026-05-01T00:00:00+00:00,,\n",
+        encoding="utf-8")
+    import pandas as pd
+    verified = pd.DataFrame({"round": ["v6.0"], "submitter": ["Dell"], "submission_version": ["2"]})
+    post = pd.DataFrame({"round": ["v6.0"], "submitter": ["Dell"], "submission_version": [2.0]})
+    # Vultr's version is newer but holds no row of the sets; Dell's v2 is given in its own offset
+    assert audit.validated_at([verified, post], versions).isoformat() == "2026-02-27T21:00:00+00:00"
+    with pytest.raises(ConfigError, match="no version there holds a row of the two sets"):
+        audit.validated_at([verified.assign(submitter="Lenovo")], versions)
+    versions.write_text("round,submitter,version,submitted_at\nv6.0,Dell,2,yesterday\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"line 2, column submitted_at: expected an ISO 8601 time, found 'yesterday'"):
+        audit.validated_at([verified], versions)
+    versions.write_text("round,submitter,version\nv6.0,Dell,2\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="no column submitted_at"):
+        audit.validated_at([verified], versions)
+
+
+def test_the_data_docs_need_the_versions_table(sets, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)            # no data/versions.csv here
+    result = run("audit", sets["verified"], sets["post"], "-o", tmp_path / "out", expect=2)
+    assert "data/versions.csv is not a file; give --versions" in result.stderr and "--no-data-docs" in result.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_audit_refuses_a_dash_for_its_folder(sets):
@@ -214,7 +311,8 @@ def test_the_dvc_stage_option_exit_zero_records_findings_and_exits_0(sets, tmp_p
 def test_audit_refuses_to_overwrite_a_folder_that_is_not_data_docs(sets, tmp_path):
     (tmp_path / "data_docs").mkdir()
     (tmp_path / "data_docs" / "mine.txt").write_text("keep me")
-    run("audit", sets["verified"], sets["post"], "-o", tmp_path, expect=2)
+    result = run("audit", sets["verified"], sets["post"], "-o", tmp_path, "--versions", sets["versions"], expect=2)
+    assert "is not a GX Data Docs site" in result.stderr
     assert (tmp_path / "data_docs" / "mine.txt").exists()
 
 
@@ -284,7 +382,7 @@ def test_deferred_modules_run_on_first_use_only(tmp_path):
     out = _fresh(f"""
 import sys
 sys.path.insert(0, {str(tmp_path)!r})
-from pipeline.core.lazy import deferred
+from pipeline.core.imports import deferred
 with deferred("heavy"):
     import heavy
 before = getattr(sys, "heavy_ran", False)

@@ -173,14 +173,15 @@ def test_the_audit_result_is_the_same_bytes_each_run_and_data_docs_keep_the_umas
     from pipeline.core.files import write_table
     report = merge.ingest_root(REPO / "submissions")
     parts = partition.partition(report.table, "results")
-    verified, post = tmp_path / "verified.csv", tmp_path / "post.csv"
+    verified, post, versions = tmp_path / "verified.csv", tmp_path / "post.csv", tmp_path / "versions.csv"
     write_table(parts.verified, verified)
     write_table(parts.post_deadline, post)
+    write_table(report.versions, versions)          # the Data Docs show the data's time, from it
     docs = tmp_path / "site"
     docs.mkdir(mode=0o700)
     mask = os.umask(0o022)
     try:
-        with_docs = audit.audit(verified, post, docs)
+        with_docs = audit.audit(verified, post, docs, versions=versions)
     finally:
         os.umask(mask)
     without = audit.audit(verified, post)

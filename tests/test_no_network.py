@@ -74,7 +74,8 @@ def test_no_command_opens_a_network_connection(tmp_path):
     subs = REPO / "submissions"
     results, agreement = tmp_path / "results.csv", tmp_path / "agreement.csv"
     verified, post = tmp_path / "verified.csv", tmp_path / "post.csv"
-    run("ingest", subs, "--root", subs, "-o", results, expect=0)
+    versions = tmp_path / "versions.csv"
+    run("ingest", subs, "--root", subs, "-o", results, "--versions-out", versions, expect=0)
     run("partition", results, "--verified-out", verified, "--post-deadline-out", post, expect=0)
     repo = tmp_path / "repo"
     shutil.copytree(subs, repo / "submissions")
@@ -96,7 +97,7 @@ def test_no_command_opens_a_network_connection(tmp_path):
         "gate": (["gate", "--base", "main", "--format", "json"], repo, 0),   # policy: the base's
         "claims": (["claims", REPO / "claims.yaml", results, "--params", params], tmp_path, 1),
         "scaling": (["scaling", results, "--params", params], tmp_path, 0),
-        "audit": (["audit", verified, post, "-o", tmp_path / "audit"],
+        "audit": (["audit", verified, post, "-o", tmp_path / "audit", "--versions", versions],
                   tmp_path, 0),
     }
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "MLREPRO_"))}

@@ -1,8 +1,10 @@
 """`mlrepro report`: one self-contained HTML file whose first screen answers
 the auditor's questions; the details in tables that sort and filter offline;
 every unverified figure marked beside the MLCommons sentence; the Great
-Expectations results rendered in the page. One test opens it in headless
-Chromium at 1366x768 and keeps a screenshot (see `MLREPRO_ARTIFACTS`)."""
+Expectations results rendered in the page. The browser tests open the report
+of the shipped submissions, with a post-deadline partner of a long name added,
+in headless Chromium at 1366x768 and 1024x768 and keep screenshots (see
+`MLREPRO_ARTIFACTS`)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,6 @@ import os
 import re
 import shutil
 import struct
-import subprocess
 import zlib
 from html import unescape
 from html.parser import HTMLParser
@@ -19,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, UNVERIFIED_FOOTNOTE, canonical_row, read_csv, run, write_canonical
+from conftest import (LATE, REPO, UNVERIFIED_FOOTNOTE, canonical_row, chromium, needs_chromium, read_csv,
+                      results_row, run, submit, write_canonical, write_results_csv)
 
-CHROMIUM = Path("/usr/bin/chromium")
 TITLE = "mlrepro report: MLPerf Inference partner results against the reference"
 HOSTILE = "<img src=x onerror=alert(1)>"
 
@@ -40,6 +41,14 @@ def _results() -> list[dict]:
                       value=99000.0, source="v6.0/Dell/v2/results.csv:3", submission_version=2),
         canonical_row(submitter="Vultr", system=f"Cloud {HOSTILE}", scenario="Server", value=101000.0,
                       status="post-deadline", source="v6.0/Vultr/v1/results.csv:2"),
+        # a partner result with no AMD reference (no AMD MI300X result)
+        canonical_row(submitter="Dell", system="PowerEdge_XE9680_8xMI300X", accelerator="MI300X",
+                      composition="MI300X:8", scenario="Server", value=24000.0,
+                      source="v6.0/Dell/v2/results.csv:4", submission_version=2),
+        # not a partner result: Lenovo runs NVIDIA's B300 only
+        canonical_row(submitter="Lenovo", system="ThinkSystem_SR680a_V4_8xB300", accelerator="B300",
+                      composition="B300:8", scenario="Server", value=120000.0,
+                      source="v6.0/Lenovo/v1/results.csv:2"),
     ]
 
 
@@ -50,7 +59,8 @@ def _doc(rows: list[dict]) -> dict:
 SCALING = _doc([
     {"round": "v6.0", "submitter": "AMD", "system": "87xMI355X_22xEPYC_9575F", "model": "llama2-70b-99.9",
      "scenario": "Server", "nodes": 11, "total_accelerators": 87, "value": 1016380.0, "expected": 1090566.75,
-     "efficiency_pct": 93.197413, "verdict": "sub-linear", "reference_rule": "MI355X: same-submitter",
+     "units": "Tokens/s", "efficiency_pct": 93.197413, "verdict": "sub-linear",
+     "reference_rule": "MI355X: same-submitter",
      "references": [{"accelerator": "MI355X", "rule": "same-submitter"}],
      "status": "verified", "label": "verified", "footnote": ""},
     {"round": "v6.0", "submitter": "AMD", "system": "87xMI355X_22xEPYC_9575F", "model": "llama2-70b-99.9",
@@ -127,7 +137,8 @@ def inputs(tmp_path) -> dict[str, Path]:
         "v6.0,AMD,1,v6.0/AMD/v1,True,verified,verified,2026-02-20T10:00:00+00:00,\n"
         "v6.0,Dell,1,v6.0/Dell/v1,False,verified,verified,2026-02-19T10:00:00+00:00,\n"
         "v6.0,Dell,2,v6.0/Dell/v2,True,verified,verified,2026-02-21T10:00:00+00:00,1\n"
-        "v6.0,Vultr,1,v6.0/Vultr/v1,True,post-deadline,post-deadline,2026-03-20T10:00:00+00:00,\n",
+        "v6.0,Vultr,1,v6.0/Vultr/v1,True,post-deadline,post-deadline,2026-03-20T10:00:00+00:00,\n"
+        "v6.0,Lenovo,1,v6.0/Lenovo/v1,True,verified,verified,2026-02-20T10:00:00+00:00,\n",
         encoding="utf-8")
     scaling, claims, validation = data / "scaling.json", data / "claims.json", data / "validation.json"
     scaling.write_text(json.dumps(SCALING), encoding="utf-8")
@@ -265,7 +276,7 @@ def test_the_first_screen_answers(inputs):
     cells = [[unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", r)]
              for r in rows]
     cells = [c for c in cells if c]
-    assert cells[0] == ["Dell", "2", "1", "1", "0", "0", "-10.00%"], cells
+    assert cells[0] == ["Dell", "3", "1", "1", "1", "0", "-10.00%"], cells
     assert '<span title="llama2-70b-99 Offline">-10.00%</span>' in rows[1]
     vultr = [c for c in cells if c[0].startswith("Vultr")]
     assert vultr and vultr[0][0] == "Vultr post-deadline" and vultr[0][6].startswith("+1.00%")
@@ -277,9 +288,65 @@ def test_the_first_screen_answers(inputs):
     picked = first.split('data-answer="cherry-picked"')[1].split("</table>")[0]
     assert re.search(r"best-of-many.*?<td>3\.12×</td></tr>", picked), picked
     # how many results are unverified, with the MLCommons sentence
-    assert "Unverified results: 1 of 5" in answers
+    assert "Unverified results: 1 of 7" in answers
     assert UNVERIFIED_FOOTNOTE in answers
     assert "1 failed" in answers                         # the validation, in one line
+
+
+def test_partners_are_the_submitters_with_results_on_the_reference_vendors_accelerators(inputs):
+    report(inputs)
+    html = inputs["out"].read_text(encoding="utf-8")
+    first = html.split('id="answers"')[1].split("<nav>")[0]
+    partners = re.search(r'data-round="v6.0">(.*?)</div>', first, re.S).group(1)
+    assert "v6.0</a>: 2 partners</h3>" in partners                   # Dell and Vultr (MI355X)
+    assert "Lenovo" not in re.sub(r'title="[^"]*"', "", partners)    # B300 only: counted apart
+    assert re.search(r'<a class="others" href="#v6-0-verified-other-vendors" title="Lenovo">'
+                     r"and 1 submitter on other vendors' accelerators</a>", partners), partners
+    lead = re.search(r'<p class="lead">(.*?)</p>', html).group(1)
+    assert "partners: submitters with results on AMD accelerators" in lead
+
+
+def test_each_round_lists_the_deviating_rows_first_and_folds_the_rest_by_reason(inputs):
+    report(inputs)
+    html = inputs["out"].read_text(encoding="utf-8")
+    verified = html.split('id="v6-0-verified"')[1].split("</section>")[0]
+    compared = re.search(r'<table id="agreement-v6-0-verified".*?<tbody>(.*?)</tbody>', verified, re.S).group(1)
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", compared)
+    assert [re.search(r">(agree|deviates)<", r).group(1) for r in rows] == ["deviates", "agree"]
+    assert "PowerEdge_<wbr>XE9680" not in compared and "Lenovo" not in compared      # compared rows only
+    assert ("<p>6 accepted verified results; 3 partner results of 1 partner on AMD accelerators: 2 compared "
+            "with the reference (1 agree, 1 deviate), 1 not compared. 1 result of 1 submitter on other vendors' "
+            "accelerators: not partner results.</p>") in verified
+    # the rows not compared: folded (no script: <details>), one group per reason, counted
+    groups = re.findall(r'<details class="nc noprint"><summary>(.*?)</summary>(.*?)</details>', verified, re.S)
+    summaries = [unescape(re.sub(r"<[^>]+>", "", summary)) for summary, _ in groups]
+    assert summaries == [
+        "1 no-reference no AMD result for this round, accelerator, accelerators per node, nodes, model and "
+        "scenario (Dell)",
+        "1 excluded not a partner result: B300 is NVIDIA's, not AMD's (Lenovo)"], summaries
+    assert "PowerEdge_<wbr>XE9680_<wbr>8xMI300X" in groups[0][1] and "ThinkSystem_" in groups[1][1]
+    assert '<h4 class="noprint" id="v6-0-verified-other-vendors">Results on other vendors\' accelerators: 1' \
+        in verified
+    assert ("Not printed: 1 partner result not compared (1 no-reference) and 1 result on other vendors' "
+            "accelerators; each row, with its reason, is in the report on screen") in verified
+
+
+def test_figures_are_rounded_and_carry_their_units():
+    from pipeline.output.report import figures
+
+    cases = [(figures.readable(1016380.0), "1,016,380"), (figures.readable(123.456), "123.5"),
+             (figures.readable(23.5726), "23.57"), (figures.readable(8.0), "8"),
+             (figures.readable(0.0515486), "0.0515"),
+             (figures.readable(0), "0"), (figures.readable(None), ""), (figures.readable("n/a"), "n/a"),
+             (figures.quantity(26006.2, "Tokens/s"), "26,006 Tokens/s"), (figures.quantity(5, None), "5"),
+             (figures.quantity(23.5726, "Latency (s)"), "23.57 Latency (s)"),
+             (figures.pct(93.197413), "93.2%"), (figures.signed_pct(-6.98989), "-6.99%"),
+             (figures.signed_pct(2.0), "+2.00%"), (figures.ratio(3.131112), "3.13×"), (figures.stated(93.0), "93"),
+             (figures.tolerance(4.0), "±4%"), (figures.axis_pct(-5.0), "-5%"), (figures.axis_pct(0.0), "0%"),
+             (figures.count(1, "partner"), "1 partner"), (figures.count(7, "submitter"), "7 submitters"),
+             (figures.pct(float("nan")), ""), (figures.signed_pct(True), "")]
+    for got, expected in cases:
+        assert got == expected, (got, expected)
 
 
 def test_every_unverified_figure_sits_beside_the_mlcommons_sentence(inputs):
@@ -292,7 +359,7 @@ def test_every_unverified_figure_sits_beside_the_mlcommons_sentence(inputs):
     assert "PowerEdge_" in verified and "Vultr" not in verified
     assert "Vultr" in post and "PowerEdge_" not in post and UNVERIFIED_FOOTNOTE in post
     html = inputs["out"].read_text(encoding="utf-8")
-    assert re.search(r'101,000 <span class=small>Tokens/s</span> <span class="unv">unverified<sup>1</sup>', html)
+    assert re.search(r'101,000 <span class=small>Tokens/s</span><br><span class="unv">unverified<sup>1</sup>', html)
 
 
 def test_numbers_are_rounded_for_reading_and_claims_have_one_verdict_column(inputs):
@@ -328,6 +395,7 @@ def test_scaling_bars_are_labelled_by_model_and_scenario_under_their_system(inpu
     assert "87xMI355X_22xEPYC_9575F (AMD, 11 nodes, 87 accelerators)" in scaling
     assert "llama2-70b-99.9 · Server" in scaling and "llama2-70b-99.9 · Offline" in scaling
     assert "93.2%" in scaling and "no-reference" in scaling and "75.0%" in scaling
+    assert "1,016,380 Tokens/s" in scaling and "1,090,567 Tokens/s" in scaling    # value and expected, in units
     assert UNVERIFIED_FOOTNOTE in scaling                  # the MangoBoost row is unverified
 
 
@@ -375,22 +443,24 @@ def test_missing_inputs_are_said(inputs):
     assert "is missing" in " ".join(parse(inputs["out"]).text)
 
 
-# ---- in a browser, on the shipped submissions --------------------------------------------
+# ---- in a browser, on the shipped submissions and a late partner ------------------------
 
-def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    profile = tmp_path / f"chromium-profile-{len(list(tmp_path.glob('chromium-profile-*')))}"
-    return subprocess.run(
-        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--hide-scrollbars", f"--user-data-dir={profile}", *args],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "HOME": str(tmp_path)})
+# A partner added after the deadline, with a long name: the first screen must still fit.
+LATE_PARTNER = "Quanta_Cloud_Technology_Advanced_Systems_Laboratory"
+SHOWN_LATE_PARTNER = LATE_PARTNER[:27] + "…"      # the first screen shortens a long name (whole in its tooltip)
 
 
 @pytest.fixture(scope="module")
 def shipped(tmp_path_factory) -> Path:
-    """The report of the shipped submissions, built by the pipeline's commands."""
+    """The report of the shipped submissions and one post-deadline partner
+    (one result deviating, one agreeing), built by the pipeline's commands."""
     tmp = tmp_path_factory.mktemp("shipped")
-    subs, data, audit = REPO / "submissions", tmp / "data", tmp / "audit"
+    subs, data, audit = tmp / "submissions", tmp / "data", tmp / "audit"
+    shutil.copytree(REPO / "submissions", subs)
+    late = write_results_csv(tmp / "late.csv", [
+        results_row(submitter=LATE_PARTNER, system="8xMI355X_2xEPYC_9575F", scenario="Server", value="90000"),
+        results_row(submitter=LATE_PARTNER, system="8xMI355X_2xEPYC_9575F", scenario="Offline", value="102000")])
+    submit(subs, late, LATE_PARTNER, "post-deadline", LATE)
     results, agreement = data / "results.parquet", data / "agreement.csv"
     run("ingest", subs, "--root", subs, "-o", results, "--rejected-out", data / "rejected.csv",
         "--versions-out", data / "versions.csv", "--exit-zero", expect=0)
@@ -405,26 +475,38 @@ def shipped(tmp_path_factory) -> Path:
     out = tmp / "reports" / "index.html"
     run("report", results, "--agreement", agreement, "--rejected", data / "rejected.csv",
         "--versions", data / "versions.csv", "--claims", audit / "claims.json", "--scaling", audit / "scaling.json",
-        "--validation", audit / "validation.json", "-o", out, expect=0)
+        "--validation", audit / "validation.json", "--params", REPO / "params.yaml", "-o", out, expect=0)
     return out
 
 
-# Appended to a copy of the report: where each first-screen answer is in a
-# 1366x768 window, its text, and any label cut by its box, as JSON in #probe.
+# Appended to a copy of the report: where each first-screen answer is in the
+# window, its text, the partner rows of each round (text and the partner's
+# whole name), any label cut by its box, and the rows of the report's tables
+# that are more than three lines tall (every folded group unfolded), as JSON
+# in #probe.
 PROBE = """<script>
-var out = {height: innerHeight, width: innerWidth, answers: {}, cut: []};
+var out = {height: innerHeight, width: innerWidth, answers: {}, cut: [], tall: []};
 document.querySelectorAll("#answers [data-answer]").forEach(function (e) {
   var r = e.getBoundingClientRect();
   out.answers[e.dataset.answer] = {top: r.top, bottom: r.bottom, left: r.left, right: r.right,
                                    text: e.innerText};
 });
-out.rounds = {};
+out.rounds = {}; out.names = {};
 document.querySelectorAll("#answers [data-answer=partners] [data-round]").forEach(function (e) {
-  out.rounds[e.dataset.round] = Array.from(e.querySelectorAll("tbody tr")).map(function (r) {
-    return r.innerText; });
+  var rows = Array.from(e.querySelectorAll("tbody tr"));
+  out.rounds[e.dataset.round] = rows.map(function (r) { return r.innerText; });
+  out.names[e.dataset.round] = rows.map(function (r) { return r.querySelector("a.pname").title; });
 });
 document.querySelectorAll(".clab, th, td, #answers [data-answer]").forEach(function (e) {
   if (e.scrollWidth > e.clientWidth + 1) out.cut.push(e.innerText.slice(0, 80));
+});
+document.querySelectorAll("details.nc").forEach(function (d) { d.open = true; });
+document.querySelectorAll("table").forEach(function (t) {
+  if (!/^(answers|agreement|notcompared|others|results)-/.test(t.id)) return;
+  Array.from(t.rows).forEach(function (r) {
+    var line = parseFloat(getComputedStyle(r.cells[0]).lineHeight);
+    if (r.getBoundingClientRect().height > 3.5 * line) out.tall.push(t.id + ": " + r.innerText.slice(0, 80));
+  });
 });
 var p = document.createElement("pre"); p.id = "probe"; p.textContent = JSON.stringify(out);
 document.body.appendChild(p);
@@ -490,34 +572,48 @@ def test_print_keeps_what_an_auditor_needs_and_says_where_the_rest_is(shipped):
     assert len(scaling) > 10 and not any("noprint" in tr for tr in scaling)     # every cluster prints
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed "
-                    "(.ci/run installs Debian's chromium; locally: apt-get install -y chromium)")
-def test_chromium_shows_the_answers_on_the_first_screen(shipped, tmp_path):
+@needs_chromium
+@pytest.mark.parametrize("width", [1366, 1024])
+def test_chromium_shows_the_answers_on_the_first_screen(shipped, tmp_path, width):
     probed = tmp_path / "probed.html"
     probed.write_text(shipped.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8")
-    dom = _chromium(tmp_path, "--window-size=1366,768", "--dump-dom", probed.as_uri())
+    dom = chromium(tmp_path, f"--window-size={width},768", "--dump-dom", probed.as_uri())
     assert dom.returncode == 0, dom.stderr[-2000:]
     probe = json.loads(unescape(re.search(r'<pre id="probe">(.*?)</pre>', dom.stdout, re.S).group(1)))
-    # headless Chromium keeps room for a browser's bars: the page gets 1366x625,
-    # about what a 1366x768 laptop screen shows of a page
-    assert probe["width"] == 1366 and 600 <= probe["height"] <= 768, probe
+    # headless Chromium keeps room for a browser's bars: the page gets 625 px of the 768,
+    # about what a laptop screen of that size shows of a page
+    assert probe["width"] == width and 600 <= probe["height"] <= 768, probe
     answers = probe["answers"]
     assert set(answers) >= {"partners", "does-not-hold", "cherry-picked", "unverified", "checks"}
     for name, box in answers.items():                   # all of it on the first screen
-        assert 0 <= box["top"] and box["bottom"] <= probe["height"] and box["right"] <= 1366, (name, box)
+        assert 0 <= box["top"] and box["bottom"] <= probe["height"] and box["right"] <= width, (name, box)
     assert answers["partners"]["right"] <= min(answers[n]["left"] for n in answers if n != "partners")
-    rounds = probe["rounds"]                            # every partner of every round, deviating first
-    assert sorted(rounds) == ["v5.1", "v6.0"] and (len(rounds["v5.1"]), len(rounds["v6.0"])) == (12, 17), rounds
-    for rows in rounds.values():
+    assert probe["cut"] == []                           # no label or cell cut by its box
+    assert probe["tall"] == []                          # no row of the report's tables over three lines
+
+    # partners: submitters with results on AMD accelerators; the others counted apart
+    rounds = probe["rounds"]
+    assert sorted(rounds) == ["v5.1", "v6.0"] and (len(rounds["v5.1"]), len(rounds["v6.0"])) == (12, 11), rounds
+    partners = answers["partners"]["text"]
+    assert "v6.0: 11 partners" in partners and "and 7 submitters on other vendors' accelerators" in partners
+    assert "v5.1: 12 partners" in partners
+    names = probe["names"]["v6.0"]
+    for other in ("NVIDIA", "Nebius", "Lambda_SIT", "Lenovo", "Inventec", "ASUSTeK", "RedHat"):
+        assert other not in names, (other, names)
+    for rows in rounds.values():                        # the deviating partners first, the worst first
         deviating = [int(row.split("\t")[3]) > 0 for row in rows]
         assert deviating == sorted(deviating, reverse=True), rows
+    assert names[:5] == ["Dell_MangoBoost", "HPE", "Dell", LATE_PARTNER, "ORACLE"], names
+    late = rounds["v6.0"][3]
+    assert re.match(rf"{SHOWN_LATE_PARTNER}\s*post-deadline\s+2\s+1\s+1\s+0\s+0\s+-10\.25%\s*unverified1$", late), late
     for round_, pattern in (("v5.1", r"ASUSTeK\s+6\s+4\s+2\s+0\s+0\s+-15\.43%$"),
                             ("v5.1", r"Vultr\s+6\s+4\s+2\s+0\s+0\s+-5\.27%$"),
                             ("v5.1", r"GigaComputing\s+6\s+6\s+0\s+0\s+0\s+\+2\.27%$"),
                             ("v6.0", r"Dell_MangoBoost\s+12\s+0\s+4\s+4\s+4\s+-6\.99%$"),
-                            ("v6.0", r"NVIDIA\s+10\s+0\s+0\s+0\s+10\s*$")):
+                            ("v6.0", r"Dell\s+12\s+5\s+3\s+4\s+0\s+-4\.30%$"),    # its 6 B300 results apart
+                            ("v6.0", r"Cisco\s+6\s+0\s+0\s+6\s+0\s*$")):
         assert any(re.match(pattern, row) for row in rounds[round_]), (round_, pattern, rounds[round_])
-    assert "v5.1: 12 partners" in answers["partners"]["text"]
+
     fails = answers["does-not-hold"]["text"]
     assert "Claims that do not hold: 4" in fails
     assert "partners-mi325x-v5.1" in fails and "max |deviation| 15.43%" in fails and "partners-mi300x-v5.1" in fails
@@ -526,35 +622,34 @@ def test_chromium_shows_the_answers_on_the_first_screen(shipped, tmp_path):
     assert "Claims that hold only against a weaker comparator: 8" in picked
     assert re.search(r"llama2-server-vs-b300\s+93%\s+93\.4%\s+87\.6%", picked), picked
     unverified = answers["unverified"]["text"]
-    assert "Unverified results: 2 of 248" in unverified and "v6.0 AMD: 2" in unverified
+    assert "Unverified results: 4 of 250" in unverified and "v6.0: AMD 2, " in unverified
     assert UNVERIFIED_FOOTNOTE in unverified
     assert "22 expectations in 3 suites, all met" in answers["checks"]["text"]
-    assert probe["cut"] == []                           # no label or cell cut by its box
 
-    shot = tmp_path / "report-first-screen.png"
-    done = _chromium(tmp_path, f"--screenshot={shot}", "--window-size=1366,768", shipped.as_uri())
+    shot = tmp_path / f"report-first-screen-{width}.png"
+    done = chromium(tmp_path, f"--screenshot={shot}", f"--window-size={width},768", shipped.as_uri())
     assert done.returncode == 0 and shot.is_file(), done.stderr[-2000:]
     if os.environ.get("MLREPRO_ARTIFACTS"):             # CI keeps it (README: Outputs)
         target = Path(os.environ["MLREPRO_ARTIFACTS"])
         target.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(shot, target / shot.name)
-    assert png_size(shot) == (1366, 768)
+    assert png_size(shot) == (width, 768)
     rows = png_first_rows(shot, 300)
     values = [v for row in rows for v in row[::7]]
     mean = sum(values) / len(values)
     assert sum((v - mean) ** 2 for v in values) / len(values) > 100      # text and tables, not a flat page
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed")
+@needs_chromium
 def test_chromium_prints_the_report_in_a_few_pages(shipped, tmp_path):
     pdf = tmp_path / "report.pdf"
-    done = _chromium(tmp_path, "--no-pdf-header-footer", f"--print-to-pdf={pdf}", shipped.as_uri())
+    done = chromium(tmp_path, "--no-pdf-header-footer", f"--print-to-pdf={pdf}", shipped.as_uri())
     assert done.returncode == 0 and pdf.is_file(), done.stderr[-2000:]
     pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf.read_bytes()))
     # the printed report keeps what an auditor needs: the first screen whole, every claim, every scaling
     # row, the deviating partner rows, every post-deadline row, the rejected inputs, the versions not
-    # used and the failed expectations; the agreeing, no-reference and excluded rows (190 of the
-    # shipped 211 partner rows), the used versions and the met expectations stay on screen and in the
-    # CSVs (a printed line says so). The shipped submissions print in 6 A4 landscape pages (14 with
-    # every row printed).
+    # used and the failed expectations; the agreeing rows, the rows not compared and the results on
+    # other vendors' accelerators (counted in a printed line), the used versions and the met
+    # expectations stay on screen and in the CSVs. The shipped submissions and the added partner
+    # print in 6 A4 landscape pages.
     assert 1 <= pages <= 6, pages

@@ -20,13 +20,18 @@ parameter ``units_keys``: every pair the round rules allow
 validation never raises for bad data.
 
 GX runs offline: analytics off, progress bars off, no network; the Data Docs
-site is a local folder, with ordinary permissions (the umask's).
+site is a local folder, with ordinary permissions (the umask's). GX builds
+its index's list of validations with scripts from CDNs; the audit writes the
+same list into the page as HTML, so that it shows offline (:func:`list_offline`).
 
 The result is byte-identical for the same inputs: GX's random ids (suite,
 expectation, checkpoint, validation) are replaced by ids derived from the
-inputs (uuid5 of the two sets' bytes, the suite and the place in the result),
-and its clock readings by :data:`RUN_TIME`, a fixed instant. Nothing in
-validation.json depends on when or where the audit ran.
+inputs (uuid5 of the two sets' bytes, the suite and the place in the result).
+Its clock readings become instants of the data, never of the run:
+validation.json holds :data:`RUN_TIME`, a fixed instant; the Data Docs show
+the data's time, :func:`validated_at` (the newest ``submitted_at`` of the
+submission versions the two sets hold, from the ingest stage's versions
+table). Nothing in either depends on when or where the audit ran.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from html import escape
 from pathlib import Path
 
 import pandas as pd
@@ -54,8 +60,9 @@ from pipeline.core.files import atomic_path
 RUNS_ON = (VERIFIED, POST_DEADLINE, "both")
 SUITE_KEYS = ("name", "expectations", "meta", "notes", "id", "suite_parameters")
 SITE = "mlrepro"
-# GX stamps runs with the clock; the audit pins every stamp to this instant.
+# GX stamps runs with the clock; the audit pins every stamp of validation.json to this instant.
 RUN_TIME = datetime(2000, 1, 1, tzinfo=timezone.utc)
+VERSION_KEY = ("round", "submitter", "submission_version")   # a row's submission version (versions.csv)
 ID_KEYS = ("id", "validation_id", "checkpoint_id", "expectation_suite_id")
 TIME_KEYS = ("run_time", "validation_time", "ge_load_time")
 # imported by GX for expectations our suites do not use (KL divergence, KS tests: scipy.stats,
@@ -230,12 +237,57 @@ def load_suite(context, suite_file: SuiteFile, log: list[str]):
     return suite
 
 
+def validated_at(frames: list[pd.DataFrame], versions: Path) -> datetime:
+    """The time of the validated data, in UTC: the newest ``submitted_at`` of the
+    submission versions (``versions``: the ingest stage's table) that rows of
+    ``frames`` come from, matched on round, submitter and version."""
+    try:
+        table = pd.read_csv(versions, dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read the versions table {versions}: {exc}") from exc
+    missing = sorted({"round", "submitter", "version", "submitted_at"} - set(table.columns))
+    if missing:
+        raise ConfigError(f"{versions}: no column {', '.join(missing)} (the versions table of `mlrepro ingest "
+                          "--versions-out`, data/versions.csv)")
+    held = {(str(r), str(s), _version(v)) for frame in frames if set(VERSION_KEY) <= set(frame.columns)
+            for r, s, v in zip(*(frame[c] for c in VERSION_KEY))}
+    times = []
+    for line, (r, s, v, when) in enumerate(zip(table["round"], table["submitter"], table["version"],
+                                               table["submitted_at"]), start=2):
+        if (r, s, _version(v)) in held:
+            try:
+                stamp = datetime.fromisoformat(when.replace("Z", "+00:00"))
+            except ValueError:
+                raise ConfigError(f"{versions}: line {line}, column submitted_at: expected an ISO 8601 time, "
+                                  f"found {when!r}") from None
+            times.append(stamp if stamp.tzinfo else stamp.replace(tzinfo=timezone.utc))
+    if not times:
+        raise ConfigError(f"{versions}: no version there holds a row of the two sets (matched on round, "
+                          "submitter and submission_version)")
+    return max(times).astimezone(timezone.utc)
+
+
+def _version(value) -> str:
+    """A version number as text (``2``, whether read as 2, 2.0 or "2")."""
+    try:
+        return str(int(float(value)))
+    except (TypeError, ValueError):
+        return str(value)
+
+
 def audit(verified: Path, post_deadline: Path, docs_dir: Path | None = None,
-          suites_folder: Path | None = None) -> AuditReport:
-    """Run every suite on its set; failed expectations become findings."""
+          suites_folder: Path | None = None, versions: Path | None = None) -> AuditReport:
+    """Run every suite on its set; failed expectations become findings. The
+    Data Docs (``docs_dir``) need ``versions`` for the data's time."""
     suite_files = read_suite_files(suites_folder)
     sets = {VERIFIED: (Path(verified), read_set(verified)),
             POST_DEADLINE: (Path(post_deadline), read_set(post_deadline))}
+    data_time = RUN_TIME
+    if docs_dir is not None:
+        if versions is None:
+            raise ConfigError("the Data Docs show the time of the validated data: they need the versions table "
+                              "(data/versions.csv)")
+        data_time = validated_at([frame for _, frame in sets.values()], Path(versions))
     # what each suite runs on: the frame, and (file, CSV line) of each of its rows
     targets = {name: (frame, [(path, i + 2) for i in range(len(frame))]) for name, (path, frame) in sets.items()}
     targets["both"] = (pd.concat([f.assign(set=name) for name, (_, f) in sets.items()], ignore_index=True),
@@ -248,7 +300,7 @@ def audit(verified: Path, post_deadline: Path, docs_dir: Path | None = None,
         for suite_file in suite_files:
             frame, places = targets[suite_file.runs_on]
             suite = load_suite(context, suite_file, report.gx_log)
-            doc = pin(_validate(context, source, suite, frame, with_docs=docs_dir is not None),
+            doc = pin(_validate(context, source, suite, frame, data_time, with_docs=docs_dir is not None),
                       f"{seed}:{suite_file.name}")
             found = [_finding(r, places, suite_file) for r in doc["results"] if not r["success"]]
             report.results[suite_file.name] = doc
@@ -259,7 +311,8 @@ def audit(verified: Path, post_deadline: Path, docs_dir: Path | None = None,
                 "expectations_loaded": len(suite.expectations), "success": bool(doc["success"]),
                 "failed": len(found), "statistics": doc["statistics"]})
     if docs_dir is not None:
-        pin_site(Path(docs_dir))
+        pin_site(Path(docs_dir), data_time)
+        list_offline(Path(docs_dir), report, data_time)
         _ordinary_modes(Path(docs_dir))
     return report
 
@@ -272,11 +325,11 @@ _STAMP = re.compile(rb"\b\d{8}T\d{6}\.\d{6}Z\b")
 _BLOCK_ID = re.compile(rb"(collapse-body-)([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
 
 
-def pin_site(folder: Path) -> None:
-    """The Data Docs site with GX's clock stamps pinned to RUN_TIME (the logo's
-    cache-buster dropped) and its random block ids derived from the page and
-    their order, so that the same inputs give the same bytes."""
-    stamp = RUN_TIME.strftime("%Y%m%dT%H%M%S.%fZ").encode()
+def pin_site(folder: Path, data_time: datetime) -> None:
+    """The Data Docs site with GX's clock stamps pinned to the data's time (the
+    logo's cache-buster dropped) and its random block ids derived from the page
+    and their order, so that the same inputs give the same bytes."""
+    stamp = data_time.strftime("%Y%m%dT%H%M%S.%fZ").encode()
     for page in sorted(folder.rglob("*.html")):
         raw = page.read_bytes()
         ids: dict[bytes, bytes] = {}
@@ -291,6 +344,41 @@ def pin_site(folder: Path) -> None:
         if pinned != raw:
             with atomic_path(page) as tmp:
                 tmp.write_bytes(pinned)
+
+
+# GX's index page: the table its scripts fill with the validations (empty in the HTML).
+_VALIDATIONS_TABLE = re.compile(
+    rb'(<table\s+id="[^"]+"\s+class="table-sm ge-index-page-validation-results-table"[^>]*>)\s*</table>')
+
+
+def list_offline(folder: Path, report: AuditReport, data_time: datetime) -> None:
+    """Write the list of validations into the site's index as HTML (GX's
+    scripts, when they load, draw their own over it), with the data's time
+    and what it is."""
+    index = folder / "index.html"
+    raw = index.read_bytes()
+    found = _VALIDATIONS_TABLE.search(raw)
+    if found is None:
+        raise ConfigError(f"{index}: GX's list of validations is not where great_expectations "
+                          "1.24 writes it; the offline list cannot be added")
+    when = data_time.strftime("%Y-%m-%d %H:%M:%S UTC")
+    rows = []
+    for suite in sorted(report.suites, key=lambda s: s["suite"]):
+        name = suite["suite"]
+        pages = sorted(p.relative_to(folder).as_posix() for p in (folder / "validations" / name).rglob("*.html"))
+        status = "Success" if suite["success"] else f"Failed: {suite['failed']} of {suite['expectations_loaded']}"
+        result = f'<a href="{escape(pages[0])}">{status}</a>' if pages else status
+        rows.append(f"<tr><td>{result}</td><td>{when}</td><td>{escape(name)}</td><td>{escape(suite['runs_on'])}"
+                    f"</td><td>{suite['rows']}</td><td>{suite['expectations_loaded']}</td>"
+                    f'<td><a href="expectations/{escape(name)}.html">{escape(name)}</a></td></tr>')
+    note = (f'<p class="mlrepro-data-time">Data as of {when}: the newest submission time (submitted_at) of the '
+            "submission versions whose results the two sets hold. Each page's Run Time is this time, so the "
+            "same data gives the same pages.</p>")
+    table = (found.group(1) + b"<thead><tr><th>Status</th><th>Run Time</th><th>Asset Name</th><th>Set</th>"
+             b"<th>Rows</th><th>Expectations</th><th>Expectation Suite</th></tr></thead><tbody>"
+             + "".join(rows).encode() + b"</tbody></table>")
+    with atomic_path(index) as tmp:
+        tmp.write_bytes(raw[:found.start()] + note.encode() + table + raw[found.end():])
 
 
 def _inputs_digest(paths: list[Path]) -> str:
@@ -331,7 +419,7 @@ def _ordinary_modes(folder: Path) -> None:
             path.chmod((0o777 if path.is_dir() else 0o666) & ~mask)
 
 
-def _validate(context, source, suite, frame: pd.DataFrame, with_docs: bool) -> dict:
+def _validate(context, source, suite, frame: pd.DataFrame, run_time: datetime, with_docs: bool) -> dict:
     """One checkpoint run of ``suite`` on ``frame``: the GX result as JSON."""
     import great_expectations as gx
     from great_expectations.checkpoint import UpdateDataDocsAction
@@ -346,7 +434,7 @@ def _validate(context, source, suite, frame: pd.DataFrame, with_docs: bool) -> d
         result_format={"result_format": "COMPLETE"}))
     run = checkpoint.run(batch_parameters={"dataframe": frame},
                          expectation_parameters={"units_keys": units_keys()},
-                         run_id=RunIdentifier(run_name="mlrepro-audit", run_time=RUN_TIME))
+                         run_id=RunIdentifier(run_name="mlrepro-audit", run_time=run_time))
     (result,) = run.run_results.values()
     return result.to_json_dict()
 

@@ -71,6 +71,12 @@ def vendors_of(accelerator: str) -> set[str | None]:
     return {vendors().get(part) or None for part in str(accelerator).split("+")}
 
 
+def on_vendor(accelerator: str, vendor: str) -> bool:
+    """Whether every part of an accelerator is the vendor's: what makes a result
+    a partner result (the first rule of :func:`decide`)."""
+    return vendors_of(accelerator) == {vendor}
+
+
 def decide(row: dict, candidates: list[dict], ref_vendor: str, ref_submitter: str) -> dict:
     """The reference of every partner row sharing ``row``'s decision key."""
     out = {"reference_system": None, "reference_value": None, "reference_source": None,

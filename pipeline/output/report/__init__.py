@@ -25,7 +25,9 @@ from pipeline.core.model import VERIFIED
 from pipeline.output.report import answers, validation
 from pipeline.output.report.html import TITLE, Table, page, wrap
 from pipeline.output.report.load import NO_ROUND, Data, Inputs, load
-from pipeline.output.report.sections import (DEVIATION_COLUMNS, anchor, deviation_frame, round_section, round_title, tolerance)
+from pipeline.output.report.figures import count, tolerance
+from pipeline.output.report.sections import (DEVIATION_COLUMNS, anchor, deviation_frame, round_section, round_title,
+                                              tolerance_pct)
 
 __all__ = ["DEVIATION_COLUMNS", "TITLE", "Document", "Inputs", "build"]
 
@@ -56,10 +58,10 @@ def _inputs(inputs: Inputs) -> str:
 def _lead(data: Data) -> str:
     refs = sorted(set(data.agreement.get("reference_submitter", pd.Series(dtype=str)).dropna()))
     post = int((data.results["status"] != VERIFIED).sum())
-    return (f"Reference: {escape(', '.join(refs) or 'the reference submitter')} · tolerance "
-            f"±{tolerance(data.agreement):g}% (inclusive) · {len(data.results)} accepted results "
-            f"({len(data.results) - post} verified, {post} unverified) · verified and post-deadline "
-            "results are kept apart.")
+    return (f"Reference: {escape(', '.join(refs) or 'the reference submitter')} · partners: submitters with "
+            f"results on {escape(data.reference_vendor)} accelerators · tolerance "
+            f"{tolerance(tolerance_pct(data.agreement))} (inclusive) · "
+            f"{count(len(data.results), 'accepted result')} ({post} unverified)")
 
 
 def _nav(rounds: list[str]) -> str:

@@ -1,7 +1,9 @@
 """The first screen: the answers an auditor asks for, before any detail.
 
-- per round and partner: results, agree, deviate, no-reference, excluded and
-  the worst deviation (signed);
+- per round and partner (a submitter with results on the reference vendor's
+  accelerators: :data:`.load.PARTNER`): its partner results, agree, deviate,
+  no-reference, excluded and the worst deviation (signed), the deviating
+  partners first; the round's other submitters counted under them;
 - the claims that do not hold, and those that hold only against a weaker
   comparator (and those that cannot be checked);
 - how many results are unverified, with the MLCommons sentence;
@@ -17,18 +19,21 @@ import pandas as pd
 from pipeline.core.model import (AGREE, CHERRY_PICKED, DEVIATES, DOES_NOT_HOLD, EXCLUDED, HOLDS, NO_REFERENCE,
                                  POST_DEADLINE, VERIFIED)
 from pipeline.output.report.claims import figure, verdict_label
-from pipeline.output.report.html import (Cell, Table, footnote, number, signed_pct, unverified, verdict, wrap)
-from pipeline.output.report.load import Data, claim_round, is_unverified
+from pipeline.output.report.figures import count, number, signed_pct
+from pipeline.output.report.html import Cell, Table, footnote, unverified, verdict, wrap
+from pipeline.output.report.load import PARTNER, Data, claim_round, is_unverified
 from pipeline.output.report.sections import anchor
 from pipeline.output.report.validation import summary as validation_summary
 
 
 HEADER = ["partner", "res.", "agree", "dev.", "no ref.", "excl.", "worst"]
+NAME_CHARS = 28   # a longer partner name is shortened here (whole in its tooltip and in the details)
 
 
 def _partner_row(round_: str, status: str, partner: str, rows: pd.DataFrame) -> tuple[tuple, list, str]:
-    """One partner of one round: the sort key (deviating first, then the
-    largest |worst deviation|), the cells and the row class."""
+    """One partner of one round (its partner results only): the sort key
+    (deviating first, then the largest |worst deviation|), the cells and the
+    row class."""
     unv = status != VERIFIED
     verdicts = rows["verdict"]
     compared = rows[verdicts.isin([AGREE, DEVIATES])]
@@ -38,13 +43,13 @@ def _partner_row(round_: str, status: str, partner: str, rows: pd.DataFrame) -> 
     worst, d = "", None
     if devs:
         _, d, (model, scenario) = max(devs, key=lambda x: (x[0], x[1]))
-        where = f"{model} {scenario}"
-        worst = f'<span title="{escape(where)}">{escape(signed_pct(d))}</span>'
-        worst = unverified(worst) if unv else worst
-    name = wrap(partner) + (' <span class="unv">post-deadline</span>' if unv else "")
+        worst = f'<span title="{escape(f"{model} {scenario}")}">{escape(signed_pct(d))}</span>'
+        worst = unverified(worst, below=True) if unv else worst
+    shown = str(partner) if len(str(partner)) <= NAME_CHARS else str(partner)[:NAME_CHARS - 1] + "…"
+    name = wrap(shown) + (' <span class="unv">post-deadline</span>' if unv else "")
     deviate = int((verdicts == DEVIATES).sum())
-    cells = [Cell(f'<a href="#{anchor(round_, POST_DEADLINE if unv else VERIFIED)}">{name}</a>',
-                  str(partner)),
+    cells = [Cell(f'<a class="pname" href="#{anchor(round_, POST_DEADLINE if unv else VERIFIED)}" '
+                  f'title="{escape(partner)}">{name}</a>', str(partner)),
              str(len(rows)), str(int((verdicts == AGREE).sum())),
              Cell(f"<b>{deviate}</b>" if deviate else "0", deviate),
              str(int((verdicts == NO_REFERENCE).sum())), str(int((verdicts == EXCLUDED).sum())),
@@ -53,21 +58,38 @@ def _partner_row(round_: str, status: str, partner: str, rows: pd.DataFrame) -> 
     return key, cells, "bad" if deviate else ""
 
 
+def _others(round_: str, rows: pd.DataFrame) -> str:
+    """The submitters of the round with no partner result (``rows``: theirs),
+    counted; named in the tooltip and listed in the round's details."""
+    if not len(rows):
+        return ""
+    names = sorted(set(rows["submitter"]))
+    status = VERIFIED if (rows["status"] == VERIFIED).any() else POST_DEADLINE
+    return (f'<a class="others" href="#{anchor(round_, status, "other-vendors")}" title="{escape(", ".join(names))}">'
+            f"and {count(len(names), 'submitter')} on other vendors' accelerators</a>")
+
+
 def partner_tables(data: Data, rounds: list[str]) -> list[str]:
-    """Per round, one dense table of its partners (deviating first); the
-    rounds side by side. The worst deviation's model and scenario are its
-    tooltip (and in the round's details)."""
+    """Per round, one dense table of its partners (deviating first): their
+    results on the reference vendor's accelerators; the submitters with none
+    counted under it. The worst deviation's model and scenario are its tooltip
+    (and in the round's details)."""
     agr, out = data.agreement, []
     for round_ in rounds:
         table = Table(f"answers-{anchor('partners', round_)}", HEADER, numeric={1, 2, 3, 4, 5, 6}, searchable=False)
         mine = agr[agr["round"] == round_]
+        ours = mine[mine[PARTNER]]
         rows = [_partner_row(round_, status, partner, part) for (status, partner), part in
-                mine.groupby(["status", "submitter"], sort=True)]
+                ours.groupby(["status", "submitter"], sort=True)]
         for _, cells, cls in sorted(rows, key=lambda x: x[0]):
             table.add(cells, cls)
+        others = mine[~mine["submitter"].isin(set(ours["submitter"]))]
+        table.foot = _others(round_, others)
         title = f'<a href="#{anchor("round", round_)}">{escape(round_)}</a>'
+        body = table.html() if rows else (f'<p class="empty">No partner result.</p>'
+                                          + (f'<p class="small">{table.foot}</p>' if len(others) else ""))
         out.append(f'<div class="round-partners" data-round="{escape(round_)}"><h3>{title}: '
-                   f"{mine['submitter'].nunique()} partners</h3>{table.html('No partner result.')}</div>")
+                   f"{count(ours['submitter'].nunique(), 'partner')}</h3>{body}</div>")
     return out
 
 
@@ -75,10 +97,10 @@ def _claim_cells(claim: dict, round_: str, against_best: bool) -> list[Cell | st
     mark = unverified if is_unverified(claim) else (lambda h: h)
     computed = mark(escape(figure(claim, "computed") or "—"))
     if claim.get("kind") == "reproducibility" and claim.get("compared") is not None:
-        computed += f"<br>{claim.get('within')} of {claim.get('compared')} within"
+        computed += f" <span class=\"nw\">({claim.get('within')} of {claim.get('compared')} within)</span>"
     cells = [Cell(f'<a class="small" href="#{anchor(round_, "claims")}">{escape(round_)}</a> '
                   f"<b>{escape(str(claim.get('id')))}</b>", str(claim.get("id")), "claim"),
-             mark(escape(figure(claim, "claimed"))), computed]
+             mark(f'<span class="nw">{escape(figure(claim, "claimed"))}</span>'), computed]
     if against_best:
         cells.append(mark(escape(figure(claim, "computed_vs_best") or "—")))
     return cells
@@ -117,16 +139,17 @@ def _claims_boxes(data: Data) -> list[str]:
 def _unverified_box(data: Data) -> str:
     res = data.results
     post = res[res["status"] != VERIFIED]
-    where = "; ".join(f"{escape(r)} {escape(s)}: {n}" for (r, s), n in
-                      post.groupby(["round", "submitter"]).size().items())
+    where = "; ".join(f"{escape(round_)}: " + ", ".join(f"{wrap(submitter)} {n}" for submitter, n
+                                                         in part.groupby("submitter").size().items())
+                      for round_, part in post.groupby("round"))
     claims = sum(is_unverified(c) for c in data.claims or [])
     scaling = sum(is_unverified(r) for r in data.scaling or [])
-    rest = ", ".join(x for x in (f"{claims} claim(s)" if claims else "",
-                                 f"{scaling} scaling row(s)" if scaling else "") if x)
+    rest = ", ".join(x for x in (count(claims, "claim") if claims else "",
+                                 count(scaling, "scaling row") if scaling else "") if x)
     return (f'<div class="box" data-answer="unverified"><h2>Unverified results: {len(post)} of {len(res)}</h2>'
-            f"<p>{len(post)} accepted result(s) are post-deadline"
-            + (f" ({where})" if where else "") + (f"; {rest} rest on them" if rest else "") + ". Every "
-            f"unverified figure below is marked {unverified('')}.</p>{footnote()}</div>")
+            f"<p>{count(len(post), 'accepted result')} {'is' if len(post) == 1 else 'are'} post-deadline"
+            + (f" ({where})" if where else "") + (f"; {rest} rest on them" if rest else "")
+            + f". Each unverified figure is marked {unverified('')}.</p>{footnote()}</div>")
 
 
 def _checks_line(data: Data) -> str:

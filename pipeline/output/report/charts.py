@@ -12,7 +12,7 @@ from __future__ import annotations
 from html import escape
 
 from pipeline.core.model import DEVIATES
-from pipeline.output.report.html import number, pct, signed_pct
+from pipeline.output.report.figures import axis_pct, number, pct, signed_pct, tolerance as band_text
 
 
 def _ticks(span: float) -> list[float]:
@@ -42,10 +42,10 @@ def deviation_strip(points: list[dict], tolerance: float, label: str) -> str:
         out.append(f'<div class="crow"><span class="clab">{escape(partner)}</span>'
                    f'<span class="track">{band}<span class="zero" style="left:50%"></span>{dots}</span>'
                    f'<span class="cval">worst {signed_pct(worst["deviation_pct"])}</span></div>')
-    ticks = "".join(f'<span style="left:{at(t):.2f}%">{f"{t:+g}" if t else "0"}%</span>' for t in _ticks(span))
+    ticks = "".join(f'<span style="left:{at(t):.2f}%">{axis_pct(t)}</span>' for t in _ticks(span))
     out.append(f'<div class="axis"><span></span><span class="ticks">{ticks}</span><span></span></div>'
                f'<p class="small">Each dot is one compared result (hover for its model and scenario); shaded: '
-               f"±{tolerance:g}% tolerance; red: outside it.</p></div>")
+               f"{band_text(tolerance)} tolerance; red: outside it.</p></div>")
     return "".join(out)
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from html import escape
 
 from pipeline.core.model import AMBIGUOUS, CHERRY_PICKED, DOES_NOT_HOLD, HOLDS, NO_REFERENCE, UNMATCHED
-from pipeline.output.report.html import (Cell, Table, footnote, number, readable, unverified, verdict, wrap)
+from pipeline.output.report.figures import number, pct, quantity, ratio, stated
+from pipeline.output.report.html import Cell, Table, footnote, unverified, verdict, wrap
 from pipeline.output.report.load import is_unverified
 
 VERDICTS = {  # verdict -> (label, rank: the worst first)
@@ -34,10 +35,10 @@ def figure(claim: dict, key: str) -> str:
         return ""
     measure = claim.get("measure")
     if measure == "ratio":
-        return f"{x:g}×" if key == "claimed" else f"{x:.2f}×"
+        return f"{stated(x)}×" if key == "claimed" else ratio(x)
     if measure == "max_abs_deviation_pct":
-        return f"within ±{x:g}%" if key == "claimed" else f"max |deviation| {x:.2f}%"
-    return f"{x:g}%" if key == "claimed" else f"{x:.1f}%"
+        return f"within ±{stated(x)}%" if key == "claimed" else f"max |deviation| {pct(x, 2)}"
+    return f"{stated(x)}%" if key == "claimed" else pct(x)
 
 
 def comparator(claim: dict) -> str:
@@ -50,7 +51,7 @@ def comparator(claim: dict) -> str:
         return ", ".join(x for x in (f"the reference submitter {who}" if who else "", share) if x)
     if not isinstance(comp, dict):
         return ""
-    value = f"{readable(comp.get('value'))} {comp.get('units') or ''}".strip()
+    value = quantity(comp.get("value"), comp.get("units"))
     if claim.get("kind") == "scaling":
         return f"linear from {comp.get('submitter')} {comp.get('system')}: expected {value}"
     where = f" ({comp['round']})" if comp.get("round") else ""

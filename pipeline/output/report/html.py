@@ -1,5 +1,5 @@
-"""HTML primitives of the report: numbers rounded for reading, escaped text,
-the unverified mark, sortable and filterable tables, the page around them.
+"""HTML primitives of the report: escaped text, the unverified mark, sortable
+and filterable tables, the page around them (figures: :mod:`.figures`).
 
 Every text goes through :func:`escape`. The page carries its CSS and a few
 lines of script (sorting and filtering tables) inline: nothing is loaded from
@@ -13,47 +13,12 @@ from dataclasses import dataclass, field
 from html import escape
 
 from pipeline.core.model import COMPARISON_DISCLAIMER, UNVERIFIED_FOOTNOTE, LABEL_UNVERIFIED as UNVERIFIED_LABEL
+from pipeline.output.report.figures import readable
+
 TITLE = "mlrepro report: MLPerf Inference partner results against the reference"
 
 
-# ---- numbers and text ------------------------------------------------------------------
-
-def number(value) -> float | None:
-    """A finite float, or None (missing, empty, not a number)."""
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        return None
-    return out if math.isfinite(out) else None
-
-
-def readable(value) -> str:
-    """A number rounded for reading: thousands grouped, about four significant
-    digits (the raw values stay in the CSV and JSON outputs)."""
-    x = number(value)
-    if x is None:
-        return "" if value is None else str(value)
-    size = abs(x)
-    if size >= 1000:
-        return f"{x:,.0f}"
-    if size >= 100:
-        return f"{x:.1f}"
-    if size >= 1:
-        return f"{x:.2f}".rstrip("0").rstrip(".") if x != int(x) else f"{int(x)}"
-    return "0" if x == 0 else f"{x:.3g}"
-
-
-def signed_pct(value, digits: int = 2) -> str:
-    x = number(value)
-    return "" if x is None else f"{x:+.{digits}f}%"
-
-
-def pct(value, digits: int = 1) -> str:
-    x = number(value)
-    return "" if x is None else f"{x:.{digits}f}%"
-
+# ---- text --------------------------------------------------------------------------------
 
 def text(value) -> str:
     """Plain text of a cell value (no floats printed raw)."""
@@ -71,10 +36,11 @@ def wrap(value) -> str:
     return escape(text(value)).replace("_", "_<wbr>").replace("/", "/<wbr>")
 
 
-def unverified(figure_html: str) -> str:
+def unverified(figure_html: str, below: bool = False) -> str:
     """A figure (already HTML) followed by the MLCommons label and the footnote
-    mark; the section that shows it also shows :func:`footnote`."""
-    return f'{figure_html} <span class="unv">{UNVERIFIED_LABEL}<sup>1</sup></span>'
+    mark (``below``: on the next line, for a narrow column); the section that
+    shows it also shows :func:`footnote`."""
+    return f'{figure_html}{"<br>" if below else " "}<span class="unv">{UNVERIFIED_LABEL}<sup>1</sup></span>'
 
 
 def footnote(comparison: bool = False) -> str:
@@ -109,7 +75,7 @@ class Table:
     rows: list[list[Cell | str]] = field(default_factory=list)
     row_classes: list[str] = field(default_factory=list)
     numeric: set[int] = field(default_factory=set)   # right-aligned columns
-    caption: str = ""
+    foot: str = ""                                   # HTML under the rows, wrapped to the table's width
     searchable: bool = True                          # a filter box above (when over 8 rows)
     screen_only: set[int] = field(default_factory=set)   # columns left out when printed
     where_all: str = ""                              # where every row is when print leaves some out
@@ -149,7 +115,7 @@ class Table:
                 tds.append(f"<td{attrs}>{cell.html}</td>")
             row_attrs = f' class="{cls}"' if cls else ""
             body.append(f"<tr{row_attrs}>{''.join(tds)}</tr>")
-        caption = f"<caption>{escape(self.caption)}</caption>" if self.caption else ""
+        caption = f'<caption class="foot">{self.foot}</caption>' if self.foot else ""
         search = (f'<input class="filter" type="search" placeholder="Filter {len(self.rows)} rows" '
                   f'aria-label="Filter the rows of this table" data-table="{self.ident}">'
                   if self.searchable and len(self.rows) > 8 else "")
@@ -174,17 +140,24 @@ header h1 { font-size: 1.15rem; margin: .2rem 0; }
 .lead { color: var(--muted); margin: 0 0 .4rem; }
 h2 { font-size: 1.15rem; border-bottom: 2px solid #1f2328; padding-bottom: .1rem; margin: 1.4rem 0 .5rem; }
 h3 { font-size: 1rem; margin: 1rem 0 .3rem; } h4 { font-size: .92rem; margin: .8rem 0 .3rem; }
-#answers { font-size: 12px; }
+#answers { font-size: 12px; line-height: 1.25; }
 #answers h2 { font-size: 13px; border: 0; margin: .05rem 0 .2rem; }
 #answers h3 { font-size: 13px; margin: 0 0 .1rem; }
-#answers .grid { display: grid; grid-template-columns: auto minmax(24rem, 1fr); gap: .4rem .6rem; align-items: start; }
-#answers .rounds { display: flex; gap: .5rem; align-items: flex-start; }
+#answers .grid { display: grid; grid-template-columns: auto minmax(28rem, 1fr); gap: .4rem .8rem; align-items: start; }
+#answers .rounds { display: flex; flex-direction: column; gap: .3rem; }
+#answers .round-partners table { width: 100%; }
+#answers .pname { display: inline-block; max-width: 11rem; overflow-wrap: anywhere; }
+#answers caption.foot { caption-side: bottom; text-align: left; padding: 0 .25rem; }
 #answers table { font-size: 11.5px; margin: 0; width: auto; } #answers th, #answers td { padding: 0 .25rem; }
-#answers td.claim { min-width: 13rem; }
+#answers td.claim { min-width: 12rem; }
 #answers .box { border: 1px solid var(--line); border-radius: 6px; padding: .2rem .45rem; margin-bottom: .35rem; }
 #answers .box.alarm { border-color: var(--bad); } #answers .box table { width: 100%; }
 #answers p { margin: .1rem 0; } #answers .fn { font-size: 11.5px; }
-@media (max-width: 1000px) { #answers .grid { grid-template-columns: 1fr; } #answers .rounds { flex-wrap: wrap; } }
+/* wide screens: the rounds side by side, their partner names wrapped sooner */
+@media (min-width: 1250px) {
+  #answers .rounds { flex-direction: row; gap: .6rem; align-items: flex-start; }
+  #answers .round-partners table { width: auto; } #answers .pname { max-width: 8rem; } }
+@media (max-width: 820px) { #answers .grid { grid-template-columns: 1fr; } }
 table { border-collapse: collapse; margin: .2rem 0 .6rem; font-size: 12.5px; width: 100%; }
 th, td { border: 1px solid var(--line); padding: .15rem .4rem; text-align: left; vertical-align: top;
          overflow-wrap: break-word; }
@@ -206,6 +179,9 @@ input.filter { font: inherit; font-size: 12px; padding: .1rem .3rem; margin: .1r
 section.status { border-left: 5px solid var(--ok); padding-left: .8rem; margin: .6rem 0; }
 section.status.unverified { border-left-color: var(--warn); background: #fffbf0; }
 details summary { cursor: pointer; color: var(--muted); } details ul { margin: .2rem 0; padding-left: 1rem; }
+details.nc summary { color: inherit; margin: .1rem 0; } details.nc[open] { margin-bottom: .4rem; }
+caption.foot { caption-side: bottom; text-align: left; font-size: .92em; color: var(--muted); }
+table[id^="claims-"] .v { white-space: normal; } table[id^="claims-"] td:first-child { min-width: 15rem; }
 nav ul { columns: 3; margin: .2rem 0; }
 .chart { margin: .3rem 0 .8rem; font-size: .9em; max-width: 1100px; }
 .crow { display: grid; grid-template-columns: 15rem minmax(0, 1fr) 6.5rem; gap: .5rem; align-items: center;
@@ -234,6 +210,9 @@ footer { border-top: 1px solid var(--line); margin-top: 1.5rem; font-size: 12px;
   table { font-size: 8.5px; line-height: 1.2; } th, td { padding: 1px 3px; }
   #answers, #answers table { font-size: 8.5px; } #answers h2, #answers h3 { font-size: 10px; }
   #answers td.claim { min-width: 0; } #answers .fn { font-size: 8.5px; }
+  #answers .rounds { flex-direction: row; gap: .4rem; align-items: flex-start; }
+  #answers .round-partners table { width: auto; } #answers .pname { max-width: 8rem; }
+  table[id^="claims-"] td:first-child { min-width: 0; }
   thead { display: table-header-group; }
   .chart { font-size: 9px; } .crow { min-height: 12px; } .track { height: 10px; }
   .track .dot { width: 8px; height: 8px; margin-left: -4px; top: 1px; }

@@ -1,7 +1,12 @@
 """Reading the report's inputs: the pipeline's tables and the JSON documents
 of ``scaling``, ``claims`` and ``audit`` (validation.json). A missing or
 unreadable optional input is a note and a sentence in its section, never a
-crash."""
+crash.
+
+Each agreement row is marked :data:`PARTNER` when it is a partner result: a
+result on the reference vendor's accelerators (``compare.reference_vendor``,
+the vendors of ``schemas/accelerators.yaml``). A submitter with none in a
+round is not that round's partner; its rows are counted apart."""
 
 from __future__ import annotations
 
@@ -13,10 +18,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.core.model import LABEL_UNVERIFIED, VERIFIED
+from pipeline.analyses.reference import on_vendor
+from pipeline.core.model import DEFAULT_REFERENCE_VENDOR, LABEL_UNVERIFIED, VERIFIED
 from pipeline.ingest import table as table_mod
 
 NO_ROUND = "(round not stated)"
+PARTNER = "partner_result"   # the agreement column the report adds: a result on the reference vendor's parts
 
 
 @dataclass
@@ -29,6 +36,7 @@ class Inputs:
     claims: Path | None = None
     data_docs: Path | None = None
     validation: Path | None = None
+    reference_vendor: str = DEFAULT_REFERENCE_VENDOR
 
 
 @dataclass
@@ -40,6 +48,7 @@ class Data:
     scaling: list[dict] | None
     claims: list[dict] | None
     validation: dict | None
+    reference_vendor: str = DEFAULT_REFERENCE_VENDOR
     why: dict[str, str] = field(default_factory=dict)   # input name -> why it is absent
     notes: list[str] = field(default_factory=list)      # warnings for the CLI
 
@@ -98,8 +107,11 @@ def _rows(doc: dict | None, option: str, path: Path | None, data: Data) -> list[
 def load(inputs: Inputs) -> Data:
     """Every input (the validation last)."""
     agreement = read_csv(inputs.agreement)
+    vendor = inputs.reference_vendor
+    accelerators = agreement.get("accelerator", pd.Series("", index=agreement.index, dtype=str)).fillna("")
+    agreement[PARTNER] = accelerators.map({a: on_vendor(a, vendor) for a in set(accelerators)}).astype(bool)
     data = Data(table_mod.read(inputs.results), agreement, read_csv(inputs.rejected), read_csv(inputs.versions),
-                None, None, None)
+                None, None, None, vendor)
     data.scaling = _rows(_read_json(inputs.scaling, "scaling", data), "scaling", inputs.scaling, data)
     data.claims = _rows(_read_json(inputs.claims, "claims", data), "claims", inputs.claims, data)
     data.validation = _read_json(inputs.validation, "validation", data)

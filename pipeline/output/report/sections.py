@@ -1,6 +1,8 @@
 """The details below the first screen: per round, the partner results
-(verified and post-deadline apart), scaling and claims; the rejected inputs
-and the submission versions."""
+(verified and post-deadline apart: the compared ones, the deviating first;
+the rest folded into one ``<details>`` per reason, so no script is needed to
+unfold them), scaling and claims; the rejected inputs and the submission
+versions."""
 
 from __future__ import annotations
 
@@ -8,11 +10,12 @@ from html import escape
 
 import pandas as pd
 
-from pipeline.core.model import DEVIATES, EXCLUDED, NO_REFERENCE, POST_DEADLINE, VERIFIED
+from pipeline.core.model import AGREE, DEVIATES, NO_REFERENCE, POST_DEADLINE, VERIFIED
 from pipeline.output.report.charts import deviation_strip, scaling_bars
 from pipeline.output.report.claims import claims_table
-from pipeline.output.report.html import (Cell, Table, footnote, number, pct, readable, signed_pct, text, unverified, verdict, wrap)
-from pipeline.output.report.load import NO_ROUND, Data, claim_round, is_unverified, round_of
+from pipeline.output.report.figures import count, number, pct, readable, signed_pct
+from pipeline.output.report.html import Cell, Table, footnote, text, unverified, verdict, wrap
+from pipeline.output.report.load import NO_ROUND, PARTNER, Data, claim_round, is_unverified, round_of
 
 DEVIATION_COLUMNS = ("round", "partner", "model", "scenario", "system", "case", "status", "label",
                      "deviation_pct", "tolerance", "verdict")
@@ -44,35 +47,73 @@ def round_title(round_: str) -> str:
     return "Rows whose data states no round" if round_ == NO_ROUND else f"Round {escape(round_)}"
 
 
-def tolerance(agreement: pd.DataFrame) -> float:
+def tolerance_pct(agreement: pd.DataFrame) -> float:
     values = [v for v in (number(t) for t in agreement.get("tolerance_pct", [])) if v is not None]
     return values[0] if values else 4.0
 
 
 # ---- partner results ---------------------------------------------------------------------
 
-def _agreement_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
-    mark = unverified if unv else (lambda h: h)
+def _below(figure_html: str) -> str:
+    """An unverified figure with its label on the next line (numbers stay narrow)."""
+    return unverified(figure_html, below=True)
+
+
+def _value(r: dict, key: str, mark) -> Cell:
+    """A measured value with its units, marked when unverified."""
+    if number(r.get(key)) is None:
+        return Cell(escape(text(r.get(key))))
+    shown = f"{escape(readable(r.get(key)))} <span class=small>{escape(text(r.get('units')))}</span>"
+    return Cell(mark(shown), number(r.get(key)))
+
+
+def _compared_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
+    """The partner results compared with the reference, the deviating ones
+    first, then by |deviation|, the largest first. The reference value is in
+    the units of the value beside it."""
+    mark = _below if unv else (lambda h: h)
     table = Table(ident, ["partner", "system", "accelerator", "model", "scenario", "value", "reference",
-                          "deviation", "verdict", "why excluded"], numeric={5, 7},
+                          "deviation", "verdict"], numeric={5, 7},
                   where_all=" and in the agreement table (data/agreement.csv)")
     printed = (lambda v: True) if unv else (lambda v: v == DEVIATES)   # print: the deviating rows
-    for r in rows.to_dict("records"):
-        value = f"{readable(r.get('value'))} <span class=small>{escape(str(r.get('units') or ''))}</span>"
-        ref = (f"{readable(r['reference_value'])} <span class=small>({escape(text(r.get('reference_system')))})</span>"
-               if number(r.get("reference_value")) is not None else "")
+    records = rows.to_dict("records")
+    records.sort(key=lambda r: (r.get("verdict") != DEVIATES, -abs(number(r.get("deviation_pct")) or 0.0),
+                                *(text(r.get(k)) for k in ("submitter", "model", "scenario", "system"))))
+    for r in records:
+        ref = f'{escape(readable(r["reference_value"]))} <span class="small">({wrap(r.get("reference_system"))})</span>'
         dev = signed_pct(r.get("deviation_pct"))
         v = str(r.get("verdict") or "")
-        table.add([_nw(r.get("submitter")), wrap(r.get("system")), escape(text(r.get("accelerator"))),
-                   _nw(r.get("model")), _nw(r.get("scenario")),
-                   Cell(mark(value), number(r.get("value"))), Cell(ref, number(r.get("reference_value")), "nw"),
-                   Cell(mark(escape(dev)) if dev else "", number(r.get("deviation_pct"))),
-                   Cell(verdict(v), v) if v != NO_REFERENCE else
-                   Cell(f'<span class="v v-no-reference" title="{escape(text(r.get("reason")))}">no-reference</span>',
-                        v),
-                   wrap(r.get("reason") if v == EXCLUDED else "")],
+        table.add([wrap(r.get("submitter")), wrap(r.get("system")), escape(text(r.get("accelerator"))),
+                   _nw(r.get("model")), _nw(r.get("scenario")), _value(r, "value", mark),
+                   Cell(ref, number(r.get("reference_value"))),
+                   Cell(mark(escape(dev)), number(r.get("deviation_pct"))), Cell(verdict(v), v)],
                   "bad" if v == DEVIATES else "", printed(v))
-    return table.html("No partner result with this status in this round.")
+    return table.html("No partner result with this status was compared with the reference in this round.")
+
+
+def _names(names: list[str], shown: int = 6) -> str:
+    more = f", +{len(names) - shown}" if len(names) > shown else ""
+    return escape(", ".join(names[:shown])) + more
+
+
+def _not_compared(ident: str, rows: pd.DataFrame, unv: bool) -> str:
+    """Rows not compared with the reference, one folded group per verdict and
+    reason (its count, verdict, reason and submitters); unfolded, the rows."""
+    mark = _below if unv else (lambda h: h)
+    groups = []
+    for (v, reason), part in rows.fillna({"reason": ""}).groupby(["verdict", "reason"], sort=False):
+        groups.append((-len(part), str(v), str(reason), part))
+    out = []
+    for i, (_, v, reason, part) in enumerate(sorted(groups, key=lambda g: g[:3])):
+        table = Table(f"{ident}-{i + 1}", ["submitter", "system", "accelerator", "model", "scenario", "value"],
+                      numeric={5})
+        for r in part.sort_values(["submitter", "system", "model", "scenario"], kind="stable").to_dict("records"):
+            table.add([wrap(r.get("submitter")), wrap(r.get("system")), escape(text(r.get("accelerator"))),
+                       _nw(r.get("model")), _nw(r.get("scenario")), _value(r, "value", mark)])
+        names = sorted(set(part["submitter"].map(text)))
+        out.append(f'<details class="nc noprint"><summary><b>{len(part)}</b> {verdict(v)} {escape(reason)} '
+                   f'<span class="small">({_names(names)})</span></summary>{table.html()}</details>')
+    return "".join(out)
 
 
 def _status_part(data: Data, round_: str, unv: bool) -> str:
@@ -80,27 +121,48 @@ def _status_part(data: Data, round_: str, unv: bool) -> str:
                                  & ((data.agreement["status"] != VERIFIED) == unv)]
     results = data.results[(data.results["round"] == round_) & ((data.results["status"] != VERIFIED) == unv)]
     kind = POST_DEADLINE if unv else VERIFIED
+    partner = status_rows[status_rows[PARTNER]]
+    compared = partner[partner["verdict"].isin([AGREE, DEVIATES])]
+    other = status_rows[~status_rows[PARTNER]]
     title = "Post-deadline results (unverified)" if unv else "Verified results"
+    deviate = int((compared["verdict"] == DEVIATES).sum())
     out = [f'<section class="status {"unverified" if unv else "verified"}" id="{anchor(round_, kind)}">'
            f"<h3>{title}</h3>",
-           f"<p>{len(results)} accepted {kind} result(s); {len(status_rows)} partner result(s) "
-           f"against the reference.</p>"]
+           f"<p>{count(len(results), f'accepted {kind} result')}; "
+           f"{count(len(partner), 'partner result')} of {count(partner['submitter'].nunique(), 'partner')} "
+           f"on {escape(data.reference_vendor)} accelerators: {len(compared)} compared with the reference "
+           f"({len(compared) - deviate} agree, {deviate} deviate), {len(partner) - len(compared)} not compared."
+           + (f" {count(len(other), 'result')} of {count(other['submitter'].nunique(), 'submitter')} on other "
+              "vendors' accelerators: not partner results." if len(other) else "") + "</p>"]
     if unv and len(results):
         out.append(footnote(comparison=True))
     points = [{"partner": r["submitter"], "case": f"{r['model']} {r['scenario']} ({r['system']})",
                "deviation_pct": r["deviation_pct"], "verdict": r["verdict"]}
-              for r in status_rows.to_dict("records")]
-    out.append(deviation_strip(points, tolerance(data.agreement),
+              for r in compared.to_dict("records")]
+    out.append(deviation_strip(points, tolerance_pct(data.agreement),
                                f"{round_} {kind}: deviation of each partner result from the reference"))
-    out.append(_agreement_table(f"agreement-{anchor(round_, kind)}", status_rows, unv))
+    out.append(_compared_table(f"agreement-{anchor(round_, kind)}", compared, unv))
+    not_compared = partner[~partner["verdict"].isin([AGREE, DEVIATES])]
+    if len(not_compared):
+        out.append(f'<h4 class="noprint">Partner results not compared: {len(not_compared)}</h4>'
+                   + _not_compared(f"notcompared-{anchor(round_, kind)}", not_compared, unv))
+    if len(other):
+        out.append(f'<h4 class="noprint" id="{anchor(round_, kind, "other-vendors")}">Results on other vendors\' '
+                   f"accelerators: {len(other)}</h4>" + _not_compared(f"others-{anchor(round_, kind)}", other, unv))
+    if len(not_compared) or len(other):
+        by_verdict = ", ".join(f"{n} {v}" for v, n in not_compared["verdict"].value_counts().sort_index().items())
+        parts = [f"{count(len(not_compared), 'partner result')} not compared ({by_verdict})" if len(not_compared)
+                 else "", f"{count(len(other), 'result')} on other vendors' accelerators" if len(other) else ""]
+        out.append(f'<p class="print-only small">Not printed: {" and ".join(x for x in parts if x)}; each row, '
+                   "with its reason, is in the report on screen and in the agreement table "
+                   "(data/agreement.csv).</p>")
     if unv and len(results):
         out.append(f"<h4>Every post-deadline result of {escape(round_)}</h4>")
         table = Table(f"results-{anchor(round_, kind)}", ["submitter", "system", "model", "scenario", "value",
                                                            "source"], numeric={4})
         for r in results.sort_values(["submitter", "system", "model", "scenario"]).to_dict("records"):
-            value = f"{readable(r['value'])} <span class=small>{escape(text(r['units']))}</span>"
-            table.add([_nw(r["submitter"]), wrap(r["system"]), _nw(r["model"]), _nw(r["scenario"]),
-                       Cell(unverified(value), number(r["value"])), wrap(r.get("source"))])
+            table.add([wrap(r["submitter"]), wrap(r["system"]), _nw(r["model"]), _nw(r["scenario"]),
+                       _value(r, "value", _below), wrap(r.get("source"))])
         out.append(table.html())
     return "".join(out) + "</section>"
 
@@ -121,11 +183,10 @@ def _scaling(data: Data, round_: str) -> str:
                   screen_only={10})
     for r in rows:
         mark = unverified if is_unverified(r) else (lambda h: h)
-        table.add([_nw(r.get("submitter")), wrap(r.get("system")), _nw(r.get("model")),
+        table.add([wrap(r.get("submitter")), wrap(r.get("system")), _nw(r.get("model")),
                    _nw(r.get("scenario")), escape(text(r.get("nodes"))),
                    escape(text(r.get("total_accelerators"))),
-                   Cell(mark(escape(readable(r.get("value")))), number(r.get("value"))),
-                   Cell(escape(readable(r.get("expected"))), number(r.get("expected"))),
+                   _value(r, "value", mark), _value(r, "expected", lambda h: h),
                    Cell(mark(escape(pct(r.get("efficiency_pct")))) if number(r.get("efficiency_pct")) is not None
                         else "", number(r.get("efficiency_pct"))),
                    verdict(str(r.get("verdict"))),
@@ -158,7 +219,7 @@ def _versions(data: Data, round_: str) -> str:
         by = ", ".join(f"v{o['version']}" for o in versions if o["submitter"] == r["submitter"]
                        and o.get("status") == r.get("status") and str(o.get("used")).lower() == "true")
         sup = text(r.get("supersedes")).split(".")[0]
-        table.add([_nw(r.get("submitter")), f"v{escape(str(r.get('version')))}",
+        table.add([wrap(r.get("submitter")), f"v{escape(str(r.get('version')))}",
                    escape(text(r.get("status_declared"))), escape(text(r.get("status"))),
                    escape(text(r.get("submitted_at"))),
                    "used" if used else ("superseded" if by else "not used"), f"v{escape(sup)}" if sup else "",

@@ -112,7 +112,8 @@ def report_all(paths: Paths, reference_submitter: str = DEFAULT_REFERENCE_SUBMIT
                 looked_up.findings[len(found):])
 
     doc = html_report.build(html_report.Inputs(paths.results, paths.agreement, paths.rejected, paths.versions,
-                                               paths.scaling, paths.claims, None, paths.validation),
+                                               paths.scaling, paths.claims, None, paths.validation,
+                                               reference_vendor),
                             paths.report)
     write_text(doc.html, paths.report)
     write_table(doc.deviation, paths.plot_data)

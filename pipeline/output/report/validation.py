@@ -1,6 +1,6 @@
 """The Great Expectations results (``audit/validation.json``, written by
 ``mlrepro audit``) rendered in the report, so that nobody needs the GX Data
-Docs (which load their styles from CDNs) to read them offline."""
+Docs (whose styles come from CDNs: offline they show unstyled) to read them."""
 
 from __future__ import annotations
 
@@ -113,4 +113,4 @@ def _data_docs(path: Path | None, out: Path, data: Data) -> str:
     if missing:
         data.notes.append(f"--data-docs {path}: not found")
     return (f'<p class="small">The same results as GX Data Docs: <a href="{escape(rel)}">{escape(rel)}</a>'
-            f"{escape(missing)} (they load their styles from CDNs, so they need a network).</p>")
+            f"{escape(missing)} (they open offline, unstyled: their styles come from CDNs).</p>")

@@ -1,0 +1,91 @@
+"""Every figure the report prints, as a reader sees it: rounded, and with its
+unit (the raw values stay in the CSV and JSON outputs). Plain text here; the
+HTML around it is :mod:`.html`'s.
+
+============================ ==================================================
+a value with its units       ``26,006 Tokens/s``, ``0.0515 Samples/s``
+a share in percent           ``93.2%`` (efficiency, a claimed share)
+a deviation                  ``-6.99%`` (always signed)
+a ratio                      ``3.13×``
+the tolerance                ``±4%``
+============================ ==================================================
+
+A figure the ledger or the parameters state (a claimed ``93%``, a tolerance
+``4%``) is printed as stated; a computed one is rounded as above.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def number(value) -> float | None:
+    """A finite float, or None (missing, empty, not a number)."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return None
+    return out if math.isfinite(out) else None
+
+
+def readable(value) -> str:
+    """A number rounded for reading: thousands grouped, about four significant
+    digits."""
+    x = number(value)
+    if x is None:
+        return "" if value is None else str(value)
+    size = abs(x)
+    if size >= 1000:
+        return f"{x:,.0f}"
+    if size >= 100:
+        return f"{x:.1f}"
+    if size >= 1:
+        return f"{x:.2f}".rstrip("0").rstrip(".") if x != int(x) else f"{int(x)}"
+    return "0" if x == 0 else f"{x:.3g}"
+
+
+def quantity(value, units) -> str:
+    """A measured value with its units (``26,006 Tokens/s``); the value alone
+    when the units are unknown."""
+    shown = readable(value)
+    unit = "" if units is None or (isinstance(units, float) and math.isnan(units)) else str(units).strip()
+    return f"{shown} {unit}" if shown and unit else shown
+
+
+def stated(value) -> str:
+    """A figure as the ledger or the parameters state it (``93``, ``3.1``)."""
+    x = number(value)
+    return "" if x is None else f"{x:g}"
+
+
+def pct(value, digits: int = 1) -> str:
+    x = number(value)
+    return "" if x is None else f"{x:.{digits}f}%"
+
+
+def signed_pct(value, digits: int = 2) -> str:
+    x = number(value)
+    return "" if x is None else f"{x:+.{digits}f}%"
+
+
+def ratio(value, digits: int = 2) -> str:
+    x = number(value)
+    return "" if x is None else f"{x:.{digits}f}×"
+
+
+def tolerance(value) -> str:
+    """The agreement band (``±4%``)."""
+    x = number(value)
+    return "" if x is None else f"±{x:g}%"
+
+
+def axis_pct(value: float) -> str:
+    """A tick of a percent axis (``-5%``, ``0%``, ``+5%``)."""
+    return f"{value:+g}%" if value else "0%"
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 partner``, ``7 partners``."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
