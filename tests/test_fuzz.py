@@ -22,7 +22,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import canonical_row
-from pipeline.analyses import claims
+from pipeline.analyses import claims, ledger as claims_ledger
 from pipeline.ingest import submissions as ingest, table
 from pipeline import readers
 from pipeline.store import manifests as store
@@ -219,8 +219,8 @@ def test_fuzz_manifest(data, work):
 # ---- claims ledgers ------------------------------------------------------------------------
 
 LEDGER_LINES = lines_of(CONTROL / "claims.yaml")
-CLAIM = st.dictionaries(st.sampled_from(list(claims.CLAIM_KEYS)) | TEXT,
-                        JSON_VALUES | st.dictionaries(st.sampled_from(list(claims.SELECTOR_KEYS)), SCALARS,
+CLAIM = st.dictionaries(st.sampled_from(list(claims_ledger.CLAIM_KEYS)) | TEXT,
+                        JSON_VALUES | st.dictionaries(st.sampled_from(list(claims_ledger.SELECTOR_KEYS)), SCALARS,
                                                       max_size=4), max_size=8)
 LEDGER_DOC = st.one_of(
     st.fixed_dictionaries({"round": SCALARS, "claims": st.lists(CLAIM, max_size=3)},
@@ -247,7 +247,7 @@ def results_frame() -> pd.DataFrame:
 def test_fuzz_claims_ledger(data, work, results_frame):
     path = work / "claims.yaml"
     path.write_bytes(data)
-    ledger = claims.read_ledger(path)
+    ledger = claims_ledger.read_ledger(path)
     assert_findings(ledger.findings)
     report = claims.check_claims(ledger, results_frame, "AMD")
     assert_findings(report.findings)
