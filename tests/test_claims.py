@@ -628,6 +628,12 @@ def test_a_post_deadline_partner_result_changes_no_verified_claim_and_appears_be
     assert after["llama2-offline-vs-b300"]["verified"] is True
     assert all(r["including_post_deadline"] is None for r in before.values())
 
+    from pipeline.output.report.claims import claims_table   # the report shows it beside the claim
+    html = claims_table("claims-v6-0", [after["partners-mi355x-llama2-v6.0"]])
+    assert (f"including post-deadline (unverified)<sup>1</sup>: max |deviation| {partners['computed']:.2f}%, "
+            f"{partners['within']} of {partners['compared']} partner results within, does not hold") in html
+    assert UNVERIFIED_FOOTNOTE in html
+
 
 def test_a_claim_about_post_deadline_results_stays_on_every_result_and_unverified(tmp_path):
     ledger = GOOD.replace("status: verified", "status: post-deadline").replace("claimed_pct: 93", "claimed_pct: 108")
