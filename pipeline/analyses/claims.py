@@ -94,6 +94,7 @@ class Results:
         self._tests: dict[tuple, np.ndarray] = {}
         self._agreements: dict[tuple, object] = {}
         self._single_nodes: dict | None = None
+        self._late: np.ndarray | None = None
 
     def agreement(self, tolerance_pct: float, reference_submitter: str, reference_vendor: str):
         """compare's report of the whole table, once per tolerance and reference:
@@ -116,6 +117,12 @@ class Results:
             hit = (column == value) if key in INT_KEYS else (column.astype("str") == str(value))
             self._tests[key, value] = hit.to_numpy(dtype=bool)
         return self._tests[key, value]
+
+    def late(self) -> np.ndarray:
+        """Which rows are not verified (post-deadline), built once."""
+        if self._late is None:
+            self._late = (self.frame["status"].astype("str") != VERIFIED).to_numpy(dtype=bool)
+        return self._late
 
     def single_nodes(self) -> dict:
         """The scaling module's single-node index of the table, built once."""
@@ -164,7 +171,7 @@ def check_claims(ledger: Ledger, results: pd.DataFrame, reference_submitter: str
             row["including_post_deadline"] = None
         else:
             row, found = KIND_CHECKS[claim.kind](claim, official, ledger, refs)
-            row["including_post_deadline"] = (_including_post_deadline(claim, row, every, ledger, refs)
+            row["including_post_deadline"] = (_including_post_deadline(claim, row, official, every, ledger, refs)
                                               if late else None)
         report.rows.append(row)
         report.findings.extend(found)
@@ -237,14 +244,18 @@ def eligible_comparators(claim: Claim, subject: dict, results: Results, default_
     closed, one node), verified only unless the subject is post-deadline, the
     selector names a status or ANY_STATUS is asked, never power-capped, never
     the subject."""
-    selector = {"round": default_round or subject["round"], "model": subject["model"],
-                "scenario": subject["scenario"], "units": subject["units"], "division": "closed", "nodes": 1}
-    selector.update(claim.comparator)
+    selector = _comparator_selector(claim, subject, default_round)
     pool = [r for r in results.rows(selector)
             if not (r["source"] == subject["source"] and r["system"] == subject["system"])]
     if "status" not in claim.comparator and subject["status"] == VERIFIED and not any_status:
         pool = [r for r in pool if r["status"] == VERIFIED]
     return [r for r in pool if not (power_capped_name(r["system"]) or power_capped_name(r["system_name"]))], selector
+
+
+def _comparator_selector(claim: Claim, subject: dict, default_round) -> dict:
+    """The comparator selector over its defaults (eligible_comparators)."""
+    return {"round": default_round or subject["round"], "model": subject["model"], "scenario": subject["scenario"],
+            "units": subject["units"], "division": "closed", "nodes": 1, **claim.comparator}
 
 
 def _ratio(claim, results, ledger, refs):
@@ -428,50 +439,60 @@ KIND_CHECKS = {"ratio": _ratio, "scaling": _scaling, "reproducibility": _reprodu
 LABEL_INCLUDING_POST_DEADLINE = "including post-deadline (unverified)"
 
 
-def _including_post_deadline(claim: Claim, row: dict, every: Results, ledger: Ledger, refs) -> dict | None:
+def _including_post_deadline(claim: Claim, row: dict, official: Results, every: Results, ledger: Ledger,
+                             refs) -> dict | None:
     """The claim computed with the post-deadline results too, when one bears
     on it; None otherwise. The subject is the verified one the claim found
     (else the one result its selector matches among all results)."""
-    subject = _late_subject(claim, row, every, ledger)
+    late = every.late()
     if claim.kind == "reproducibility":
         mask = every.mask(_selector(claim, ledger))
+        if not (mask & late & (every.frame["submitter"].to_numpy(dtype=object) != refs[0])).any():
+            return None   # no post-deadline partner result: the figure would be the claim's own
         rows = _compared(every, mask, claim.claimed, *refs)
-        late = [r for r in rows if r["status"] != VERIFIED]
-        if not late:
-            return None
         figures = _reproducibility_figures(claim, rows, refs[0])
         added = [{k: r[k] for k in ("submitter", "system", "model", "scenario", "value", "verdict", "source")}
-                 for r in late]
-    elif subject is None:
+                 for r in rows if r["status"] != VERIFIED]
+        return _late_figure(figures, added)
+    subject = _late_subject(claim, row, official, every, ledger)
+    if subject is None:
         return None
-    elif claim.kind == "ratio":
+    others = (_comparator_selector(claim, subject, ledger.round) if claim.kind == "ratio" else
+              {**{k: subject[k] for k in scaling.MATCH}, "nodes": 1})   # single-node references
+    if subject["status"] == VERIFIED and not (every.mask(others) & late).any():
+        return None
+    if claim.kind == "ratio":
         eligible, _ = eligible_comparators(claim, subject, every, ledger.round, any_status=True)
         added = [_brief(r) for r in [subject, *eligible] if r["status"] != VERIFIED]
         if not eligible or not added:
             return None
         figures = _ratio_figures(claim, subject, eligible)
-        figures.pop("_chosen"), figures.pop("_best")
     else:
         scaled = scaling.scale_row(subject, every.single_nodes(), refs[0])
         added = [r for r in [_brief(subject), *scaled["references"]] if r["status"] != VERIFIED]
         if not added:
             return None
         figures = {"verdict": scaled["verdict"], **_scaling_figures(claim, subject, scaled)}
+    return _late_figure(figures, added)
+
+
+def _late_figure(figures: dict, added: list[dict]) -> dict:
     keep = ("verdict", "computed", "holds", "comparator", "best_comparator", "computed_vs_best", "range_min",
             "range_max", "eligible_comparators", "cherry_picked", "compared", "within", "share_within_pct",
             "outside", "not_compared", "notes")
     return {"label": LABEL_INCLUDING_POST_DEADLINE, "post_deadline_results": added,
-            **{k: figures.get(k) for k in keep if k in figures},
+            **{k: figures[k] for k in keep if k in figures},
             "footnote": UNVERIFIED_FOOTNOTE, "disclaimer": COMPARISON_DISCLAIMER}
 
 
-def _late_subject(claim: Claim, row: dict, every: Results, ledger: Ledger) -> dict | None:
-    if claim.kind == "reproducibility":
-        return None
+def _late_subject(claim: Claim, row: dict, official: Results, every: Results, ledger: Ledger) -> dict | None:
+    """The claim's verified subject (as a full row), else the one result among
+    all that its selector matches, else None."""
+    selector = _selector(claim, ledger)
     if row["subject"] is not None:
         source, system = row["subject"]["source"], row["subject"]["system"]
-        found = [r for r in every.rows(_selector(claim, ledger))
-                 if r["source"] == source and r["system"] == system]
-        return found[0] if found else None
-    rows = every.rows(_selector(claim, ledger))
+        return next((r for r in official.rows(selector) if r["source"] == source and r["system"] == system), None)
+    if not (every.mask(selector) & every.late()).any():
+        return None
+    rows = every.rows(selector)
     return rows[0] if len(rows) == 1 else None
