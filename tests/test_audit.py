@@ -284,7 +284,7 @@ def test_deferred_modules_run_on_first_use_only(tmp_path):
     out = _fresh(f"""
 import sys
 sys.path.insert(0, {str(tmp_path)!r})
-from pipeline.core.lazy import deferred
+from pipeline.core.imports import deferred
 with deferred("heavy"):
     import heavy
 before = getattr(sys, "heavy_ran", False)

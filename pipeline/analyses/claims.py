@@ -162,8 +162,8 @@ def check_claims(ledger: Ledger, results: pd.DataFrame, reference_submitter: str
         row = _row(cid, None, INVALID, "the claim's ledger entry is invalid (see findings)")
         report.rows.append({**row, "line": line, "including_post_deadline": None})
     every = Results(results)
-    late = bool(len(results)) and bool((results["status"].astype("str") != VERIFIED).any())
-    official = Results(results[(results["status"].astype("str") == VERIFIED).to_numpy()]) if late else every
+    late = bool(every.late().any())
+    official = Results(results[~every.late()]) if late else every   # the results verified claims were made on
     refs = (reference_submitter, reference_vendor)
     for claim in ledger.claims:
         if about_unverified(claim):

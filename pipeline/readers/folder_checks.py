@@ -20,6 +20,9 @@ from pipeline.readers.base import inside, read_text
 from pipeline.readers.round_rules import AccuracyTarget, Formats, RoundRules
 
 MAX_SMALL_FILE = 1024 * 1024   # accuracy.txt and verify_*.txt are a few hundred bytes
+TEST01, VERIFY_ACCURACY = "TEST01", "verify_accuracy.txt"
+# TEST01 in non-deterministic mode: the accuracy of the baseline and of the compliance run
+TEST01_ACCURACY_FILES = ("baseline_accuracy.txt", "compliance_accuracy.txt")
 
 
 def missing_file(where: Source, what: str) -> Finding:
@@ -90,10 +93,6 @@ def check_compliance(folder_of, tests: tuple[str, ...], rules: RoundRules,
                 found = _nondeterministic(folder, where, targets, formats, rules, model or "", found)
             out.extend(found)
     return out
-
-
-TEST01, VERIFY_ACCURACY = "TEST01", "verify_accuracy.txt"
-TEST01_ACCURACY_FILES = ("baseline_accuracy.txt", "compliance_accuracy.txt")
 
 
 def _nondeterministic(folder: str, where: Source, targets, formats: Formats, rules: RoundRules,
