@@ -582,13 +582,13 @@ def scaling(results, reference_submitter, params_path, only_verdict, only_submit
 def claims(ledger, results, reference_submitter, params_path, only_verdict, fmt, output, quiet, verbose,
            exit_zero):
     """Recompute the claims of a ledger (YAML) from a results table."""
-    from pipeline.analyses import claims as claims_mod
+    from pipeline.analyses import claims as claims_mod, ledger as ledger_mod
 
     from pipeline.core import params
 
     p = params.compare(params_path, reference_submitter=reference_submitter)
     _guard({"LEDGER": ledger, "RESULTS": results, "--params": params_path}, {"--output": output})
-    book = claims_mod.read_ledger(ledger)
+    book = ledger_mod.read_ledger(ledger)
     frame, found = _load_table(results)
     report = claims_mod.check_claims(book, frame, p.reference_submitter, p.reference_vendor)
     report.findings[:0] = found

@@ -13,7 +13,7 @@ from hypothesis import given, strategies as st
 from conftest import REPO, UNVERIFIED_FOOTNOTE, canonical_row, run, run_json, write_canonical
 from test_scaling import frame, published_rows
 
-from pipeline.analyses import claims
+from pipeline.analyses import claims, ledger as claims_ledger
 from pipeline.core.formulas import within
 from pipeline.core.model import COMPARISON_DISCLAIMER
 @pytest.fixture(autouse=True)
@@ -83,7 +83,7 @@ LEDGER_ERRORS = [
     ("no-id", GOOD.replace("id: wan-vs-b200", "text: no id"), "ledger-invalid", "key claims.#1"),
     ("subject-matches-nothing", GOOD.replace("submitter: AMD", "submitter: Nobody"), "selector-unmatched",
      "line 5, key claims.wan-vs-b200.subject"),
-    ("subject-matches-several", GOOD.replace(", status: verified", ""), "selector-ambiguous",
+    ("subject-matches-several", GOOD.replace("submitter: AMD", "division: closed"), "selector-ambiguous",
      "line 5, key claims.wan-vs-b200.subject"),
     ("comparator-matches-nothing", GOOD.replace("{accelerator: B200}", "{accelerator: B300}"),
      "selector-unmatched", "line 6, key claims.wan-vs-b200.comparator"),
@@ -107,11 +107,22 @@ def test_a_good_ledger_has_no_findings_and_exits_0(tmp_path):
 
 
 def test_the_ambiguous_subject_names_its_candidates(tmp_path):
-    doc = claims_json(tmp_path, GOOD.replace(", status: verified", ""), WAN_ROWS, expect=1)
+    rows = WAN_ROWS + [wan("8xMI355X_b", 26.0, division="open")]
+    doc = claims_json(tmp_path, GOOD.replace(", status: verified", ""), rows, expect=1)
     (row,) = doc["rows"]
     assert row["verdict"] == "ambiguous"
     assert len(row["candidates"]) == 2 and all("8xMI355X" in c for c in row["candidates"])
-    assert "27.374" in doc["findings"][0]["found"] and "23.572" in doc["findings"][0]["found"]
+    assert "27.374" in doc["findings"][0]["found"] and "26" in doc["findings"][0]["found"]
+
+
+def test_a_subject_without_a_status_is_the_verified_result_and_ignores_its_post_deadline_twin(tmp_path):
+    """A claim that names no status is a claim about verified results: the
+    post-deadline twin of the subject neither makes it ambiguous nor changes it."""
+    verified = claims_json(tmp_path, GOOD, WAN_ROWS, expect=0)["rows"][0]
+    doc = claims_json(tmp_path, GOOD.replace(", status: verified", ""), WAN_ROWS, expect=0)
+    (row,) = doc["rows"]
+    assert row["subject"]["status"] == "verified" and row["subject"]["value"] == 27.374
+    assert {k: v for k, v in row.items() if k != "line"} == {k: v for k, v in verified.items() if k != "line"}
 
 
 def test_invalid_claims_still_appear_as_rows_and_the_others_are_checked(tmp_path):
@@ -179,8 +190,8 @@ def test_a_claim_holds_within_its_tolerance_inclusive(computed, claimed, tol, ho
     subject = canonical_row(value=computed)
     comparator = canonical_row(submitter="NVIDIA", system="b200", accelerator="B200", composition="B200:8",
                                value=100.0)
-    claim = claims.Claim("c", "ratio", "", {"submitter": "AMD"}, {"accelerator": "B200"}, claimed, "pct", tol, 1)
-    (row,) = claims.check_claims(claims.Ledger("l.yaml", "v6.0", [claim]), frame([subject, comparator])).rows
+    claim = claims_ledger.Claim("c", "ratio", "", {"submitter": "AMD"}, {"accelerator": "B200"}, claimed, "pct", tol, 1)
+    (row,) = claims.check_claims(claims_ledger.Ledger("l.yaml", "v6.0", [claim]), frame([subject, comparator])).rows
     assert row["holds"] is holds
 
 
@@ -245,9 +256,9 @@ def mi325x_server_v51() -> list[dict]:
 
 
 def generation(claimed: float, comparator: dict) -> dict:
-    claim = claims.Claim("generation", "ratio", "", {"submitter": "AMD", "accelerator": "MI355X"},
+    claim = claims_ledger.Claim("generation", "ratio", "", {"submitter": "AMD", "accelerator": "MI355X"},
                          comparator, claimed, "ratio", 0.05, 1)
-    (row,) = claims.check_claims(claims.Ledger("l.yaml", "v6.0", [claim]), frame(mi325x_server_v51())).rows
+    (row,) = claims.check_claims(claims_ledger.Ledger("l.yaml", "v6.0", [claim]), frame(mi325x_server_v51())).rows
     return row
 
 
@@ -277,8 +288,8 @@ values = st.floats(min_value=1.0, max_value=1e6, allow_nan=False)
 
 
 def ratio_ledger(claimed: float, tol: float, latency: bool):
-    claim = claims.Claim("p", "ratio", "", {"submitter": "AMD"}, {"accelerator": "B200"}, claimed, "pct", tol, 1)
-    return claims.Ledger("l.yaml", "v6.0", [claim])
+    claim = claims_ledger.Claim("p", "ratio", "", {"submitter": "AMD"}, {"accelerator": "B200"}, claimed, "pct", tol, 1)
+    return claims_ledger.Ledger("l.yaml", "v6.0", [claim])
 
 
 def ratio_rows(subject: float, comparators: list[float], latency: bool) -> list[dict]:
@@ -313,8 +324,8 @@ def test_scaling_every_value_by_one_factor_changes_no_claim_verdict(subject, com
         canonical_row(system="87x", composition="MI355X:87", nodes=11, total_accelerators=87, value=cluster * 87)]
     ledger = ratio_ledger(claimed, 1.0, latency)
     ledger.claims += [
-        claims.Claim("s", "scaling", "", {"system": "87x"}, None, claimed, "pct", 1.0, 2),
-        claims.Claim("r", "reproducibility", "", {"submitter": "Dell"}, None, claimed / 10, "pct", 0.0, 3)]
+        claims_ledger.Claim("s", "scaling", "", {"system": "87x"}, None, claimed, "pct", 1.0, 2),
+        claims_ledger.Claim("r", "reproducibility", "", {"submitter": "Dell"}, None, claimed / 10, "pct", 0.0, 3)]
     scaled = [{**r, "value": r["value"] * factor} for r in rows]
     before = claims.check_claims(ledger, frame(rows)).rows
     after = claims.check_claims(ledger, frame(scaled)).rows
@@ -359,8 +370,8 @@ def test_reproducibility_claim_on_real_v51_mi300x_results():
     rows = published_rows("5.1-0001", "5.1-0027")
 
     def check(band):
-        claim = claims.Claim("partners", "reproducibility", "", {"accelerator": "MI300X"}, None, band, "pct", 0, 1)
-        (row,) = claims.check_claims(claims.Ledger("l.yaml", "v5.1", [claim]), frame(rows)).rows
+        claim = claims_ledger.Claim("partners", "reproducibility", "", {"accelerator": "MI300X"}, None, band, "pct", 0, 1)
+        (row,) = claims.check_claims(claims_ledger.Ledger("l.yaml", "v5.1", [claim]), frame(rows)).rows
         return row
 
     row = check(4.0)
@@ -382,11 +393,11 @@ def test_claims_of_one_band_share_one_compare_and_judge_partners_as_comparing_th
     from pipeline.analyses import compare
 
     results = frame(published_rows("5.1-0001", "5.1-0027", "5.1-0002"))
-    ledger = claims.Ledger("l.yaml", "v5.1", [
-        claims.Claim("p4", "reproducibility", "", {"accelerator": "MI300X"}, None, 4.0, "pct", 0, 1),
-        claims.Claim("dell4", "reproducibility", "", {"submitter": "Dell"}, None, 4.0, "pct", 0, 2),
-        claims.Claim("p45", "reproducibility", "", {"accelerator": "MI300X"}, None, 4.5, "pct", 0, 3),
-        claims.Claim("none", "reproducibility", "", {"accelerator": "MI355X"}, None, 4.0, "pct", 0, 4)])
+    ledger = claims_ledger.Ledger("l.yaml", "v5.1", [
+        claims_ledger.Claim("p4", "reproducibility", "", {"accelerator": "MI300X"}, None, 4.0, "pct", 0, 1),
+        claims_ledger.Claim("dell4", "reproducibility", "", {"submitter": "Dell"}, None, 4.0, "pct", 0, 2),
+        claims_ledger.Claim("p45", "reproducibility", "", {"accelerator": "MI300X"}, None, 4.5, "pct", 0, 3),
+        claims_ledger.Claim("none", "reproducibility", "", {"accelerator": "MI355X"}, None, 4.0, "pct", 0, 4)])
     bands, real = [], claims.compare
     try:
         claims.compare = lambda *a, **k: bands.append(a[1]) or real(*a, **k)
@@ -532,8 +543,8 @@ def test_reproducibility_uses_the_reference_vendor_from_params(tmp_path):
     """compare.reference_vendor decides which results are partner results, in
     the library (passed in) and in the CLI (read from --params at the edge)."""
     rows = published_rows("5.1-0001", "5.1-0027")
-    claim = claims.Claim("partners", "reproducibility", "", {"accelerator": "MI300X"}, None, 4.0, "pct", 0, 1)
-    ledger = claims.Ledger("l.yaml", "v5.1", [claim])
+    claim = claims_ledger.Claim("partners", "reproducibility", "", {"accelerator": "MI300X"}, None, 4.0, "pct", 0, 1)
+    ledger = claims_ledger.Ledger("l.yaml", "v5.1", [claim])
     (amd,) = claims.check_claims(ledger, frame(rows), "AMD", "AMD").rows
     (other,) = claims.check_claims(ledger, frame(rows), "AMD", "NVIDIA").rows
     assert amd["compared"] == 3 and other["verdict"] == "no-reference"
@@ -554,3 +565,95 @@ def test_reproducibility_uses_the_reference_vendor_from_params(tmp_path):
         params.write_text(f"compare:\n  reference_vendor: {vendor}\n", encoding="utf-8")
         doc = run_json("claims", ledger_file(tmp_path, text), results, "--params", params)
         assert [r["verdict"] for r in doc["rows"]] == [verdict], doc["rows"]
+
+
+# ---- claims on the data they were made on --------------------------------------------------
+
+LATE_RESULTS = """\
+submitter,system,system_name,accelerator,accelerators_per_node,nodes,model,scenario,value,units,division,availability
+Dell,8xMI355X_2xEPYC_9655_late,PowerEdge XE9785L (8x MI355X),AMD Instinct MI355X 288GB HBM3e,8,1,llama2-70b-99.9,Server,80000,Tokens/s,closed,available
+Dell,XE9780L-B300-SXM-270GBx8_late,PowerEdge XE9780L (8x B300-SXM-270GB),NVIDIA B300-SXM-270GB,8,1,llama2-70b-99,Offline,130000,Tokens/s,closed,available
+"""
+
+
+def _with_a_post_deadline_partner_version(root):
+    """The shipped submissions and a post-deadline Dell version beside Dell's
+    verified one: an MI355X partner result 20% under AMD's, and a faster B300."""
+    import hashlib
+    import shutil
+
+    shutil.copytree(REPO / "submissions", root)
+    late = root / "v6.0" / "Dell" / "v2"
+    late.mkdir()
+    (late / "results.csv").write_text(LATE_RESULTS, encoding="utf-8")
+    digest = hashlib.sha256((late / "results.csv").read_bytes()).hexdigest()
+    (late / "manifest.yaml").write_text(
+        "submitter: Dell\nround: v6.0\nversion: 2\nsubmitted_at: '2026-03-25T12:00:00+00:00'\n"
+        "status: post-deadline\nfiles:\n- path: results.csv\n  format: results-csv\n"
+        f"  sha256: {digest}\nsupersedes: 1\n", encoding="utf-8")
+    return root
+
+
+def test_a_post_deadline_partner_result_changes_no_verified_claim_and_appears_beside_it(tmp_path, shipped):
+    """Adding a post-deadline partner result to the shipped data: every
+    verified claim keeps its verdict, counts and figures byte for byte; the
+    claims it bears on show the figure including it, apart and labelled."""
+    root = _with_a_post_deadline_partner_version(tmp_path / "submissions")
+    table_path = tmp_path / "results.csv"
+    run("ingest", root, "--root", root, "-o", table_path, expect=0)
+    out = tmp_path / "claims.json"
+    run("claims", REPO / "claims.yaml", table_path, "-o", out, "--params", REPO / "params.yaml", expect=1)
+    after = {r["id"]: r for r in json.loads(out.read_text())["rows"]}
+    before, _ = shipped
+    assert sorted(after) == sorted(before)
+
+    def own(row):   # the claim's own verdict, counts and figures: everything but the figure beside it
+        return json.dumps({k: v for k, v in row.items() if k != "including_post_deadline"}, sort_keys=True)
+
+    for cid, row in before.items():
+        assert own(after[cid]) == own(row), cid
+    late = {cid: r["including_post_deadline"] for cid, r in after.items() if r["including_post_deadline"]}
+    assert sorted(late) == ["llama2-offline-vs-b300", "partners-mi355x-llama2-v6.0"]
+
+    partners, verified = late["partners-mi355x-llama2-v6.0"], after["partners-mi355x-llama2-v6.0"]
+    assert (partners["compared"], partners["within"]) == (verified["compared"] + 1, verified["within"])
+    assert partners["label"] == "including post-deadline (unverified)"
+    assert partners["footnote"] == UNVERIFIED_FOOTNOTE and partners["disclaimer"] == COMPARISON_DISCLAIMER
+    assert [(r["submitter"], r["value"]) for r in partners["post_deadline_results"]] == [("Dell", 80000.0)]
+    assert partners["computed"] == pytest.approx(abs((80000 - 100282) / 100282 * 100), abs=1e-4)
+
+    b300 = late["llama2-offline-vs-b300"]
+    assert b300["best_comparator"]["value"] == 130000.0 and b300["best_comparator"]["status"] == "post-deadline"
+    assert b300["computed_vs_best"] == pytest.approx(103480 / 130000 * 100, abs=1e-5)
+    assert after["llama2-offline-vs-b300"]["verified"] is True
+    assert all(r["including_post_deadline"] is None for r in before.values())
+
+    from pipeline.output.report.claims import claims_table   # the report shows it beside the claim
+    html = claims_table("claims-v6-0", [after["partners-mi355x-llama2-v6.0"]])
+    assert (f"including post-deadline (unverified)<sup>1</sup>: max |deviation| {partners['computed']:.2f}%, "
+            f"{partners['within']} of {partners['compared']} partner results within, does not hold") in html
+    assert UNVERIFIED_FOOTNOTE in html
+
+
+def test_a_claim_about_post_deadline_results_stays_on_every_result_and_unverified(tmp_path):
+    ledger = GOOD.replace("status: verified", "status: post-deadline").replace("claimed_pct: 93", "claimed_pct: 108")
+    late_b200 = wan("8xB200_late", 22.0, submitter="NVIDIA", accelerator="B200", composition="B200:8",
+                    status="post-deadline")
+    (row,) = claims_json(tmp_path, ledger, WAN_ROWS + [late_b200], expect=0)["rows"]
+    assert row["eligible_comparators"] == 3 and row["label"] == "unverified"
+    assert row["including_post_deadline"] is None
+
+
+def test_the_report_shows_the_post_deadline_figure_beside_the_claim_labelled():
+    from pipeline.output.report.claims import claims_table
+
+    claim = {"id": "partners", "kind": "reproducibility", "measure": "max_abs_deviation_pct", "claimed": 4.0,
+             "computed": 6.99, "verdict": "does-not-hold", "label": "verified", "verified": True,
+             "compared": 8, "within": 5,
+             "including_post_deadline": {"label": "including post-deadline (unverified)", "computed": 20.22,
+                                         "verdict": "does-not-hold", "compared": 9, "within": 5}}
+    html = claims_table("claims-v6-0", [claim])
+    assert "max |deviation| 6.99%" in html
+    assert ("including post-deadline (unverified)<sup>1</sup>: max |deviation| 20.22%, "
+            "5 of 9 partner results within, does not hold") in html
+    assert UNVERIFIED_FOOTNOTE in html and COMPARISON_DISCLAIMER in html

@@ -11,8 +11,10 @@ manifest and ledger keys), which is where parsers break.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -22,7 +24,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import canonical_row
-from pipeline.analyses import claims
+from pipeline.analyses import claims, ledger as claims_ledger
 from pipeline.ingest import submissions as ingest, table
 from pipeline import readers
 from pipeline.store import manifests as store
@@ -219,8 +221,8 @@ def test_fuzz_manifest(data, work):
 # ---- claims ledgers ------------------------------------------------------------------------
 
 LEDGER_LINES = lines_of(CONTROL / "claims.yaml")
-CLAIM = st.dictionaries(st.sampled_from(list(claims.CLAIM_KEYS)) | TEXT,
-                        JSON_VALUES | st.dictionaries(st.sampled_from(list(claims.SELECTOR_KEYS)), SCALARS,
+CLAIM = st.dictionaries(st.sampled_from(list(claims_ledger.CLAIM_KEYS)) | TEXT,
+                        JSON_VALUES | st.dictionaries(st.sampled_from(list(claims_ledger.SELECTOR_KEYS)), SCALARS,
                                                       max_size=4), max_size=8)
 LEDGER_DOC = st.one_of(
     st.fixed_dictionaries({"round": SCALARS, "claims": st.lists(CLAIM, max_size=3)},
@@ -247,7 +249,7 @@ def results_frame() -> pd.DataFrame:
 def test_fuzz_claims_ledger(data, work, results_frame):
     path = work / "claims.yaml"
     path.write_bytes(data)
-    ledger = claims.read_ledger(path)
+    ledger = claims_ledger.read_ledger(path)
     assert_findings(ledger.findings)
     report = claims.check_claims(ledger, results_frame, "AMD")
     assert_findings(report.findings)
@@ -282,3 +284,122 @@ def test_a_csv_field_longer_than_the_csv_module_limit_is_read(work):
     report = ingest.ingest([path], None, "v6.0", "verified")
     assert_findings(report.findings)
     assert len(report.table) + len(report.dispositions) == 1
+
+
+# ---- the gate, on any file a partner can write ------------------------------------------------
+# A partner's pull request adds a version folder: a manifest and files in every
+# input format, with any text in every numeric column. Whatever it holds, the
+# gate judges it (exit 0 or 1) and never crashes (exit 4). Each example is one
+# gate run in a real git repository (a base holding AMD's and Dell's v1).
+
+GATE_EXAMPLES = max(5, settings.default.max_examples // 10)
+NUMBER_TEXT = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.floats(allow_nan=True, allow_infinity=True).map(lambda x: f"{x:.17g}"),
+    st.integers(min_value=-2**80, max_value=2**80).map(str),
+    st.sampled_from(["0", "-0", "-0.0", "5e-324", "1e308", "1.7976931348623157e308", "1e999", "-1e999", "NaN",
+                     "nan", "inf", "Infinity", "9" * 400, "1e-7", "1e12", "8", "8.0", "0x10", "1_000"]),
+    TEXT)
+NUMERIC_COLUMNS = {"results-csv": ("accelerators_per_node", "nodes", "value"),
+                   "mlcommons-summary-csv": ("Result", "number_of_nodes", "accelerators_per_node",
+                                             "total_accelerators")}
+CONTROLS = {"results-csv": ("results.csv", CONTROL / "results.csv"),
+            "mlcommons-summary-csv": ("summary.csv", CONTROL / "checker.csv")}
+
+
+def numbers_in(fmt: str) -> st.SearchStrategy[bytes]:
+    """The control file's rows, every numeric column drawn from NUMBER_TEXT."""
+    header, *rows = list(csv.reader(io.StringIO(CONTROLS[fmt][1].read_text(encoding="utf-8"))))
+    columns = [header.index(c) for c in NUMERIC_COLUMNS[fmt]]
+
+    def build(draws: list[list[str]]) -> bytes:
+        out = []
+        for row, drawn in zip(rows * len(draws), draws):
+            row = list(row)
+            for at, text in zip(columns, drawn):
+                row[at] = text
+            out.append(row)
+        return csv_text(header, out, quoting=True).encode("utf-8")
+    return st.lists(st.lists(NUMBER_TEXT, min_size=len(columns), max_size=len(columns)),
+                    min_size=1, max_size=4).map(build)
+
+
+def parquet_bytes(rows: list[dict]) -> bytes:
+    out = io.BytesIO()
+    pd.DataFrame(rows, columns=list(csv.reader(io.StringIO(lines_of(CONTROL / "results.csv")[0])))[0]
+                 ).astype("object").to_parquet(out)
+    return out.getvalue()
+
+
+RESULTS_HEADER = next(csv.reader(io.StringIO(lines_of(CONTROL / "results.csv")[0])))
+PARQUET = st.lists(st.fixed_dictionaries({c: st.one_of(TEXT, NUMBER_TEXT) for c in RESULTS_HEADER}),
+                   max_size=3).map(parquet_bytes)
+PARTNER_FILE = st.one_of(
+    st.tuples(st.just("results-csv"), st.just("results.csv"), some_bytes(csv_strategy(CONTROL / "results.csv"))),
+    st.tuples(st.just("results-csv"), st.just("results.csv"), numbers_in("results-csv")),
+    st.tuples(st.just("mlcommons-summary-csv"), st.just("summary.csv"),
+              some_bytes(csv_strategy(CONTROL / "checker.csv"))),
+    st.tuples(st.just("mlcommons-summary-csv"), st.just("summary.csv"), numbers_in("mlcommons-summary-csv")),
+    st.tuples(st.just("mlcommons-summary-json"), st.just("summary_results.json"), some_bytes(JSON_DOC)),
+    st.tuples(st.just("parquet"), st.just("results.parquet"), PARQUET),
+    st.tuples(st.just("submission-tree"), st.just("tree"), some_bytes(LOG_TEXT)))
+
+
+@pytest.fixture(scope="module")
+def gate_repo(tmp_path_factory) -> Path:
+    """main: the project's schemas with round v9.9 (deadline ahead), AMD's and
+    Dell's v1; the branch ``pr`` is where each example's version is committed."""
+    from gitrepo import commit, git, init
+    from test_gate import AMD, DELL_SYSTEM, add_policy, csv_text as gate_csv, submit
+
+    repo = tmp_path_factory.mktemp("fuzz-gate") / "repo"
+    init(repo, "Fuzz")
+    add_policy(repo)
+    commit(repo, "policy", when="2026-01-02T00:00:00Z")
+    submit(repo, gate_csv("AMD", AMD), "AMD")
+    submit(repo, gate_csv("Dell", {"Server": "99000"}, DELL_SYSTEM), "Dell")
+    commit(repo, "base", when="2026-02-21T00:00:00Z")
+    git(repo, "checkout", "-q", "-b", "pr")
+    return repo
+
+
+def _seal(folder: Path, name: str, fmt: str, data: bytes, tree_source: Path) -> str:
+    """Write the partner's file (a tree: the generated tree, its log replaced by
+    DATA) and return its sha256 as the manifest seals it."""
+    from pipeline.store.hashes import sha256_tree
+
+    if fmt == "submission-tree":
+        shutil.copytree(tree_source.parent.parent, folder / name)
+        log = next((folder / name).rglob("mlperf_log_detail.txt"))
+        log.write_bytes(data)
+        return sha256_tree(folder / name)[0]
+    (folder / name).write_bytes(data)
+    return hashlib.sha256(data).hexdigest()
+
+
+@settings(max_examples=GATE_EXAMPLES, suppress_health_check=[
+    HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(partner_file=PARTNER_FILE, manifest=st.one_of(st.none(), some_bytes(MANIFEST_DOC)))
+def test_fuzz_the_gate_never_exits_4(partner_file, manifest, gate_repo, one_result_tree):
+    from conftest import run
+    from gitrepo import commit, git
+
+    fmt, name, data = partner_file
+    git(gate_repo, "reset", "-q", "--hard", "main")
+    git(gate_repo, "clean", "-qfdx")
+    folder = gate_repo / "submissions" / "v9.9" / "Dell" / "v2"
+    folder.mkdir(parents=True)
+    digest = _seal(folder, name, fmt, data, one_result_tree)
+    (folder / "manifest.yaml").write_bytes(manifest if manifest is not None else (
+        "submitter: Dell\nround: v9.9\nversion: 2\nsubmitted_at: '2026-02-20T10:00:00+00:00'\n"
+        f"status: verified\nfiles:\n- path: {name}\n  format: {fmt}\n  sha256: {digest}\n").encode("utf-8"))
+    commit(gate_repo, "Dell v2")
+    here = Path.cwd()
+    os.chdir(gate_repo)
+    try:
+        result = run("gate", "--base", "main", "--format", "json")
+    finally:
+        os.chdir(here)
+    assert result.exit_code in (0, 1), (result.exit_code, result.stderr[-2000:])
+    assert "internal error" not in result.stderr
+    json.loads(result.stdout)

@@ -241,6 +241,37 @@ def test_a_manifest_that_breaks_its_schema_is_invalid(root):
     assert [f["place"] for f in doc["findings"] if f["code"] == "manifest-invalid"] == ["line 5, key status"]
 
 
+def test_a_merge_key_in_a_manifest_is_refused_as_anchors_are(root):
+    """``<<: {status: verified}`` would set the status as surely as an alias:
+    refused at its line, before the manifest is read."""
+    submit(root, DATA / "results-dell.csv", "Dell", "post-deadline", LATE)
+    mpath = root / "v6.0" / "Dell" / "v1" / "manifest.yaml"
+    text = mpath.read_text().replace("status: post-deadline\n", "")
+    mpath.write_text(text + "<<: {status: verified}\n")
+    assert yaml.safe_load(mpath.read_text())["status"] == "verified"   # what a loader would make of it
+    doc = run_json("validate", root, expect=1)
+    (found,) = [f for f in doc["findings"] if f["code"] == "manifest-invalid"]
+    assert found["place"] == f"line {len(text.splitlines()) + 1}, key <<"
+    assert found["found"] == "a merge key (<<)"
+    assert doc["summary"]["accepted"] == 0
+
+
+@pytest.mark.parametrize("reason", ["   ", "\u200b\u200b\u200b\u200b", "\u2060\u00a0\u3164 ", "a\u200b\u200bb"])
+def test_a_withdrawal_reason_needs_visible_text(root, reason):
+    submit(root, DATA / "results-dell.csv")
+    submit(root, DATA / "results-dell.csv", "Dell", "verified", ON_TIME, "v6.0",
+           "--withdraw", "8xMI355X:llama2-70b-99:Offline:a rerun is pending")
+    mpath = root / "v6.0" / "Dell" / "v2" / "manifest.yaml"
+    m = yaml.safe_load(mpath.read_text())
+    m["withdraws"][0]["reason"] = reason
+    mpath.write_text(yaml.safe_dump(m, sort_keys=False, allow_unicode=True))
+    line = next(n for n, text in enumerate(mpath.read_text().splitlines(), 1) if "reason:" in text)
+    doc = run_json("validate", root, expect=1)
+    (found,) = [f for f in doc["findings"] if f["code"] == "manifest-invalid"]
+    assert found["place"] == f"line {line}, key withdraws.0.reason"
+    assert found["expected"] == "a reason of at least 3 visible characters"
+
+
 def test_an_unlisted_file_is_an_error(root):
     """A sealed version is exactly its listed files."""
     submit(root, DATA / "results-dell.csv")

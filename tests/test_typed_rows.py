@@ -11,7 +11,7 @@ import yaml
 
 from conftest import REPO
 
-from pipeline.analyses import audit, claims, compare, crosscheck, partition, scaling
+from pipeline.analyses import audit, claims, compare, crosscheck, ledger as claims_ledger, partition, scaling
 from pipeline.gate import judge as gate
 from pipeline.ingest import submissions as ingest, table
 from pipeline.output import render
@@ -37,7 +37,7 @@ def reports(tmp_path_factory) -> dict:
         "AgreementRow": compare.compare(results),
         "PartitionRow": split,
         "ScalingRow": scaling.scaling(results),
-        "ClaimRow": claims.check_claims(claims.read_ledger(REPO / "claims.yaml"), results),
+        "ClaimRow": claims.check_claims(claims_ledger.read_ledger(REPO / "claims.yaml"), results),
         "CrosscheckRow": crosscheck.check(results, published),
         "SuiteRow": audit.audit(verified, post),
         "GateRow": gate.run([SUBMISSIONS / "v6.0" / "Dell" / "v1", SUBMISSIONS / "v6.0" / "AMD" / "v2"],

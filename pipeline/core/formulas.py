@@ -4,18 +4,46 @@ numpy column alike, so that the row path and the columnar path share it).
 The reference is always the denominator, and every bound is inclusive. A
 tiny epsilon absorbs binary floating point (104/100 - 1 is not exactly 0.04),
 so that a deviation printed as 4.00% counts as within a 4% tolerance.
+
+A result value is judged once, where it is read (:func:`plausible`): a value
+outside the plausible range never reaches a formula. Each formula is still
+total over any float: a number over zero is not a number (nan), and a figure
+that overflows stays infinite; neither raises.
 """
 
 from __future__ import annotations
+
+import math
 
 from pipeline.core.model import AGREE, DEVIATES
 
 EPSILON = 1e-9
 
+# The range of a plausible published result, whatever its units. MLPerf's
+# published results lie far inside it (the smallest seen: 0.018 samples/s,
+# Wan-2.2 Offline; the largest: 2.5 million tokens/s, a cluster). Outside it a
+# value is a typo or garbage (0, -0.0, a subnormal, 1e308, inf, nan); inside
+# it every formula here stays finite (the largest ratio of two values is 1e18).
+PLAUSIBLE_VALUE = (1e-6, 1e12)
+
+
+def plausible(value):
+    """Whether a result value lies within PLAUSIBLE_VALUE, bounds included (a
+    number or a numpy column; nan is never plausible)."""
+    low, high = PLAUSIBLE_VALUE
+    return (value >= low) & (value <= high)
+
+
+def _over(numerator, denominator):
+    """numerator / denominator; a number over zero is nan, never an exception."""
+    if isinstance(denominator, (int, float)) and denominator == 0:
+        return math.nan
+    return numerator / denominator
+
 
 def deviation_pct(value: float, reference: float) -> float:
     """(value - reference) / reference * 100. Positive: above the reference."""
-    return (value - reference) / reference * 100.0
+    return _over(value - reference, reference) * 100.0
 
 
 def within(deviation: float, tolerance_pct: float) -> bool:
@@ -37,6 +65,8 @@ def rounded_pct(deviation):
     """A deviation rounded to PCT_DIGITS decimals, half to even: numpy's
     ``round(x, 6)`` (rint of x * 10**6, divided back). Takes a number or a
     numpy column alike, and gives the same value for both."""
+    if isinstance(deviation, float) and not math.isfinite(deviation):
+        return deviation   # nothing to round (round() of an infinity raises)
     scale = 10.0 ** PCT_DIGITS
     scaled = deviation * scale
     whole = scaled.round() if hasattr(scaled, "round") else round(scaled)   # a column: rint; a number: half to even
@@ -46,7 +76,7 @@ def rounded_pct(deviation):
 def efficiency_pct(value: float, expected: float) -> float:
     """Scaling efficiency: value / expected * 100, the expected (linear)
     throughput as the denominator. 100: perfectly linear; below: sub-linear."""
-    return value / expected * 100.0
+    return _over(value, expected) * 100.0
 
 
 def linear_expectation(parts) -> float:
@@ -54,7 +84,7 @@ def linear_expectation(parts) -> float:
     node types of count x per-accelerator reference, where the per-accelerator
     reference is a single-node result divided by that result's accelerator
     count. ``parts``: (count, reference value, reference accelerators)."""
-    return sum(count * value / accelerators for count, value, accelerators in parts)
+    return sum(count * _over(value, accelerators) for count, value, accelerators in parts)
 
 
 def ratio(subject: float, comparator: float, lower_is_better: bool = False) -> float:
@@ -62,4 +92,4 @@ def ratio(subject: float, comparator: float, lower_is_better: bool = False) -> f
     subject is better: subject / comparator for rates, comparator / subject
     for latencies (lower is better). The comparator is the denominator of a
     rate ratio; for a latency, the subject's time is."""
-    return comparator / subject if lower_is_better else subject / comparator
+    return _over(comparator, subject) if lower_is_better else _over(subject, comparator)

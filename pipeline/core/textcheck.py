@@ -23,7 +23,8 @@ choice: :data:`TABULAR`, :data:`DOCUMENT`, :data:`JSON` or :data:`NONE`.
 dangerous: nesting deeper than :data:`MAX_YAML_DEPTH`; aliases whose
 expansion exceeds :data:`MAX_YAML_NODES` nodes (the "billion laughs");
 recursive aliases; and, where the format has no use for them (manifests),
-any anchor or alias. :func:`duplicate_keys` lists keys that a mapping states
+any anchor, alias or merge key (``<<: {status: verified}`` sets keys as
+surely as an alias would). :func:`duplicate_keys` lists keys that a mapping states
 twice (YAML loaders silently keep the last); :func:`key_lines` says on which
 line each key of a composed document stands.
 
@@ -150,10 +151,12 @@ def _loader():
 def yaml_guard(text: str, where: Source, code: str, aliases: bool = True,
                max_depth: int = MAX_YAML_DEPTH, max_nodes: int = MAX_YAML_NODES) -> list[Finding]:
     """Findings (with ``code``) when the YAML document is too deep, expands
-    too far through aliases, or (``aliases=False``) uses anchors at all.
-    Invalid YAML gives no finding here: the loader reports it with its line."""
+    too far through aliases, or (``aliases=False``) uses anchors, aliases or
+    merge keys at all. Invalid YAML gives no finding here: the loader reports
+    it with its line."""
     sizes: dict[str, int | None] = {}       # anchor -> expanded node count (None: still open)
-    stack: list[list] = [[0, None]]          # [node count, anchor] per open collection
+    # per open collection: [node count, anchor, is a mapping, complete children so far]
+    stack: list[list] = [[0, None, False, 0]]
     depth = 0
     try:
         for event in yaml.parse(text, Loader=_loader()):
@@ -163,6 +166,9 @@ def yaml_guard(text: str, where: Source, code: str, aliases: bool = True,
                 kind = "an alias" if isinstance(event, yaml.AliasEvent) else "an anchor"
                 return [located(code, where.at(line=line), "no anchors or aliases", f"{kind} ({anchor})",
                                 "anchors and aliases are not allowed here")]
+            if not aliases and _merge_key(event, stack[-1]):
+                return [located(code, where.at(line=line, key="<<"), "no merge keys, anchors or aliases",
+                                "a merge key (<<)", "merge keys are not allowed here: state each key itself")]
             if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 depth += 1
                 if depth > max_depth:
@@ -170,10 +176,11 @@ def yaml_guard(text: str, where: Source, code: str, aliases: bool = True,
                                     "deeper", "the YAML document nests too deeply")]
                 if anchor is not None:
                     sizes[anchor] = None
-                stack.append([1, anchor])
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                stack.append([1, anchor, isinstance(event, yaml.MappingStartEvent), 0])
+                continue
+            if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
                 depth -= 1
-                count, anchor = stack.pop()
+                count, anchor, _, _ = stack.pop()
                 if anchor is not None:
                     sizes[anchor] = count
                 stack[-1][0] += count
@@ -189,6 +196,7 @@ def yaml_guard(text: str, where: Source, code: str, aliases: bool = True,
                 stack[-1][0] += size
             else:
                 continue
+            stack[-1][3] += 1   # a node of the enclosing collection is complete
             if sum(level[0] for level in stack) > max_nodes:
                 return [located(code, where.at(line=line),
                                 f"at most {max_nodes} nodes once aliases are expanded",
@@ -196,6 +204,14 @@ def yaml_guard(text: str, where: Source, code: str, aliases: bool = True,
     except yaml.YAMLError:
         return []
     return []
+
+
+def _merge_key(event, parent: list) -> bool:
+    """Whether EVENT is a merge key: ``<<`` as a mapping's key, plain or tagged
+    ``!!merge`` (what the loader resolves to a merge)."""
+    if not isinstance(event, yaml.ScalarEvent) or event.value != "<<" or not parent[2] or parent[3] % 2:
+        return False
+    return bool(event.implicit and event.implicit[0]) or event.tag == "tag:yaml.org,2002:merge"
 
 
 def duplicate_keys(root) -> list[tuple[str, int]]:

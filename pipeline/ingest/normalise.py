@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass, field, replace
-from math import inf
 
 from pipeline.core import rules
 from pipeline.core.findings import Finding, located
+from pipeline.core.formulas import plausible
 from pipeline.ingest import resolve
 from pipeline.readers.base import Disposition, RawRecord, ReadResult, clean, rejection
 
@@ -204,8 +204,8 @@ class _Memo:
             availability = availabilities.get(text) or self._choice("availability", text)
             text = get("value")
             value_problems: tuple = ()
-            if text is not None and number(text) and 0.0 < (value := float(text)) < inf:
-                pass   # a plain positive number, as typed
+            if text is not None and number(text) and plausible(value := float(text)):
+                pass   # a plain number in the plausible range, as typed
             else:
                 value, problems = resolve.resolve_value(clean(text))
                 value_problems = tuple(problems)

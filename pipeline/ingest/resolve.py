@@ -16,12 +16,15 @@ import math
 import re
 
 from pipeline.core import rules
+from pipeline.core.formulas import PLAUSIBLE_VALUE, plausible
 
 # ASCII digits only (Python's \d also takes other scripts' digits)
 NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
 _INTEGER = re.compile(r"^[0-9]+(\.0*)?\Z")
 _PLATFORM_PART = re.compile(r"^(\d+)[xX](.+)$")
 _COUNT_IN_NAME = re.compile(r"\(x(\d+)\)")
+# a float that is not finite, as Python, JSON writers and spreadsheets spell it
+_NOT_FINITE = re.compile(r"[+-]?(nan|inf|infinity)\Z", re.IGNORECASE)
 
 
 
@@ -221,13 +224,19 @@ def resolve_value(text: str | None):
     if text is None:
         return None, _required("value", text)
     value = parse_number(text)
+    low, high = PLAUSIBLE_VALUE
+    if value is None and (NUMBER.match(text) or _NOT_FINITE.match(text)):   # 1e999, inf, nan
+        return None, [("invalid-value", "value", f"a number from {low:g} to {high:g}", text,
+                       "the value is not a finite number")]
     if value is None:
-        code = "malformed-number" if not NUMBER.match(text) else "invalid-value"
-        return None, [(code, "value", "a plain decimal number such as 100282.5", text,
+        return None, [("malformed-number", "value", "a plain decimal number such as 100282.5", text,
                        "the value is not a plain finite number")]
     if value <= 0:
         return None, [("invalid-value", "value", "a number greater than 0", text,
                        "the value must be positive")]
+    if not plausible(value):
+        return None, [("invalid-value", "value", f"a number from {low:g} to {high:g}", text,
+                       "the value is outside the plausible range of a published result")]
     return value, []
 
 

@@ -15,8 +15,10 @@ import pandas as pd
 from pipeline.core import rules
 from pipeline.core.errors import ConfigError, DataError
 from pipeline.core.findings import Finding, located
+from pipeline.core.formulas import PLAUSIBLE_VALUE, plausible
 from pipeline.core.imports import absent
 from pipeline.core.model import Source
+from pipeline.ingest.resolve import MAX_COUNT
 from pipeline.core.rules import schemas_dir
 
 SCHEMA_FILE = rules.SCHEMA_FILE
@@ -181,15 +183,30 @@ def load(path: str | Path) -> tuple[pd.DataFrame, list[Finding]]:
                                       "a header and no row", "the table holds no result")]
     extra = [c for c in frame.columns if c not in COLUMNS]
     found, bad = [], pd.Series(False, index=frame.index)
+
+    def drop(rows, col, code, expected, message):
+        for idx in frame.index[rows & ~bad]:
+            where = Source.from_cell(frame.at[idx, "source"]) if frame.at[idx, "source"] else Source(display, idx + 2)
+            found.append(located(code, where.at(column=col), expected, frame.at[idx, col], message))
+
     for col in (*INT_COLUMNS, "value"):   # a number that does not convert: named, row dropped
         numbers = pd.to_numeric(frame[col], errors="coerce")
         wrong = numbers.isna() | ((numbers % 1 != 0) if col in INT_COLUMNS else False)
-        for idx in frame.index[wrong & ~bad]:
-            where = Source.from_cell(frame.at[idx, "source"]) if frame.at[idx, "source"] else Source(display, idx + 2)
-            found.append(located("schema-violation", where.at(column=col),
-                                 "an integer" if col in INT_COLUMNS else "a number", frame.at[idx, col],
-                                 "the row fails the canonical table schema"))
+        drop(wrong, col, "schema-violation", "an integer" if col in INT_COLUMNS else "a number",
+             "the row fails the canonical table schema")
         bad |= wrong
+        # beyond what any real result holds, where a later step would overflow; <= 0 is the schema's
+        implausible = ~wrong & ((numbers > MAX_COUNT[col]) if col in INT_COLUMNS
+                                else (numbers > 0) & ~plausible(numbers))
+        expected = (f"a whole number from 1 to {MAX_COUNT[col]}" if col in INT_COLUMNS
+                    else "a number from {:g} to {:g}".format(*PLAUSIBLE_VALUE))
+        drop(implausible, col, "invalid-value", expected, f"the {col} is outside the plausible range")
+        bad |= implausible
+    counts = frame["composition"].astype("str").str.findall(r":(\d+)")
+    absurd = counts.map(lambda found: any(len(c.lstrip("0")) > 8 or int(c) > MAX_COUNT["total_accelerators"] for c in found))
+    drop(absurd, "composition", "invalid-value",
+         f"accelerator counts from 1 to {MAX_COUNT['total_accelerators']}", "an accelerator count is absurd")
+    bad |= absurd
     kept = frame.loc[~bad, list(COLUMNS)] if bad.any() else frame[list(COLUMNS)]   # no copy of 1M good rows
     accepted, _, more = validate(coerce(kept), display)
     accepted = accepted.join(frame.loc[accepted.index, extra]) if extra else accepted

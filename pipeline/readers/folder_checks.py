@@ -1,5 +1,12 @@
 """Checks of a result's companion files: accuracy.txt, compliance tests and
-the system description. Each returns findings; none raises for bad data."""
+the system description. Each returns findings; none raises for bad data.
+
+Each accepts what MLCommons' submission checker accepts (docs/checker-differences.md
+lists where mlrepro is deliberately stricter or looser): an accuracy target
+must be stated and met, an upper limit applies when accuracy.txt states its
+metric; TEST01 passes in deterministic mode (TEST PASS) or in
+non-deterministic mode (baseline and compliance accuracy within the round's
+delta); the system's division is compared whatever its case."""
 
 from __future__ import annotations
 
@@ -13,6 +20,9 @@ from pipeline.readers.base import inside, read_text
 from pipeline.readers.round_rules import AccuracyTarget, Formats, RoundRules
 
 MAX_SMALL_FILE = 1024 * 1024   # accuracy.txt and verify_*.txt are a few hundred bytes
+TEST01, VERIFY_ACCURACY = "TEST01", "verify_accuracy.txt"
+# TEST01 in non-deterministic mode: the accuracy of the baseline and of the compliance run
+TEST01_ACCURACY_FILES = ("baseline_accuracy.txt", "compliance_accuracy.txt")
 
 
 def missing_file(where: Source, what: str) -> Finding:
@@ -30,9 +40,15 @@ def check_accuracy(path: str | Path, where: Source, targets: tuple[AccuracyTarge
     out: list[Finding] = []
     for target in targets:
         value, line = _metric(lines, formats.patterns.get(target.metric))
-        if value is None:
-            out.append(located("missing-metric", where.at(key=target.metric),
+        if value is None and line is None and target.low is None:
+            # an upper limit only: MLCommons applies it when accuracy.txt states the metric
+            out.append(located("limit-metric-unstated", where.at(key=target.metric),
                                target.expected(), "<absent>",
+                               f"accuracy.txt does not state {target.metric}: its upper limit is not checked",
+                               severity="warning"))
+        elif value is None:
+            out.append(located("missing-metric", where.at(line=line, key=target.metric),
+                               target.expected(), "<absent>" if line is None else "<not a number>",
                                f"accuracy.txt does not state {target.metric}"))
         elif (side := target.failed_bound(value)) is not None:
             code, why = ("accuracy-above-limit", "over the model's upper limit") if side == "high" \
@@ -55,9 +71,13 @@ def _metric(lines: list[str], pattern) -> tuple[float | None, int | None]:
     return None, None
 
 
-def check_compliance(folder_of, tests: tuple[str, ...], rules: RoundRules) -> list[Finding]:
+def check_compliance(folder_of, tests: tuple[str, ...], rules: RoundRules,
+                     targets: tuple[AccuracyTarget, ...] = (), formats: Formats | None = None,
+                     model: str | None = None) -> list[Finding]:
     """Each required test folder present and its verify files report a pass.
-    ``folder_of(test)`` gives (path, Source) of the test's folder."""
+    ``folder_of(test)`` gives (path, Source) of the test's folder; TARGETS
+    (the model's accuracy targets), FORMATS and MODEL judge TEST01 in
+    non-deterministic mode."""
     out: list[Finding] = []
     for test in tests:
         folder, where = folder_of(test)
@@ -67,8 +87,44 @@ def check_compliance(folder_of, tests: tuple[str, ...], rules: RoundRules) -> li
                                f"required compliance test {test} is missing"))
             continue
         for name, needed in rules.compliance_pass.get(test, {}).items():
-            out.extend(_verify(os.path.join(folder, name), name, inside(where, name), test, needed))
+            found = _verify(os.path.join(folder, name), name, inside(where, name), test, needed)
+            if found and test == TEST01 and name == VERIFY_ACCURACY and formats is not None \
+                    and os.path.isdir(os.path.join(folder, "accuracy")):
+                found = _nondeterministic(folder, where, targets, formats, rules, model or "", found)
+            out.extend(found)
     return out
+
+
+def _nondeterministic(folder: str, where: Source, targets, formats: Formats, rules: RoundRules,
+                      model: str, failed: list[Finding]) -> list[Finding]:
+    """TEST01 run in non-deterministic mode: its accuracy/ folder's baseline
+    and compliance accuracy agree within the round's delta, for each target
+    metric. No finding when they do; else the verify file's findings and why
+    this mode does not pass either."""
+    metrics = list(dict.fromkeys(t.metric for t in targets if t.low is not None))   # targets, not limits
+    values: dict[str, dict[str, float | None]] = {}
+    for name in TEST01_ACCURACY_FILES:
+        path, at = os.path.join(folder, "accuracy", name), inside(where, f"accuracy/{name}")
+        text, found = read_text(path, at, MAX_SMALL_FILE, checks=textcheck.NONE)
+        if text is None:
+            return failed + (found or [missing_file(at, f"TEST01's {name}")])
+        lines = text.splitlines()
+        values[name] = {m: _metric(lines, formats.patterns.get(m))[0] for m in metrics}
+    out = []
+    baseline, compliance = (values[n] for n in TEST01_ACCURACY_FILES)
+    for metric in metrics:
+        allowed = rules.accuracy_delta_pct(model, metric)
+        base, comp = baseline[metric], compliance[metric]
+        if not base or not comp:
+            out.append(located("compliance-failed", inside(where, "accuracy").at(key=metric),
+                               f"{metric} in both {' and '.join(TEST01_ACCURACY_FILES)}", "<absent or 0>",
+                               "TEST01 reports no pass, deterministic or not"))
+        elif abs(1 - base / comp) * 100 > allowed:
+            out.append(located("compliance-failed", inside(where, "accuracy").at(key=metric),
+                               f"baseline within {allowed:g}% of the compliance run",
+                               f"{base:g} against {comp:g} ({abs(1 - base / comp) * 100:.3g}%)",
+                               "TEST01 reports no pass, deterministic or not"))
+    return failed + out if out else []
 
 
 def _verify(path: str, name: str, where: Source, test: str,
@@ -104,7 +160,7 @@ def check_system(facts: dict, where: Source, rules: RoundRules, submitter: str,
     if str(facts.get("submitter", "")).strip() != submitter:
         out.append(located("path-mismatch", where.at(key="submitter"), f"{submitter} (the folder)",
                            _text(facts.get("submitter")), "the system's submitter is not its folder's"))
-    if division is not None and str(facts.get("division", "")).strip().lower() != division:
+    if division is not None and str(facts.get("division", "")).strip().lower() != division.lower():
         out.append(located("path-mismatch", where.at(key="division"), f"{division} (the folder)",
                            _text(facts.get("division")), "the system's division is not its folder's"))
     return out

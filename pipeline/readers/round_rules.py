@@ -93,9 +93,18 @@ class RoundRules:
     early_stopping: frozenset[str] = frozenset()          # LoadGen scenarios judged by early stopping
     offline_min_spq: dict[str, int] = field(default_factory=dict)
     latency_constraint_ms: dict[str, dict[str, float]] = field(default_factory=dict)
+    # TEST01 in non-deterministic mode: (default %, model -> % or metric -> %)
+    compliance_delta_pct: tuple[float, dict] = (1.0, {})
+    min_duration_exempt: frozenset[str] = frozenset()     # models the minimum duration does not apply to
 
     def enforced(self, check: str, division: str | None) -> bool:
-        return check not in self.not_enforced.get(division or "", frozenset())
+        return check not in self.not_enforced.get((division or "").lower(), frozenset())
+
+    def accuracy_delta_pct(self, model: str, metric: str) -> float:
+        """How far (%) TEST01's compliance accuracy may lie from its baseline."""
+        default, models = self.compliance_delta_pct
+        given = models.get(model, default)
+        return float(given.get(metric, default) if isinstance(given, dict) else given)
 
     def accuracy_targets(self, model: str | None, scenario: str | None) -> tuple[AccuracyTarget, ...]:
         return tuple(t for t in self.accuracy.get(model or "", ()) if t.applies_to(scenario))
@@ -199,7 +208,9 @@ def from_mapping(data: dict, where: str) -> RoundRules:
             compliance=_tests_by_model(data.get("compliance") or {}),
             compliance_pass={str(t): {str(f): tuple(_alternatives(x) for x in lines) for f, lines in files.items()}
                              for t, files in (data.get("compliance_pass") or {}).items()},
-            not_enforced={str(d): frozenset(map(str, c)) for d, c in (data.get("not_enforced") or {}).items()},
+            # checker_not_enforced: the released not_enforced, corrected (see the round files)
+            not_enforced={str(d): frozenset(map(str, c)) for d, c in
+                          (data.get("checker_not_enforced", data.get("not_enforced")) or {}).items()},
             system_fields=tuple(str(f) for f in data.get("system_required_fields") or ()),
             metrics={str(m): _metric_table(t, m) for m, t in (data.get("metrics") or {}).items()},
             folder_models={str(f): (str(v["model"]), {str(a): str(b) for a, b in v["scenarios"].items()})
@@ -211,6 +222,8 @@ def from_mapping(data: dict, where: str) -> RoundRules:
             offline_min_spq={str(m): int(n) for m, n in (data.get("offline_min_samples_per_query") or {}).items()},
             latency_constraint_ms={str(m): {str(s): float(v) for s, v in sc.items()}
                                    for m, sc in (data.get("latency_constraint_ms") or {}).items()},
+            compliance_delta_pct=_delta_pct(data.get("compliance_accuracy_delta_pct") or {}),
+            min_duration_exempt=frozenset(map(str, data.get("min_duration_exempt") or ())),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ConfigError(f"{where}: bad round rules ({type(exc).__name__}: {exc})") from exc
@@ -224,6 +237,8 @@ def _check_models_known(r: RoundRules, where: str) -> None:
                 "accuracy": r.accuracy, "compliance": r.compliance, "metrics": r.metrics,
                 "min_queries": r.min_queries, "offline_min_samples_per_query": r.offline_min_spq,
                 "latency_constraint_ms": r.latency_constraint_ms,
+                "compliance_accuracy_delta_pct": r.compliance_delta_pct[1],
+                "min_duration_exempt": {m: None for m in r.min_duration_exempt},
                 "folder_models": {m: None for m, _ in r.folder_models.values()}}
     if not r.benchmarks:       # a rules file without a model list (tests' relaxed copies)
         return
@@ -253,6 +268,12 @@ def _target(entry: dict) -> AccuracyTarget:
         raise ValueError(f"accuracy target {entry} has no bound")
     scenarios = frozenset(str(s) for s in entry.get("scenarios") or ())
     return AccuracyTarget(str(entry["metric"]), low, high, scenarios)
+
+
+def _delta_pct(entry: dict) -> tuple[float, dict]:
+    models = {str(m): ({str(k): float(v) for k, v in d.items()} if isinstance(d, dict) else float(d))
+              for m, d in (entry.get("models") or {}).items()}
+    return float(entry.get("default", 1.0)), models
 
 
 def _alternatives(line: object) -> tuple[str, ...]:

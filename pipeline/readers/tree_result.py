@@ -157,7 +157,8 @@ def _companions(job: ResultJob, base: str, rules: RoundRules, formats: Formats) 
                                               targets, formats)
     tests = rules.compliance.get(job.model)
     if tests and rules.enforced("compliance", job.division):
-        found += folder_checks.check_compliance(lambda t: _test_folder(job, base, t), tests, rules)
+        found += folder_checks.check_compliance(lambda t: _test_folder(job, base, t), tests, rules,
+                                                targets, formats, job.model)
     return found
 
 

@@ -10,6 +10,7 @@ finding on a key names its line.
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -28,6 +29,13 @@ from pipeline.store.versions import (VERSION_DIR, Version, find_versions, mispla
 MANIFEST = "manifest.yaml"
 MANIFEST_SCHEMA = "manifest.v1.schema.json"
 MAX_MANIFEST_BYTES = 1024 * 1024
+# A reason a reader can see: this many characters that print something.
+MIN_VISIBLE_REASON = 3
+# Characters that print nothing: spaces, controls and format characters (zero
+# widths, bidirectional controls), combining marks on their own, unassigned or
+# private code points, and the letters and symbols fonts draw blank.
+_BLANK_CATEGORIES = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Co", "Cn", "Mn", "Me"})
+_BLANK_CHARACTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 
 @dataclass
@@ -138,6 +146,10 @@ def load_manifest(version: Version) -> None:
                     err.schema.get("description", _expect(err)), repr(err.instance)[:80], err.message[:200]))
     if errors:
         return
+    blank = _blank_reasons(data, lines, where)
+    version.findings.extend(blank)
+    if blank:
+        return
     try:
         submitted_at = datetime.fromisoformat(data["submitted_at"].replace("Z", "+00:00"))
     except ValueError as exc:   # the schema's pattern passes 2026-13-45T25:61
@@ -159,6 +171,25 @@ def load_manifest(version: Version) -> None:
     for entry in m.files if mismatches else ():
         # which round, submitter or version its rows belong to is unknown: reject them all
         version.tampered.setdefault(entry.path, mismatches[0])
+
+
+def visible_characters(text: str) -> int:
+    """How many characters of TEXT print something."""
+    return sum(1 for ch in text if ch not in _BLANK_CHARACTERS and unicodedata.category(ch) not in _BLANK_CATEGORIES)
+
+
+def _blank_reasons(data: dict, lines: dict[str, int], where: Source) -> list[Finding]:
+    """A withdrawal whose reason a reader cannot see (spaces, zero-width or
+    other invisible characters): refused at its key."""
+    out = []
+    for i, withdrawal in enumerate(data.get("withdraws") or []):
+        reason = withdrawal["reason"]
+        if visible_characters(reason) < MIN_VISIBLE_REASON:
+            key = f"withdraws.{i}.reason"
+            out.append(located("manifest-invalid", where.at(key=key, line=lines.get(key)),
+                               f"a reason of at least {MIN_VISIBLE_REASON} visible characters",
+                               ascii(reason)[:80], "the withdrawal's reason says nothing a reader can see"))
+    return out
 
 
 def _expect(err) -> str:

@@ -9,6 +9,7 @@ clip): labels are ordinary text that wraps, so no label is ever cut.
 
 from __future__ import annotations
 
+import math
 from html import escape
 
 from pipeline.core.model import DEVIATES
@@ -16,7 +17,9 @@ from pipeline.output.report.figures import axis_pct, number, pct, signed_pct, to
 
 
 def _ticks(span: float) -> list[float]:
-    step = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000) if span / s <= 4)
+    step = next((s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000) if span / s <= 4), None)
+    if step is None:   # a deviation of thousands of percent (plausible values far apart): powers of ten
+        step = 10.0 ** math.ceil(math.log10(span / 4))
     n = int(span // step)
     return [i * step for i in range(-n, n + 1)]
 

@@ -1,5 +1,8 @@
 """The claims ledger in the report: one verdict column, figures rounded for
-reading (3.13×, 93.0%, max |deviation| 15.43%), the notes folded away."""
+reading (3.13×, 93.0%, max |deviation| 15.43%), the notes folded away. A
+claim about verified results shows, under its own figure, the figure
+post-deadline results would give (``including_post_deadline``), labelled
+and footnoted as MLCommons asks of an unverified figure."""
 
 from __future__ import annotations
 
@@ -58,6 +61,22 @@ def comparator(claim: dict) -> str:
     return f"{comp.get('submitter')} {comp.get('system')}{where}: {value}"
 
 
+def post_deadline_figure(claim: dict) -> str:
+    """The figure including post-deadline results, as one labelled line (empty
+    when no post-deadline result bears on the claim)."""
+    late = claim.get("including_post_deadline")
+    if not isinstance(late, dict):
+        return ""
+    shown = {**claim, **late}   # the claim's measure, the figure's values
+    parts = [figure(shown, "computed")]
+    if claim.get("kind") == "reproducibility" and late.get("compared") is not None:
+        parts.append(f"{late.get('within')} of {late.get('compared')} partner results within")
+    parts.append(verdict_label(shown))
+    label = str(late.get("label") or "including post-deadline (unverified)")
+    return (f'<div class="small post-deadline">{escape(label)}<sup>1</sup>: '
+            f'{escape(", ".join(p for p in parts if p))}</div>')
+
+
 def _notes(claim: dict) -> str:
     notes = [n for n in claim.get("notes") or [] if isinstance(n, str)]
     if claim.get("reason") and claim["reason"] not in notes:
@@ -77,16 +96,17 @@ def claims_table(ident: str, claims: list[dict]) -> str:
         computed = figure(claim, "computed")
         if claim.get("verdict") == CHERRY_PICKED and claim.get("computed_vs_best") is not None:
             computed += f" (against the strongest: {figure(claim, 'computed_vs_best')})"
+        shown = (mark(escape(computed)) if computed else "—") + post_deadline_figure(claim)
         label = unverified("") if unv else "verified"
         text = f'<div class="small">{wrap(claim.get("text"))}</div>' if claim.get("text") else ""
         cls = {0: "bad", 1: "warn"}.get(rank(claim), "")
         table.add([Cell(f"<b>{wrap(claim.get('id'))}</b>{text}{_notes(claim)}", claim.get("id")),
                    escape(str(claim.get("kind") or "")),
                    Cell(escape(figure(claim, "claimed")), number(claim.get("claimed"))),
-                   Cell(mark(escape(computed)) if computed else "—", number(claim.get("computed"))),
+                   Cell(shown, number(claim.get("computed"))),
                    Cell(verdict(str(claim.get("verdict")), verdict_label(claim)), rank(claim)),
                    wrap(comparator(claim)), label], cls)
     out = table.html()
-    if any(is_unverified(c) for c in claims):
+    if any(is_unverified(c) or post_deadline_figure(c) for c in claims):
         out += footnote(comparison=True)
     return out

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.analyses import claims, crosscheck, metrics, scaling
+from pipeline.analyses import claims, crosscheck, ledger as claims_ledger, metrics, scaling
 from pipeline.core.files import write_table, write_text
 from pipeline.core.findings import Finding, ReportShape
 from pipeline.core.model import DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR
@@ -94,7 +94,7 @@ def report_all(paths: Paths, reference_submitter: str = DEFAULT_REFERENCE_SUBMIT
     metrics.write(counts, paths.metrics, paths.details)
     out.add("metrics", [paths.metrics, paths.details], counts.totals)
 
-    ledger = claims.check_claims(claims.read_ledger(paths.ledger), frame, reference_submitter, reference_vendor)
+    ledger = claims.check_claims(claims_ledger.read_ledger(paths.ledger), frame, reference_submitter, reference_vendor)
     _write(ledger, found, paths.claims)
     out.add("claims", [paths.claims], ledger.summary, ledger.findings[len(found):])
 
