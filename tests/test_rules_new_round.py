@@ -54,7 +54,8 @@ def test_a_new_round_model_and_accelerator_are_read_through_mlrepro_schemas(tmp_
     copy = shutil.copytree(SCHEMAS, tmp_path / "schemas")
     add_round(copy)
     rows = write_results_csv(tmp_path / "v99.csv", [
-        results_row(model="toy_llm-9b", scenario="Offline", accelerator="AMD Instinct MI999X", value="1234.5"),
+        results_row(model="toy_llm-9b", scenario="Offline", system="PowerEdge_XE9785_8xMI999X",
+                    accelerator="AMD Instinct MI999X", value="1234.5"),
         results_row(model="toy-llm-9b", scenario="Server", accelerator=MI355X, value="1000"),
         results_row(model="toy-llm-9b", scenario="Interactive", accelerator=MI355X, value="900"),
         results_row(model="mixtral-8x7b", scenario="Server", accelerator=MI355X, value="800"),
