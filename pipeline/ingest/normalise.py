@@ -169,7 +169,6 @@ class _Memo:
         rounds, submitters, systems = memo["round"], memo["submitter"], memo["system"]
         benchmarks, divisions, availabilities = memo["benchmark"], memo["division"], memo["availability"]
         accelerators, names, ids = memo["accelerators"], memo["system_name"], memo["result_id"]
-        labels = self.labels
         codes = accepted.codes
         put = {part: codes[part].append for part in PARTS}
         put_round, put_submitter, put_system = put["round"], put["submitter"], put["system"]
@@ -189,12 +188,8 @@ class _Memo:
             if acc[2]:
                 dispositions.append(Disposition(rec.cell, "excluded", "", EXCLUDED_CPU))
                 continue
-            key = (get("system"), get("system_name"), get("accelerator"), get("division"), get("power"),
-                   get("power_data"))
-            label = labels.get(key)
-            if label is None:
-                label = self._labels(key)
             if get("power") == "true":
+                label = self._labels(rec)
                 if label:
                     here = _located(rec, (label,))
                     found.extend(here)
@@ -226,6 +221,9 @@ class _Memo:
             name = names.get(text) or self._text("system_name", text)
             text = get("result_id")
             rid = ids.get(text) or self._text("result_id", text)
+            # the labels a partner must back up: a power cap in the system's id or
+            # name, the network division (flags kept with each distinct text)
+            label = self._labels(rec) if system[2] or name[2] or division[2] else ()
             if rnd[1] or sub[1] or system[1] or bench[1] or value_problems or division[1] or \
                     availability[1] or acc[1] or label or name[1] or rid[1]:
                 here = _located(rec, (rnd[1], sub[1], system[1], bench[1], value_problems, division[1],
@@ -256,12 +254,14 @@ class _Memo:
 
     def _answer(self, part: str, key, value: tuple, problems, fields: tuple = ()) -> tuple:
         """Keep (and return) a resolver's answer to ``key``: the code of its
-        value (-1 when it rejects the row) and its problems, with those of
-        the characters of ``fields`` ((name, text) pairs)."""
+        value (-1 when it rejects the row), its problems, with those of the
+        characters of ``fields`` ((name, text) pairs), and whether the row's
+        labels must be checked together (:meth:`_labels`)."""
         problems = tuple(problems) + tuple(p for name, text in fields
                                            for p in resolve.characters(name, text, self.ctx.published))
         code = -1 if resolve.errors(problems) else self.accepted.code(part, value)
-        self.memo[part][key] = out = (code, problems)
+        flag = not self.ctx.published and resolve.labels_to_check(part, value[0])
+        self.memo[part][key] = out = (code, problems, flag)
         return out
 
     def _round(self, text: str | None) -> tuple:
@@ -297,17 +297,22 @@ class _Memo:
         cpu, why = resolve.cpu_only(accelerator, per_node, platform, self.ctx.published)
         values, problems = resolve.resolve_accelerators(accelerator, platform, per_node, nodes, total,
                                                         self.ctx.published)
-        code, problems = self._answer("accelerators", key, values, tuple(why) + tuple(problems),
+        code, problems, _ = self._answer("accelerators", key, values, tuple(why) + tuple(problems),
                                       (("accelerator", accelerator), ("platform", platform),
                                        ("accelerators_per_node", per_node), ("nodes", nodes),
                                        ("total_accelerators", total)))
         self.memo["accelerators"][key] = out = (code, problems, cpu)
         return out
 
-    def _labels(self, key: tuple) -> tuple:
-        system, system_name, accelerator, division, power, power_data = map(clean, key)
-        self.labels[key] = problems = resolve.resolve_labels(system, system_name, accelerator, division,
-                                                             power, power_data, self.ctx.published)
+    def _labels(self, rec: RawRecord) -> tuple:
+        """The problems of the labels a row must back up together (power, power
+        cap, network division), asked once per distinct set of them."""
+        get = rec.get
+        key = (get("system"), get("system_name"), get("accelerator"), get("division"), get("power"),
+               get("power_data"))
+        problems = self.labels.get(key)
+        if problems is None:
+            self.labels[key] = problems = resolve.resolve_labels(*key, self.ctx.published)
         return problems
 
     def _text(self, part: str, text: str | None) -> tuple:

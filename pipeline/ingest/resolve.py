@@ -267,9 +267,10 @@ def _count(name: str, text: str | None, required: bool) -> tuple[int | None, lis
 def _unregistered(part: composition.Part) -> Problem:
     vendor = (f"{part.vendor}'s by the words of its name" if part.vendor else
               "vendor unknown (the name carries no vendor's words), so never taken for a partner result")
-    return ("unregistered-name", "accelerator", "a name known to schemas/accelerators.yaml", part.text,
-            f"accelerator not in the registry: kept as {part.name!r}, {vendor}; add its entry to "
-            f"schemas/accelerators.yaml: {composition.registry_line(part.text)}", "warning")
+    return ("unregistered-name", "accelerator",
+            f"an entry of schemas/accelerators.yaml: {composition.registry_line(part.text)}", part.text,
+            f"accelerator not in the registry: kept as {part.name!r}, {vendor}; add the entry expected "
+            "to schemas/accelerators.yaml", "warning")
 
 
 def _unknown_accelerator(piece: str) -> Problem:
@@ -433,7 +434,17 @@ def cpu_only(accelerator: str | None, per_node: str | None, platform: str | None
                     "<empty>", "the row names no accelerator but its system id does"),)
 
 
-_CAP_WATTS = re.compile(r"power[ _-]?cap\W*?(\d+)\s*_?W", re.IGNORECASE)
+def labels_to_check(part: str, value: str | None) -> bool:
+    """Whether a part's value calls for :func:`resolve_labels`: a system id or
+    name that states a power cap, the network division."""
+    if value is None:
+        return False
+    if part in ("system", "system_name"):
+        return bool(rules.power_cap_pattern().search(value))
+    return part == "division" and value == "network"
+
+
+_CAP_WATTS = re.compile(r"power[ _-]?cap[\W_]*?(\d+)\s*_?W", re.IGNORECASE)
 NETWORK_SUT = "Network SUT"   # what MLCommons' checker requires of a network-division system's name
 
 
