@@ -111,8 +111,8 @@ def test_many_rows_are_all_accounted_for_in_the_files_order(tmp_path):
                           result_id=f"6.0-{i:05d}", round="v6.0")
         if i % 101 == 7:
             row["value"] = "100 282"                 # malformed
-        elif i % 211 == 3:
-            row.update(accelerator="", accelerators_per_node="0")   # CPU only: excluded
+        elif i % 211 == 3:   # CPU only: excluded (its system id names no accelerator)
+            row.update(system=f"Dell_2xEPYC_{i % 97}", accelerator="", accelerators_per_node="0")
         rows.append(row)
     rows.append(dict(rows[0]))   # the first result again: both copies rejected
     path = write_results_csv(tmp_path / "many.csv", rows)

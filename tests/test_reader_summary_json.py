@@ -45,7 +45,7 @@ def test_the_file_states_its_round(published):
 
 def test_every_record_is_accepted_excluded_or_rejected_with_a_finding(published):
     round_, path, records = published
-    report = ingest([path], status="verified")
+    report = ingest([path], status="verified", published=True)
     outcomes = report.dispositions_frame()["outcome"].value_counts().to_dict()
     assert len(report.table) + outcomes.get("rejected", 0) + outcomes.get("excluded", 0) == len(records)
     assert len(report.table) > 500
@@ -61,7 +61,7 @@ def test_every_record_is_accepted_excluded_or_rejected_with_a_finding(published)
 
 
 def test_known_published_values():
-    report = ingest([PUBLISHED["v5.1"]], status="verified")
+    report = ingest([PUBLISHED["v5.1"]], status="verified", published=True)
     t = report.table
     row = t[(t.result_id == "5.1-0001") & (t.model == "llama2-70b-99") & (t.scenario == "Interactive")]
     assert len(row) == 1
@@ -70,7 +70,7 @@ def test_known_published_values():
         ("AMD", "8xMI300X_2xEPYC_9575F", "MI300X", 8)
     assert (row.value, row.units, row.division, row.availability) == (8840.42, "Tokens/s", "closed", "available")
     assert row.system_name == "Supermicro AS-8125GS-TNMR2"
-    old = ingest([PUBLISHED["v4.1"]], status="verified").table
+    old = ingest([PUBLISHED["v4.1"]], status="verified", published=True).table
     first = old[(old.result_id == "v4.1-0001") & (old.scenario == "Offline")
                 & (old.model == "llama2-70b-99")].iloc[0]
     assert (first.system, first.value, first.accelerators_per_node) == ("1xMI300X_2xEPYC-9374F", 3062.72, 1)
@@ -81,7 +81,7 @@ def test_cpu_only_and_power_rows_are_excluded_not_rejected():
     cpu = [r for r in result.records if not r.fields.get("accelerator")]
     power = [r for r in result.records if r.fields.get("power") == "true"]
     assert cpu and power
-    report = ingest([PUBLISHED["v5.1"]], status="verified")
+    report = ingest([PUBLISHED["v5.1"]], status="verified", published=True)
     reasons = {d.reason for d in report.dispositions if d.outcome == "excluded"}
     assert any("CPU-only" in r for r in reasons) and any("power" in r for r in reasons)
 
@@ -148,7 +148,7 @@ def test_any_list_of_records_is_read_without_raising(tmp_path_factory, records):
         assert len(result.records) == len(records)
 
 
-# ---- issue 11: every distinct published result is kept (tables shipped in the project) ----
+# ---- every distinct published result is kept (tables shipped in the project) ----
 
 SHIPPED_TABLES = {"v4.1": Path(__file__).resolve().parent / "real" / "v4.1" / "summary_results.json",
                   "v5.1": Path(__file__).resolve().parents[1] / "published" / "v5.1" / "summary_results.json"}
@@ -157,7 +157,8 @@ SHIPPED_TABLES = {"v4.1": Path(__file__).resolve().parent / "real" / "v4.1" / "s
 @pytest.fixture(scope="module", params=sorted(SHIPPED_TABLES))
 def shipped_table(request):
     path = SHIPPED_TABLES[request.param]
-    return request.param, json.loads(path.read_text(encoding="utf-8")), ingest([path], status="verified")
+    return request.param, json.loads(path.read_text(encoding="utf-8")), ingest([path], status="verified",
+                                                                               published=True)
 
 
 def test_every_distinct_published_result_is_kept(shipped_table):
@@ -197,3 +198,23 @@ def test_a_published_count_wins_over_a_count_in_the_system_name():
     [warning] = [f for f in report.findings if f.code == "accelerator-count-disagrees"]
     assert warning.severity == "warning" and "XE8640_4xH100_vLLM" in warning.found
     assert (warning.where.row, warning.where.key) == (537, "a#")   # the record of ID 5.1-0083
+
+
+def test_whose_names_a_table_holds_is_decided_by_where_it_lives(tmp_path):
+    """The same published records: under a published/ folder they are
+    MLCommons' (a count that disagrees is noted, the row kept); anywhere else
+    (a partner's copy) the same label is refused."""
+    records = json.loads(SHIPPED_TABLES["v5.1"].read_text(encoding="utf-8"))
+    redhat = [r for r in records if r["Platform"] == "XE8640_4xH100_vLLM"]
+    text = json.dumps(redhat, indent=2)
+    kept = tmp_path / "published" / "v5.1" / "summary_results.json"
+    partner = tmp_path / "submissions" / "summary_results.json"
+    for path in (kept, partner):
+        path.parent.mkdir(parents=True)
+        path.write_text(text, encoding="utf-8")
+    mlcommons = ingest([kept], status="verified")
+    assert len(mlcommons.table) == 2 and not mlcommons.dispositions
+    assert {(f.code, f.severity) for f in mlcommons.findings} == {("accelerator-count-disagrees", "warning")}
+    partners = ingest([partner], status="verified")
+    assert partners.table.empty and {d.codes for d in partners.dispositions} == {"label-mismatch"}
+    assert {(f.code, f.severity, f.where.key) for f in partners.findings} == {("label-mismatch", "error", "a#")}

@@ -259,17 +259,24 @@ def test_a_mixed_cluster_has_one_label_whatever_the_order(tmp_path, platform):
     ("NVIDIA L40S", "L40S", "L40S"),
 ])
 def test_the_accelerator_keeps_its_variant(tmp_path, text, family, variant):
-    got = _one_row(tmp_path, accelerator=text, model="resnet", scenario="Offline", units="Samples/s")
+    got = _one_row(tmp_path, system="XE9680", accelerator=text, model="resnet", scenario="Offline",
+                   units="Samples/s")
     assert (got["accelerator"], got["accelerator_variant"]) == (family, variant)
 
 
-def test_a_count_in_the_name_larger_than_the_nodes_hold_gives_way_to_the_published_one(tmp_path):
+def test_a_count_in_the_name_larger_than_the_nodes_hold_is_refused_in_a_partners_file(tmp_path):
+    """A partner's system id states 4 H100; its labels say 1 node of 1: the
+    row is refused, never read with one of the two counts (a published table
+    keeps its own count with a warning: test_reader_summary_json)."""
     from conftest import results_row, write_results_csv
 
     row = results_row(system="XE8640_4xH100_vLLM", accelerator="NVIDIA H100-SXM-80GB",
                       accelerators_per_node="1", model="resnet", scenario="Offline", units="Samples/s")
     path = write_results_csv(tmp_path / "r.csv", [row])
     doc = run_json("ingest", path, "--status", "verified", "--round", "v6.0", "-o", tmp_path / "o.csv",
-                   expect=0)
-    assert doc["rows"][0]["total_accelerators"] == 1
-    assert [(f["code"], f["severity"]) for f in doc["findings"]] == [("accelerator-count-disagrees", "warning")]
+                   expect=1)
+    assert doc["rows"] == []
+    [f] = doc["findings"]
+    assert (f["code"], f["severity"], f["line"], f["column"]) == ("label-mismatch", "error", 2,
+                                                                  "accelerators_per_node")
+    assert "4 stated in the name 'XE8640_4xH100_vLLM'" == f["found"] and "1 x per node 1" in f["expected"]

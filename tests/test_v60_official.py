@@ -142,13 +142,17 @@ def test_the_reference_vendor_is_a_parameter(official):
 
 def test_an_unregistered_accelerator_is_excluded_as_vendor_unknown(tmp_path):
     text = TABLE.read_text(encoding="utf-8").replace("AMD Instinct MI350X 288GB HBM3e", "Acme Z9 64GB")
-    path = tmp_path / "summary.csv"
+    path = tmp_path / "published" / "v6.0" / "summary.csv"   # a published table, by where it lives
+    path.parent.mkdir(parents=True)
     path.write_text(text, encoding="utf-8")
     report = ingest_mod.ingest([path], status="verified")
-    assert any(f.code == "unregistered-name" and f.found == "Acme Z9 64GB" for f in report.findings)
+    [warning] = [f for f in report.findings if f.code == "unregistered-name"]
+    assert warning.found == "Acme Z9 64GB" and warning.severity == "warning"
+    assert "vendor unknown" in warning.message and "- {name: Acme-Z9, vendor: <vendor>" in warning.expected
     rows = compare_mod.compare(report.table).table
-    acme = rows[rows["accelerator"] == "Acme-Z9-64GB"]
+    acme = rows[rows["accelerator"] == "Acme-Z9"]
     assert len(acme) == 14 and set(acme["verdict"]) == {"excluded"}
+    assert set(acme["accelerator_variant"]) == {"Acme-Z9 64GB"}
     assert all("vendor unknown" in r for r in acme["reason"])
 
 

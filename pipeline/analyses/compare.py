@@ -4,12 +4,13 @@ the same round, accelerator, accelerators per node, nodes, model and scenario.
 Verdicts: agree (|deviation| <= tolerance), deviates, no-reference, excluded.
 
 Which rows are partner results: the rows of any other submitter on the
-reference *vendor's* accelerators (``vendor`` in schemas/accelerators.yaml,
+reference *vendor's* accelerators (``vendor`` in schemas/accelerators.yaml, or
+the vendor a published part the registry lacks is kept under: ``AMD-MI400X``;
 ``compare.reference_vendor`` in params.yaml, default AMD). A partner row with
 no same-round reference is ``no-reference`` (MI350X when the reference
-submitter published none); a row on another vendor's part, or on an
-accelerator the registry lacks (vendor unknown), is ``excluded`` with that
-reason.
+submitter published none); a row on another vendor's part, on a system that
+mixes vendors, or on a part whose vendor nothing says, is ``excluded`` with
+that reason (:func:`pipeline.analyses.reference.decide`).
 
 Which reference, when several match: the reference submitter's *best* eligible
 result (highest rate, or lowest latency), ties broken by system id. The best

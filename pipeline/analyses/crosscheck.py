@@ -55,7 +55,7 @@ def load_published(paths: Iterable[Path], round_: str | None = None
     tables: dict[str, list[pd.DataFrame]] = {}
     found: list[Finding] = []
     for path in paths:
-        report = ingest([Path(path)], round_=round_, status=VERIFIED)
+        report = ingest([Path(path)], round_=round_, status=VERIFIED, published=True)
         found.extend(report.findings)
         for stated, frame in report.table.groupby("round", sort=True):   # never rebinds round_
             tables.setdefault(str(stated), []).append(frame)

@@ -58,17 +58,16 @@ DECISION = MATCH + ("division", "units", "total_accelerators", "status", "capped
 REF_FIELDS = DECISION + ("system", "value", "source")
 
 
-@rules.cached()
 def vendors() -> dict[str, str]:
-    """Accelerator name -> vendor, from schemas/accelerators.yaml."""
-    return {str(e["name"]): str(e.get("vendor") or "")
-            for e in rules.load_yaml("accelerators.yaml").get("accelerators") or []}
+    """Registered accelerator name -> vendor, from schemas/accelerators.yaml."""
+    return rules.registry_vendors()
 
 
 def vendors_of(accelerator: str) -> set[str | None]:
-    """The vendors of an accelerator's parts (one for a homogeneous system);
-    None for a part the registry lacks."""
-    return {vendors().get(part) or None for part in str(accelerator).split("+")}
+    """The vendors of an accelerator's parts (one for a homogeneous system):
+    the registry's, or the one an unregistered part is kept under
+    (``AMD-MI400X``); None for a part whose vendor nothing says."""
+    return {rules.accelerator_vendor(part) for part in str(accelerator).split("+")}
 
 
 def on_vendor(accelerator: str, vendor: str) -> bool:
@@ -89,6 +88,9 @@ def decide(row: dict, candidates: list[dict], ref_vendor: str, ref_submitter: st
     if None in found:
         return finish(EXCLUDED, f"not a partner result: {row['accelerator']} is not in "
                                   f"schemas/accelerators.yaml (vendor unknown, so not a {ref_vendor} part)")
+    if len(found) > 1:
+        return finish(EXCLUDED, f"mixed vendors: {row['accelerator']} combines "
+                                  f"{' and '.join(sorted(found))} parts, not a {ref_vendor} system")
     if found != {ref_vendor}:
         return finish(EXCLUDED, f"not a partner result: {row['accelerator']} is "
                                   f"{' and '.join(sorted(found))}'s, not {ref_vendor}'s")

@@ -37,8 +37,11 @@ CODES: dict[str, str] = {
     "invalid-choice": "a field holds a value outside its allowed set",
     "accelerator-count-mismatch": "total accelerators disagree with nodes x accelerators per node and no platform id explains it",
     "schema-violation": "the row fails the canonical table schema",
-    "unregistered-name": "a published MLCommons table names a model or accelerator the registries lack (row kept, warning)",
+    "unregistered-name": "a published MLCommons table names a model or accelerator the registries lack (row kept, warning naming the registry entry to add)",
     "accelerator-count-disagrees": "a count stated in a system or accelerator name disagrees with the published count, which is kept (warning)",
+    "label-mismatch": "a row's labels contradict its system id or each other (accelerator, accelerators per node, nodes, division): an error in a partner's file, a warning in a published table",
+    "composition-assumed": "a published system of several accelerator types states no count per type: its accelerators are taken as shared evenly (warning)",
+    "power-data-missing": "a power result or power-capped system without the power data or cap statement that backs the label",
     # submissions store
     "manifest-missing": "a version folder has no manifest.yaml",
     "manifest-invalid": "manifest.yaml does not follow schemas/manifest.v1.schema.json",
@@ -112,6 +115,8 @@ CODES: dict[str, str] = {
     "mojibake": "UTF-8 text decoded as Latin-1/cp1252 and saved again (e.g. 'CDNAÃ‚ 4')",
     "duplicate-column": "a CSV header names the same column twice",
     "duplicate-key": "a key appears twice where it must appear once (YAML or JSON mapping, LoadGen log)",
+    "invisible-character": "a zero-width, bidirectional-control or other invisible character, or a non-ASCII space, in a name or a partner's text",
+    "confusable-character": "a letter or digit drawn like an ASCII one that is not (fullwidth, Cyrillic 'А' in 'АMD')",
 }
 
 

@@ -237,6 +237,32 @@ def canonical_model(text: str) -> str | None:
     return _registry()[1].get(text.strip().lower())
 
 
+def model_spellings() -> dict[str, str]:
+    """Every spelling of models.yaml (lower case) -> its benchmark id."""
+    return dict(_registry()[1])
+
+
+_SEPARATORS = re.compile(r"[\s_]+")
+
+
+@cached()
+def _categories() -> frozenset[str]:
+    found = load_yaml("models.yaml").get("categories") or []
+    if not isinstance(found, list):
+        raise ConfigError("models.yaml: `categories` must be a list")
+    names = frozenset(_SEPARATORS.sub("-", str(c).strip().lower()) for c in found)
+    clash = sorted(n for n in names if n in _registry()[1])
+    if clash:
+        raise ConfigError(f"models.yaml: categories {clash} are also benchmark spellings")
+    return names
+
+
+def is_category(text: str) -> bool:
+    """Whether a model column's text is a category or task name (models.yaml
+    ``categories``), which is never a benchmark id."""
+    return _SEPARATORS.sub("-", text.strip().lower()) in _categories()
+
+
 @cached()
 def scenarios() -> tuple[str, ...]:
     """The MLPerf scenarios (schemas/models.yaml ``scenarios``)."""
@@ -292,6 +318,12 @@ def canonical_scenario(text: str) -> str | None:
     return None
 
 
+def canonical_units(text: str, accepted: tuple[str, ...]) -> str | None:
+    """The accepted spelling of units written in any case (``tokens/s`` -> ``Tokens/s``), or None."""
+    key = text.strip().lower()
+    return next((u for u in accepted if u.lower() == key), None)
+
+
 def is_latency(units: str) -> bool:
     """Lower is better for latency units; every other unit is a rate."""
     return units.startswith("Latency")
@@ -316,3 +348,60 @@ def canonical_accelerator(text: str) -> str | None:
 
 def known_accelerators() -> set[str]:
     return {name for name, _ in accelerator_patterns()}
+
+
+@cached()
+def registry_vendors() -> dict[str, str]:
+    """Registered accelerator name -> its vendor (accelerators.yaml ``vendor``)."""
+    return {str(e["name"]): str(e.get("vendor") or "")
+            for e in load_yaml("accelerators.yaml").get("accelerators") or []}
+
+
+@dataclass(frozen=True)
+class Vendor:
+    """Whose parts a published name names: its ``words`` (left out of a part's
+    name: ``AMD``, ``Instinct``) and ``brands`` (kept in it: ``TPU``, ``Jetson``)."""
+
+    name: str
+    words: tuple[str, ...]
+    brands: tuple[str, ...] = ()
+
+    def pattern(self, brands: bool = True) -> re.Pattern:
+        names = self.words + (self.brands if brands else ())
+        return re.compile(r"(?<![a-z0-9])(?:" + "|".join(re.escape(w).replace(r"\ ", r"\W+") for w in names)
+                          + r")(?![a-z0-9])", re.IGNORECASE)
+
+
+@cached()
+def vendors() -> dict[str, Vendor]:
+    """Vendor name -> its words and brands (accelerators.yaml ``vendors``)."""
+    data = load_yaml("accelerators.yaml").get("vendors") or {}
+    try:
+        out = {str(name): Vendor(str(name), tuple(map(str, spec["words"])), tuple(map(str, spec.get("brands") or ())))
+               for name, spec in data.items()}
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ConfigError(f"accelerators.yaml: vendors: each needs a list of words ({exc})") from exc
+    unlisted = sorted(set(registry_vendors().values()) - set(out) - {""})
+    if unlisted:
+        raise ConfigError(f"accelerators.yaml: vendors {unlisted} of the registry have no words under `vendors`")
+    return out
+
+
+@cached(maxsize=4096)
+def vendor_in_name(text: str) -> str | None:
+    """The vendor whose words or brands a published accelerator name carries
+    (``AMD Instinct MI400X`` -> AMD); None when it carries none, or several
+    vendors' (a name that cannot say)."""
+    found = {v.name for v in vendors().values() if v.pattern().search(text)}
+    return found.pop() if len(found) == 1 else None
+
+
+def accelerator_vendor(name: str) -> str | None:
+    """The vendor of one part of the canonical table: the registry's for a
+    registered name, else the vendor an unregistered part is kept under
+    (``AMD-MI400X``: AMD); None when nothing says."""
+    vendor = registry_vendors().get(name)
+    if vendor:
+        return vendor
+    head = name.split("-", 1)[0]
+    return head if "-" in name and head in vendors() else None

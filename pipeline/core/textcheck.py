@@ -11,7 +11,19 @@ LF line ends. These are refused, each as an error finding naming its line:
 - ``mojibake``: UTF-8 text that was decoded as Latin-1 or cp1252 and saved
   again, such as ``CDNAÃ‚ 4`` or ``â€™``;
 - ``duplicate-column``: a CSV header naming a column twice (the readers
-  would keep one of the two silently).
+  would keep one of the two silently);
+- ``invisible-character``: a character that shows nothing or moves the
+  text around it: a zero-width space or joiner, a bidirectional control
+  (U+202E reverses what follows), a soft hyphen, a space other than the
+  ASCII space, a blank filler (Hangul filler, braille blank);
+- ``confusable-character``: a letter or digit that looks like an ASCII one
+  and is not: fullwidth and mathematical forms (``ｍ``, ``𝐌``), Cyrillic
+  and Greek look-alikes (``А`` in ``АMD``).
+
+The last two are what makes one name look like another (``llama2-70b-99``
+with a zero-width space is another benchmark to a program, the same to a
+reader): :func:`hidden_character` finds them, in a whole file here and in
+each field of a row where the rows are read (a JSON file escapes them).
 
 Files that machines write (LoadGen logs, accuracy.txt, compliance files) are
 not checked here; JSON is held to the checks that matter for JSON (no BOM,
@@ -36,6 +48,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
 
 import yaml
 
@@ -60,8 +73,17 @@ SHOWN = 40
 
 NONE: tuple[str, ...] = ()
 JSON = ("byte-order-mark", "control-character", "mojibake")
-DOCUMENT = ("byte-order-mark", "crlf-line-ends", "control-character", "mojibake")
-TABULAR = DOCUMENT + ("duplicate-column",)
+DOCUMENT = ("byte-order-mark", "crlf-line-ends", "control-character", "mojibake", "hidden-character")
+TABULAR = ("byte-order-mark", "crlf-line-ends", "control-character", "mojibake", "duplicate-column")
+
+# Characters that hide in a name (see the module's docstring): the rest of
+# Unicode's format characters (Cf) and the spaces other than U+0020 are found
+# by their category.
+_ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff")
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_BLANK = frozenset("\u034f\u115f\u1160\u180e\u2800\u3164\uffa0")
+# Cyrillic and Greek letters drawn like Latin ones (NFKC leaves them as they are)
+_LOOK_ALIKE = frozenset("АВЕЅІЈКМНОРСТХУаеѕіјорсхуԁԛԝһӏΑΒΕΖΗΙΚΜΝΟΡΤΥΧοικνρτυχı")
 
 MAX_YAML_DEPTH = 32          # a manifest needs 3, a ledger 4
 MAX_YAML_NODES = 100_000     # after expanding aliases; the shipped ledger has ~400
@@ -100,7 +122,52 @@ def check(text: str, where: Source | str, checks: tuple[str, ...] = TABULAR) -> 
                                "fix the export's encoding"))
     if "duplicate-column" in checks:
         out.extend(_duplicate_columns(text.lstrip(BOM), where))
+    if "hidden-character" in checks and not ascii_only and not out:
+        body = text[1:] if text.startswith(BOM) else text
+        found = hidden_character(body)
+        if found:
+            code, at, described = found
+            at += len(text) - len(body)
+            line, character = _position(text, at)
+            out.append(located(code, where.at(line=line), "plain visible text",
+                               f"{described} at character {character}",
+                               "the file holds a character that hides in a name (a zero-width or "
+                               "bidirectional control character, or a look-alike letter)"))
     return out
+
+
+def hidden_character(text: str) -> tuple[str, int, str] | None:
+    """The first invisible or confusable character of ``text``:
+    (code, offset, what it is: ``U+200B ZERO WIDTH SPACE, a zero-width
+    character``); None when there is none (always for ASCII text)."""
+    if text.isascii():
+        return None
+    for at, ch in enumerate(text):
+        if ch.isascii():
+            continue
+        kind = _hidden_kind(ch)
+        if kind is not None:
+            code, what = kind
+            return code, at, f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}, {what}"
+    return None
+
+
+def _hidden_kind(ch: str) -> tuple[str, str] | None:
+    if ch in _ZERO_WIDTH:
+        return "invisible-character", "a zero-width character"
+    if ch in _BIDI:
+        return "invisible-character", "a bidirectional control character"
+    category = unicodedata.category(ch)
+    if category.startswith("Z"):
+        return "invisible-character", "a space other than the ASCII space"
+    if category == "Cf" or ch in _BLANK:
+        return "invisible-character", "an invisible character"
+    if ch in _LOOK_ALIKE:
+        return "confusable-character", "a letter drawn like an ASCII letter"
+    folded = unicodedata.normalize("NFKC", ch)
+    if folded != ch and folded.isascii() and folded.isalnum():
+        return "confusable-character", f"a form of the ASCII {folded!r}"
+    return None
 
 
 def _line_ends(text: str, where: Source) -> Finding:

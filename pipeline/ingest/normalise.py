@@ -35,10 +35,12 @@ class Context:
     round: str | None = None         # the submission's round, when known
     submitter: str | None = None     # the submission's submitter, when known
     submission_version: int | None = None
-    # True for tables MLCommons publishes (summary JSON, checker summary.csv): they
-    # are the authority on their own model and accelerator names, so a name the
-    # registries lack keeps its row (warning unregistered-name) instead of failing.
-    authoritative_names: bool = False
+    # True for a table MLCommons published, decided by where the file lives (the
+    # walk: published/), never by its format: it is the authority on its own
+    # names, so a name the registries lack keeps its row (warning
+    # unregistered-name) and labels that disagree are noted, not refused. A
+    # partner's file, in any format, must name known values whose labels agree.
+    published: bool = False
 
 
 # part of a row -> the canonical columns its values fill, in this order; a
@@ -140,10 +142,8 @@ class Normaliser:
 
     def add(self, result: ReadResult, ctx: Context) -> FileOutcome:
         """Every record of a reader's output accepted (into the columns),
-        excluded or rejected; a table MLCommons publishes is the authority on
-        its own names (``result.authoritative_names``)."""
-        if result.authoritative_names and not ctx.authoritative_names:
-            ctx = replace(ctx, authoritative_names=True)
+        excluded or rejected; a table MLCommons published (``ctx.published``)
+        is the authority on its own names."""
         memo = self._memos.get(ctx)
         if memo is None:
             memo = self._memos[ctx] = _Memo(ctx, self.accepted)
@@ -161,6 +161,7 @@ class _Memo:
     def __init__(self, ctx: Context, accepted: Accepted):
         self.ctx, self.accepted = ctx, accepted
         self.memo: dict[str, dict] = {part: {} for part in PARTS}
+        self.labels: dict[tuple, tuple] = {}   # the labels a row must back up -> their problems
 
     def add(self, records) -> tuple[list[Finding], list[Disposition]]:
         ctx, accepted = self.ctx, self.accepted
@@ -188,6 +189,13 @@ class _Memo:
                 dispositions.append(Disposition(rec.cell, "excluded", "", EXCLUDED_CPU))
                 continue
             if get("power") == "true":
+                label = self._labels(rec)
+                if label:
+                    here = _located(rec, (label,))
+                    found.extend(here)
+                    if any(f.severity == "error" for f in here):
+                        dispositions.append(rejection(rec.cell, here))
+                        continue
                 dispositions.append(Disposition(rec.cell, "excluded", "", EXCLUDED_POWER))
                 continue
             round_text = get("round")
@@ -209,22 +217,21 @@ class _Memo:
             else:
                 value, problems = resolve.resolve_value(clean(text))
                 value_problems = tuple(problems)
+            text = get("system_name")
+            name = names.get(text) or self._text("system_name", text)
+            text = get("result_id")
+            rid = ids.get(text) or self._text("result_id", text)
+            # the labels a partner must back up: a power cap in the system's id or
+            # name, the network division (flags kept with each distinct text)
+            label = self._labels(rec) if system[2] or name[2] or division[2] else ()
             if rnd[1] or sub[1] or system[1] or bench[1] or value_problems or division[1] or \
-                    availability[1] or acc[1]:
+                    availability[1] or acc[1] or label or name[1] or rid[1]:
                 here = _located(rec, (rnd[1], sub[1], system[1], bench[1], value_problems, division[1],
-                                      availability[1], acc[1]))
+                                      availability[1], acc[1], label, name[1], rid[1]))
                 found.extend(here)
                 if any(f.severity == "error" for f in here):
                     dispositions.append(rejection(rec.cell, here))
                     continue
-            text = get("system_name")
-            name = names.get(text)
-            if name is None:
-                name = self._text("system_name", text)
-            text = get("result_id")
-            rid = ids.get(text)
-            if rid is None:
-                rid = self._text("result_id", text)
             if rec.source is not last_source:
                 last_source = rec.source
                 origin = accepted.code("origin", (last_source.file, ctx.status, ctx.submission_version))
@@ -235,8 +242,8 @@ class _Memo:
             put_division(division[0])
             put_availability(availability[0])
             put_accelerators(acc[0])
-            put_name(name)
-            put_id(rid)
+            put_name(name[0])
+            put_id(rid[0])
             put_origin(origin)
             put_value(value)
             at = rec.line if rec.line is not None else rec.row
@@ -245,50 +252,73 @@ class _Memo:
 
     # each resolver asked once per distinct raw input: the answer is memoised
 
-    def _answer(self, part: str, key, value: tuple, problems) -> tuple:
+    def _answer(self, part: str, key, value: tuple, problems, fields: tuple = ()) -> tuple:
         """Keep (and return) a resolver's answer to ``key``: the code of its
-        value (-1 when it rejects the row) and its problems."""
-        problems = tuple(problems)
+        value (-1 when it rejects the row), its problems, with those of the
+        characters of ``fields`` ((name, text) pairs), and whether the row's
+        labels must be checked together (:meth:`_labels`)."""
+        problems = tuple(problems) + tuple(p for name, text in fields
+                                           for p in resolve.characters(name, text, self.ctx.published))
         code = -1 if resolve.errors(problems) else self.accepted.code(part, value)
-        self.memo[part][key] = out = (code, problems)
+        flag = not self.ctx.published and resolve.labels_to_check(part, value[0])
+        self.memo[part][key] = out = (code, problems, flag)
         return out
 
     def _round(self, text: str | None) -> tuple:
         value, problems = resolve.resolve_round(clean(text), self.ctx.round)
-        return self._answer("round", text, (value,), problems)
+        return self._answer("round", text, (value,), problems, (("round", clean(text)),))
 
     def _submitter(self, text: str | None) -> tuple:
         value, problems = resolve.resolve_submitter(clean(text), self.ctx.submitter)
-        return self._answer("submitter", text, (value,), problems)
+        return self._answer("submitter", text, (value,), problems, (("submitter", value),))
 
     def _system(self, text: str | None) -> tuple:
         value, problems = resolve.resolve_required("system", clean(text))
-        return self._answer("system", text, (value,), problems)
+        return self._answer("system", text, (value,), problems, (("system", value),))
 
     def _choice(self, name: str, text: str | None) -> tuple:
         value, problems = resolve.resolve_choice(name, clean(text), rules.choices(name))
-        return self._answer(name, text, (value,), problems)
+        return self._answer(name, text, (value,), problems, ((name, clean(text)),))
 
     def _benchmark(self, key: tuple) -> tuple:
         model_text, scenario_text, units, round_text, used_text = map(clean, key)
-        (model, scenario, units), problems = resolve.resolve_benchmark(
+        values, problems = resolve.resolve_benchmark(
             model_text, scenario_text, units, resolve.round_name(round_text, self.ctx.round),
-            self.ctx.authoritative_names, used_text)
-        used = resolve.used_model(used_text, model) if model is not None else None
-        return self._answer("benchmark", key, (model, used, scenario, units), problems)
+            self.ctx.published, used_text)
+        return self._answer("benchmark", key, values, problems,
+                            (("model", model_text), ("used_model", used_text), ("scenario", scenario_text),
+                             ("units", units)))
 
     def _accelerators(self, key: tuple) -> tuple:
-        """Also whether the row is CPU-only (no accelerator named, none per node)."""
+        """Also whether the row is CPU-only (no accelerator named, none per
+        node: excluded); a partner's row whose system id names an
+        accelerator is not (it is refused)."""
         accelerator, platform, per_node, nodes, total = map(clean, key)
+        cpu, why = resolve.cpu_only(accelerator, per_node, platform, self.ctx.published)
         values, problems = resolve.resolve_accelerators(accelerator, platform, per_node, nodes, total,
-                                                        self.ctx.authoritative_names)
-        code, problems = self._answer("accelerators", key, values, problems)
-        self.memo["accelerators"][key] = out = (code, problems, accelerator is None and per_node in (None, "0"))
+                                                        self.ctx.published)
+        code, problems, _ = self._answer("accelerators", key, values, tuple(why) + tuple(problems),
+                                      (("accelerator", accelerator), ("platform", platform),
+                                       ("accelerators_per_node", per_node), ("nodes", nodes),
+                                       ("total_accelerators", total)))
+        self.memo["accelerators"][key] = out = (code, problems, cpu)
         return out
 
-    def _text(self, part: str, text: str | None) -> int:
-        self.memo[part][text] = code = self.accepted.code(part, (clean(text),))
-        return code
+    def _labels(self, rec: RawRecord) -> tuple:
+        """The problems of the labels a row must back up together (power, power
+        cap, network division), asked once per distinct set of them."""
+        get = rec.get
+        key = (get("system"), get("system_name"), get("accelerator"), get("division"), get("power"),
+               get("power_data"))
+        problems = self.labels.get(key)
+        if problems is None:
+            self.labels[key] = problems = resolve.resolve_labels(*key, self.ctx.published)
+        return problems
+
+    def _text(self, part: str, text: str | None) -> tuple:
+        """A text kept as given (system name, result id), and the problems of its characters."""
+        value = clean(text)
+        return self._answer(part, text, (value,), (), ((part, value),))
 
 
 def _located(rec: RawRecord, groups: tuple) -> list[Finding]:

@@ -2,30 +2,34 @@
 
 Each resolver is a pure function of a few text fields (already stripped,
 placeholders as None) and of what the submission says (its round,
-submitter, whether its names are authoritative). It returns the part's
+submitter, whether the file is a table MLCommons published). It returns the part's
 values and its problems: a problem is a finding without its place,
 ``(code, field, expected, found, message)``, with ``"warning"`` as a sixth
 element for one that does not reject the row; ``found`` None means "what the
 file holds in that field". :mod:`pipeline.ingest.normalise` places them and
 asks each resolver once per distinct input.
+
+A table MLCommons published is the authority on its own names: a name the
+registries lack keeps its row (warning ``unregistered-name``), and labels
+that disagree are noted, not refused. Anything else (a partner's file,
+whatever its format) must name known values whose labels agree.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 
-from pipeline.core import rules
+from pipeline.core import rules, textcheck
 from pipeline.core.formulas import PLAUSIBLE_VALUE, plausible
+from pipeline.ingest import composition
 
 # ASCII digits only (Python's \d also takes other scripts' digits)
 NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
 _INTEGER = re.compile(r"^[0-9]+(\.0*)?\Z")
-_PLATFORM_PART = re.compile(r"^(\d+)[xX](.+)$")
-_COUNT_IN_NAME = re.compile(r"\(x(\d+)\)")
 # a float that is not finite, as Python, JSON writers and spreadsheets spell it
 _NOT_FINITE = re.compile(r"[+-]?(nan|inf|infinity)\Z", re.IGNORECASE)
-
 
 
 def parse_number(text: str) -> float | None:
@@ -49,69 +53,10 @@ MAX_COUNT = {"accelerators_per_node": 1024, "nodes": 100_000, "total_accelerator
 def composition_from_platform(platform: str | None) -> dict[str, int]:
     """Accelerator counts stated by a platform id such as
     ``87xMI355X_22xEPYC_9575F`` (-> {MI355X: 87}). Empty when it states none."""
-    counts: dict[str, int] = {}
-    for part in (platform or "").split("_"):
-        m = _PLATFORM_PART.match(part)
-        if not m:
-            continue
-        name = rules.canonical_accelerator(m.group(2))
-        if name:
-            counts[name] = counts.get(name, 0) + int(m.group(1))
-    return dict(sorted(counts.items()))
-
-
-_PIECE_SEPARATOR = re.compile(r",|\s+and\s+")
-_FORM_FACTOR = re.compile(r"(?<![a-z0-9])(SXM|PCIe|NVL)(?![a-z])", re.IGNORECASE)
-_MEMORY = re.compile(r"(?<![0-9.])(\d{2,4})\s*GB?(?![a-z0-9])", re.IGNORECASE)
-_SLUG = re.compile(r"[^A-Za-z0-9.\-]+")
-
-
-def accelerators_in_name(text: str) -> list[tuple[str | None, int | None, str]]:
-    """Split a free-text accelerator field into (canonical, count, piece).
-
-    ``AMD Instinct MI300X 192GB HBM3 (x32), AMD Instinct MI325X 256GB HBM3e (x16)``
-    (or the checker's ``... (x8) and ... (x8)``) gives two pieces with counts; a
-    plain name gives one piece without count.
-    """
-    pieces = [p.strip() for p in _PIECE_SEPARATOR.split(text) if p.strip()] if "(x" in text else [text]
-    out = []
-    for piece in pieces:
-        m = _COUNT_IN_NAME.search(piece)
-        out.append((rules.canonical_accelerator(piece), int(m.group(1)) if m else None, piece))
-    return out
-
-
-def unregistered_accelerator(piece: str) -> str:
-    """The name an accelerator the registry lacks gets, from the published text:
-    ``NVIDIA GB10 (x2)`` -> ``NVIDIA-GB10``."""
-    return _SLUG.sub("-", _COUNT_IN_NAME.sub("", piece)).strip("-.") or "unregistered"
-
-
-def variant_of(family: str, piece: str) -> str:
-    """The accelerator as published, beyond its family: form factor (SXM, PCIe,
-    NVL) and memory size. ``NVIDIA H200-NVL-141GB`` -> ``H200 NVL 141GB``;
-    ``AMD Instinct MI355X 288GB HBM3e`` -> ``MI355X 288GB``."""
-    parts = [family]
-    form = _FORM_FACTOR.search(piece)
-    if form:
-        parts.append({"sxm": "SXM", "pcie": "PCIe", "nvl": "NVL"}[form.group(1).lower()])
-    memory = _MEMORY.search(_COUNT_IN_NAME.sub("", piece))
-    if memory:
-        parts.append(f"{int(memory.group(1))}GB")
-    return " ".join(parts)
+    return composition.counted_in_system_id(platform)
 
 
 Problem = tuple
-
-
-@rules.cached(maxsize=4096)
-def used_model(text: str | None, model: str) -> str:
-    """The model the submitter ran: the benchmark id when the source names none
-    or one of its spellings (``llama3_1-8b``), else the published name
-    (``llama3_1-405b_finetuned``, ``llama3_1-70b-fp8_dyn``)."""
-    if not text:
-        return model
-    return rules.canonical_model(text) or text
 
 
 def errors(problems: list[Problem]) -> bool:
@@ -119,9 +64,41 @@ def errors(problems: list[Problem]) -> bool:
     return any(len(p) < 6 or p[5] != "warning" for p in problems)
 
 
+def _severity(published: bool) -> tuple[str, ...]:
+    """A contradiction in a table MLCommons published is noted (its row kept); in a partner's file, refused."""
+    return ("warning",) if published else ()
+
+
 def _required(name: str, text: str | None) -> list[Problem]:
     return [] if text is not None else [("missing-value", name, f"a value for {name}", None,
                                          f"{name} is empty")]
+
+
+def did_you_mean(text: str, known) -> str:
+    """`` (did you mean X?)`` naming the closest known value(s), in any case; "" when none is close."""
+    by_key: dict[str, str] = {}
+    for value in known:
+        by_key.setdefault(str(value).lower(), str(value))
+    close = difflib.get_close_matches(text.strip().lower(), list(by_key), n=2, cutoff=0.6)
+    names = list(dict.fromkeys(by_key[c] for c in close))
+    return f" (did you mean {' or '.join(names)}?)" if names else ""
+
+
+@rules.cached(maxsize=65536)
+def characters(name: str, text: str | None, published: bool = False) -> tuple[Problem, ...]:
+    """An invisible or confusable character in a field (a zero-width space in
+    a model name, a Cyrillic ``А`` in ``АMD``): an error in a partner's file,
+    a warning in a table MLCommons published (its row kept)."""
+    if text is None or text.isascii():
+        return ()
+    hidden = textcheck.hidden_character(text)
+    if hidden is None:
+        return ()
+    code, at, described = hidden
+    return ((code, name, "visible text in plain letters, digits and spaces",
+             f"{described} at character {at + 1} of {text!r}",
+             f"{name} holds {described}: a name that looks like another is never the same name")
+            + _severity(published),)
 
 
 def round_name(text: str | None, submission_round: str | None) -> str | None:
@@ -143,7 +120,7 @@ def resolve_round(text: str | None, submission_round: str | None) -> tuple[str |
                          "the row's round differs from its submission's round")]
     if round_ not in rules.rounds():
         return round_, [("unknown-round", "round", f"one of {sorted(rules.rounds())}", round_,
-                         "unknown round")]
+                         "unknown round" + did_you_mean(round_, rules.rounds()))]
     return round_, []
 
 
@@ -161,45 +138,76 @@ def resolve_required(name: str, text: str | None):
     return text, _required(name, text)
 
 
+def _benchmark_id(texts: list[tuple[str, str]], benchmarks: dict | None) -> tuple[str | None, str | None]:
+    """(id, the field that names it): the first text that is a benchmark of the
+    round (directly or by an alias), else the first that is any registered
+    benchmark; (None, None) when none is."""
+    ids = [(rules.canonical_model(text), field) for field, text in texts]
+    for model, field in ids:
+        if model is not None and benchmarks is not None and model in benchmarks:
+            return model, field
+    return next(((m, f) for m, f in ids if m is not None), (None, None))
+
+
 @rules.cached(maxsize=4096)
 def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: str | None,
-                      round_: str | None = None, authoritative: bool = False,
+                      round_: str | None = None, published: bool = False,
                       used_text: str | None = None):
-    """Benchmark id, scenario and units: the id from schemas/models.yaml; the
-    scenario and units from the round's rules (schemas/rules/<round>.yaml), or
-    from every round's when the round is unknown.
+    """Benchmark id, the model the submitter ran, scenario and units.
 
-    ``authoritative``: the names come from a table MLCommons published; a model
-    the registry lacks keeps its published name and units (warning
-    ``unregistered-name``) instead of rejecting the row, and so does a model
-    the round's rules do not list, and the units of a result whose used model
-    is another model than the benchmark (v4.1 open division:
-    ``neuralmagic_Llama-2-7b-chat-hf-FP8`` under llama2-70b-99.9)."""
-    problems = _required("model", model_text)
-    model = rules.canonical_model(model_text) if model_text else None
+    A row may name its benchmark in two fields: ``model`` (checker
+    MlperfModel, summary JSON Model) and ``used_model`` (checker Model,
+    summary JSON UsedModel: the model run, which in the open division is
+    another model than the benchmark). The id is the one of the two that is
+    a benchmark of the round's rules (schemas/rules/<round>.yaml), directly
+    or by an alias of schemas/models.yaml (``llama3_1-8b``), ``model`` first;
+    a category or task name (models.yaml ``categories``) never is. The other
+    field, unless empty or a category, is the model run (its benchmark id
+    when it spells one). Scenario and units are matched in any case and kept
+    in their canonical spelling, from the round's rules (from every round's
+    when the round is unknown).
+
+    ``published``: a table MLCommons published; a model the registry lacks
+    keeps its published name and units (warning ``unregistered-name``)
+    instead of rejecting the row, and so does a model the round's rules do
+    not list, and the units of a result whose used model is another model
+    than the benchmark (v4.1 open division: ``neuralmagic_Llama-2-7b-chat-hf-FP8``
+    under llama2-70b-99.9). Returns ((model, used model, scenario, units), problems)."""
+    texts = [(f, t) for f, t in (("model", model_text), ("used_model", used_text)) if t]
+    problems = [] if texts else _required("model", None)
+    known = rules.round_models(round_) if round_ in rules.rounds() else None
+    model, field = _benchmark_id(texts, known)
     unregistered = False
-    if model_text and model is None:
-        if authoritative:
-            model, unregistered = model_text, True
-            problems.append(("unregistered-name", "model", "a benchmark id from schemas/models.yaml",
-                             model_text, "model not in the registry: kept with the published "
-                             "table's name and units", "warning"))
+    if texts and model is None:
+        names = [(f, t) for f, t in texts if not rules.is_category(t)]
+        if not names:
+            problems.append(("unknown-model", texts[0][0], "a benchmark id from schemas/models.yaml",
+                             texts[0][1], "a category or task name, not a benchmark: no field names the "
+                             "benchmark"))
+        elif published:
+            (field, model), unregistered = names[0], True
+            problems.append(("unregistered-name", field, "a benchmark id from schemas/models.yaml",
+                             model, "model not in the registry: kept with the published table's name "
+                             "and units", "warning"))
         else:
-            problems.append(("unknown-model", "model", "a benchmark id from schemas/models.yaml",
-                             model_text, "unknown model"))
+            problems.append(("unknown-model", names[0][0], "a benchmark id from schemas/models.yaml",
+                             names[0][1], "unknown model" + did_you_mean(
+                                 names[0][1], known if known is not None else rules.models())))
+    other = next((t for f, t in texts if f != field and not rules.is_category(t)), None)
+    used = (rules.canonical_model(other) or other) if other else model
     problems += _required("scenario", scenario_text)
     scenario = rules.canonical_scenario(scenario_text) if scenario_text else None
     if scenario_text and scenario is None:
         problems.append(("unknown-scenario", "scenario", f"one of {list(rules.scenarios())}",
-                         scenario_text, "unknown scenario"))
+                         scenario_text, "unknown scenario" + did_you_mean(scenario_text, rules.scenarios())))
     problems += _required("units", units)
-    benchmarks = rules.round_models(round_) if round_ in rules.rounds() else None
+    benchmarks = known
     if model and not unregistered and benchmarks is not None and model not in benchmarks:
-        problems.append(("model-not-in-round", "model", f"a benchmark of {round_}: {sorted(benchmarks)}",
-                         model_text, f"{model} is not a benchmark of {round_} (schemas/rules/{round_}.yaml)")
-                        + (("warning",) if authoritative else ()))
-        if not authoritative:
-            return (model, scenario, units), problems
+        problems.append(("model-not-in-round", field, f"a benchmark of {round_}: {sorted(benchmarks)}",
+                         dict(texts)[field], f"{model} is not a benchmark of {round_} "
+                         f"(schemas/rules/{round_}.yaml)") + _severity(published))
+        if not published:
+            return (model, used, scenario, units), problems
         benchmarks = None
     bench = (benchmarks or rules.models())[model] if model and not unregistered else None
     if bench and scenario and units:
@@ -209,15 +217,16 @@ def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: 
             problems.append(("invalid-choice", "scenario",
                              f"a scenario of {model} in {where}: {list(bench.scenarios)}",
                              scenario, f"{model} has no {scenario} scenario in {where}"))
-        elif units not in accepted and authoritative and used_text and \
-                rules.canonical_model(used_text) != model:
+        elif rules.canonical_units(units, accepted) is not None:
+            units = rules.canonical_units(units, accepted)
+        elif published and used_text and rules.canonical_model(used_text) != model:
             problems.append(("units-mismatch", "units", " or ".join(accepted), units,
                              f"units not those of {model} {scenario} in {where}: the published "
                              f"table's units are kept (the model used is {used_text})", "warning"))
-        elif units not in accepted:
+        else:
             problems.append(("units-mismatch", "units", " or ".join(accepted), units,
-                             f"wrong units for {model} {scenario} in {where}"))
-    return (model, scenario, units), problems
+                             f"wrong units for {model} {scenario} in {where}" + did_you_mean(units, accepted)))
+    return (model, used, scenario, units), problems
 
 
 def resolve_value(text: str | None):
@@ -246,7 +255,8 @@ def resolve_choice(name: str, text: str | None, allowed: tuple[str, ...]):
         return None, [("missing-value", name, f"one of {list(allowed)}", None, f"{name} is empty")]
     value = text.lower()
     if value not in allowed:
-        return None, [("invalid-choice", name, f"one of {list(allowed)}", text, f"invalid {name}")]
+        return None, [("invalid-choice", name, f"one of {list(allowed)}", text,
+                       f"invalid {name}" + did_you_mean(text, allowed))]
     return value, []
 
 
@@ -263,23 +273,60 @@ def _count(name: str, text: str | None, required: bool) -> tuple[int | None, lis
     return value, []
 
 
+def _unregistered(part: composition.Part) -> Problem:
+    vendor = (f"{part.vendor}'s by the words of its name" if part.vendor else
+              "vendor unknown (the name carries no vendor's words), so never taken for a partner result")
+    return ("unregistered-name", "accelerator",
+            f"an entry of schemas/accelerators.yaml: {composition.registry_line(part.text)}", part.text,
+            f"accelerator not in the registry: kept as {part.name!r}, {vendor}; add the entry expected "
+            "to schemas/accelerators.yaml", "warning")
+
+
+def _unknown_accelerator(piece: str) -> Problem:
+    words = [w for w in re.split(r"[^A-Za-z0-9]+", piece) if any(c.isdigit() for c in w)]
+    hint = next((h for h in (did_you_mean(w, rules.known_accelerators()) for w in words) if h), "")
+    return ("unknown-accelerator", "accelerator", "a name known to schemas/accelerators.yaml", piece,
+            "unknown accelerator" + hint)
+
+
+def _per_type_counts(parts: list[composition.Part], per_node: int, nodes: int) -> dict[str, int] | None:
+    """The counts the accelerator field states per type, per system; None
+    unless it states one for every type. Counts that add up to one node's
+    accelerators in a system of several nodes are per node."""
+    if not parts or any(p.count is None for p in parts):
+        return None
+    counts: dict[str, int] = {}
+    for p in parts:
+        counts[p.name] = counts.get(p.name, 0) + p.count
+    if nodes > 1 and sum(counts.values()) == per_node:
+        counts = {n: c * nodes for n, c in counts.items()}
+    return counts
+
+
 @rules.cached(maxsize=65536)
 def resolve_accelerators(text: str | None, platform: str | None, per_node_text: str | None,
-                         nodes_text: str | None, total_text: str | None,
-                         authoritative: bool = False):
+                         nodes_text: str | None, total_text: str | None, published: bool = False):
     """Canonical accelerator (family), its published variant, composition and
     the true accelerator count.
 
-    Several types (a mixed cluster) take their counts from the field's
-    ``(xN)`` pieces, else from the platform id; names are sorted, so one
-    cluster has one label (``MI300X+MI325X``) whatever the order it is written
-    in. One type: a count the name states (``(x87)`` in the field, or
-    ``87xMI355X_...`` in the platform id) is the true count when the nodes can
-    hold it (87 on 11 x 8); otherwise the published total (or nodes x per node)
-    wins, with a warning (``XE8640_4xH100_vLLM`` published with 1 accelerator).
+    A system of several types (a mixed cluster: ``A (x8) and B (x8)``,
+    ``2x A + 2x B``, ``A, B`` with the counts in the system id) is its
+    composition: every type sorted by name with its count per system (counts
+    that add up to one node's are per node) and its vendor
+    (:func:`pipeline.core.rules.accelerator_vendor`), so one cluster has one
+    label (``MI300X+MI325X``) whatever order it is written in. One type: a
+    count the name states (``(x87)`` in the field, or ``87xMI355X_...`` in
+    the system id) is the true count when the nodes need it (87 on 11 x 8).
+
+    The system id is cross-checked with the labels: the accelerator must be
+    one the id names, when it names any, and a count it states must fit the
+    nodes. In a partner's file a contradiction rejects the row
+    (``label-mismatch``); a table MLCommons published keeps its row with a
+    warning (its published count wins: ``XE8640_4xH100_vLLM`` published with
+    1 accelerator), as it keeps a part the registry lacks (``unregistered-name``).
     Returns ((accelerator, variant, composition, per_node, nodes, total), problems).
     """
-    if per_node_text is None and text is not None and authoritative:
+    if per_node_text is None and text is not None and published:
         per_node, problems = 1, [("missing-value", "accelerators_per_node", "a whole number >= 1",
                                   None, "the published table gives no accelerators per node for a "
                                   "named accelerator (an integrated GPU): 1 is assumed", "warning")]
@@ -293,62 +340,159 @@ def resolve_accelerators(text: str | None, platform: str | None, per_node_text: 
     if text is None:
         return fail, problems + [("missing-value", "accelerator", "an accelerator name", "<empty>",
                                   "no accelerator (CPU-only results are not compared)")]
-    pieces = accelerators_in_name(text)
-    unknown = [p for name, _, p in pieces if name is None]
-    if unknown and not authoritative:
-        return fail, problems + [("unknown-accelerator", "accelerator",
-                                  "a name known to schemas/accelerators.yaml", unknown[0],
-                                  "unknown accelerator")]
-    for p in unknown:
-        problems.append(("unregistered-name", "accelerator", "a name known to schemas/accelerators.yaml",
-                         p, f"accelerator not in the registry: kept as {unregistered_accelerator(p)!r} "
-                         "(vendor unknown)", "warning"))
-    pieces = [(name or unregistered_accelerator(p), c, p) for name, c, p in pieces]
-    variants = {}
-    for name, _, piece in pieces:
-        variants.setdefault(name, variant_of(name, piece) if name in rules.known_accelerators()
-                            else name)
-    from_platform = composition_from_platform(platform)
-    if len(variants) == 1 and len(from_platform) > 1 and set(variants) <= set(from_platform):
-        for name in from_platform:   # the platform id states the whole mix the field names one of
+    parts = list(composition.parts_in_name(text))
+    unknown = [p for p in parts if not p.registered]
+    if unknown and not published:
+        return fail, problems + [_unknown_accelerator(unknown[0].text)]
+    problems += [_unregistered(p) for p in unknown]
+    in_id = composition.parts_in_system_id(platform)
+    named = {p.name for p in parts}
+    if in_id and not unknown and not named <= set(in_id):
+        problems.append(("label-mismatch", "accelerator",
+                         f"{' or '.join(in_id)}, as the system id {platform!r} names", text,
+                         f"the accelerator ({'+'.join(sorted(named))}) is not the one the system id names")
+                        + _severity(published))
+        if not published:
+            return fail, problems
+    by_id = {n: c for n, c in in_id.items() if c is not None}
+    variants = {p.name: p.variant for p in parts}
+    if len(named) == 1 and len(by_id) > 1 and named <= set(by_id):
+        for name in by_id:   # the system id states the whole mix the field names one of
             variants.setdefault(name, name)
-        pieces = [(n, None, n) for n in from_platform]
+        parts = [composition.Part(n, variants[n], None, None, True, n) for n in by_id]
     names = sorted(variants)
-    named = [c for _, c, _ in pieces]
     if per_node is None or nodes is None:
         return fail, problems
     capacity = per_node * nodes
+    stated = _per_type_counts(parts, per_node, nodes)
+    if stated is not None and not published:
+        clash = {n: (c, by_id[n]) for n, c in stated.items() if n in by_id and by_id[n] != c}
+        if clash:
+            return fail, problems + [("label-mismatch", "accelerator", ", ".join(
+                f"{n}: {b} as the system id {platform!r} states" for n, (_, b) in clash.items()), text,
+                "the accelerator's counts are not the system id's")]
     if len(names) > 1:
-        if all(c is not None for c in named):
-            counts: dict[str, int] = {}
-            for name, c, _ in pieces:
-                counts[name] = counts.get(name, 0) + c
-        elif set(from_platform) >= set(names):
-            counts = {n: from_platform[n] for n in names}
-        else:
-            return fail, problems + [("unknown-accelerator", "accelerator", "accelerator counts per type",
-                                      text, "several accelerator types without counts")]
+        counts = stated or ({n: by_id[n] for n in names} if set(by_id) >= set(names) else None)
+        if counts is None and not published:
+            return fail, problems + [("missing-value", "accelerator",
+                                      "a count per type, as '<name> (x8)' or '8x <name>'", text,
+                                      "several accelerator types without counts")]
+        if counts is None:
+            share, extra = divmod(total_given or capacity, len(names))
+            counts = {n: share + (i < extra) for i, n in enumerate(names)}
+            problems.append(("composition-assumed", "accelerator", "a count per type", text,
+                             f"several accelerator types without counts: the {total_given or capacity} "
+                             f"accelerators are taken as shared evenly ({', '.join(f'{n}: {c}' for n, c in counts.items())})",
+                             "warning"))
         total = sum(counts.values())
     else:
         name = names[0]
-        stated = sum(named) if all(c is not None for c in named) else from_platform.get(name)
-        published = total_given or capacity
-        if stated is not None and stated <= capacity and total_given in (None, capacity, stated):
-            total = stated
+        stated_total = stated[name] if stated else by_id.get(name)
+        published_total = total_given or capacity
+        if stated_total is not None and stated_total <= capacity and total_given in (None, capacity, stated_total):
+            total = stated_total
         else:
-            total = published
-            if stated is not None and stated != published:
+            total = published_total
+            if stated_total is not None and stated_total != published_total:
+                where = f"{stated_total} stated in the name {text if stated else platform!r}"
+                held = (f"nodes {nodes} x per node {per_node}"
+                        + (f", total {total_given}" if total_given else ""))
+                if not published:
+                    return fail, problems + [("label-mismatch", "accelerators_per_node",
+                                              f"the count the name states, held by the nodes ({held})", where,
+                                              "the accelerators per node or the node count contradict the "
+                                              "count the system's name states")]
                 problems.append(("accelerator-count-disagrees", "accelerators_per_node",
-                                 f"the published count {published} (nodes {nodes} x per node "
-                                 f"{per_node}{', total ' + str(total_given) if total_given else ''})",
-                                 f"{stated} stated in the name {text if named[0] is not None else platform!r}",
-                                 f"the published count {published} is kept", "warning"))
+                                 f"the published count {published_total} ({held})", where,
+                                 f"the published count {published_total} is kept", "warning"))
         counts = {name: total}
-    if total > capacity:
+    if total > capacity and (not published or len(names) == 1):
         return fail, problems + [("accelerator-count-mismatch", "total_accelerators",
                                   f"at most nodes x per node = {capacity}", total,
                                   "more accelerators than the nodes hold")]
+    if not published and (total <= capacity - per_node or total_given not in (None, capacity, total)):
+        return fail, problems + [("label-mismatch", "nodes",
+                                  f"nodes x per node ({nodes} x {per_node}) holding the {total} accelerators "
+                                  f"the labels state", f"{total} accelerators stated; "
+                                  + (f"total {total_given}" if total_given not in (None, capacity, total)
+                                     else f"{nodes} nodes of {per_node}"),
+                                  "the node count or the accelerators per node contradict the system's "
+                                  "accelerator count (a node would hold none)")]
+    if total > capacity:
+        problems.append(("accelerator-count-disagrees", "total_accelerators", f"at most nodes x per node = "
+                         f"{capacity}", total, "the counts per type exceed what the nodes hold: kept as "
+                         "published", "warning"))
     if errors(problems):
         return fail, problems
     return ("+".join(names), "+".join(variants[n] for n in names),
             ",".join(f"{n}:{counts[n]}" for n in names), per_node, nodes, total), problems
+
+
+@rules.cached(maxsize=4096)
+def cpu_only(accelerator: str | None, per_node: str | None, platform: str | None,
+             published: bool = False) -> tuple[bool, tuple[Problem, ...]]:
+    """Whether a row is a CPU-only result (no accelerator named, none per
+    node: excluded, never compared). In a partner's file a row whose system
+    id names an accelerator cannot drop it: the row is refused."""
+    if accelerator is not None or per_node not in (None, "0"):
+        return False, ()
+    named = composition.parts_in_system_id(platform)
+    if published or not named:
+        return True, ()
+    return False, (("label-mismatch", "accelerator", f"{'+'.join(named)}, as the system id {platform!r} names",
+                    "<empty>", "the row names no accelerator but its system id does"),)
+
+
+def labels_to_check(part: str, value: str | None) -> bool:
+    """Whether a part's value calls for :func:`resolve_labels`: a system id or
+    name that states a power cap, the network division."""
+    if value is None:
+        return False
+    if part in ("system", "system_name"):
+        return bool(rules.power_cap_pattern().search(value))
+    return part == "division" and value == "network"
+
+
+_CAP_WATTS = re.compile(r"power[ _-]?cap[\W_]*?(\d+)\s*_?W", re.IGNORECASE)
+NETWORK_SUT = "Network SUT"   # what MLCommons' checker requires of a network-division system's name
+
+
+@rules.cached(maxsize=4096)
+def resolve_labels(system: str | None, system_name: str | None, accelerator: str | None,
+                   division: str | None, power: str | None, power_data: str | None,
+                   published: bool = False) -> tuple[Problem, ...]:
+    """What a partner's labels must back up (a table MLCommons published was
+    checked by MLCommons: nothing here):
+
+    - a power result (``has_power``) carries its power data (summary JSON
+      ``Power_Result``, checker ``design_power_watts``);
+    - a power cap in the system id or name (``..._Power_Cap_1000W``) is also
+      stated by the accelerator, with the same watts, as MLCommons publishes
+      it (``AMD Instinct MI355X 288GB HBM3e (Power Cap 1000 W)``), or the
+      result carries its power data;
+    - a network-division result's system name says ``Network SUT`` (the
+      checker's rule for that division).
+    Without them the label is refused, never a reason to leave the result
+    uncompared."""
+    if published:
+        return ()
+    out: list[Problem] = []
+    data = parse_number(power_data) if power_data else None
+    if power == "true" and not (data and data > 0):
+        out.append(("power-data-missing", "power", "the power data of a power result", "no power data",
+                    "a power result without its power data: the label is refused"))
+    pattern = rules.power_cap_pattern()
+    capped = [t for t in (system, system_name) if t and pattern.search(t)]
+    if capped and not (data and data > 0):
+        stated = {int(w) for t in capped for w in _CAP_WATTS.findall(t)}
+        by_accelerator = {int(w) for w in _CAP_WATTS.findall(accelerator or "")}
+        if not (accelerator and pattern.search(accelerator)) or (stated and by_accelerator and stated != by_accelerator):
+            out.append(("power-data-missing", "accelerator",
+                        f"the power cap the system states ({capped[0]!r}) in the accelerator's name, as "
+                        "'<accelerator> (Power Cap 1000 W)', or the result's power data",
+                        accelerator or "<empty>", "a power-capped system whose cap nothing else states"))
+    if division and division.lower() == "network" and NETWORK_SUT not in (system_name or ""):
+        out.append(("label-mismatch", "division", f"a system name stating {NETWORK_SUT!r} "
+                    "(MLCommons' rule for the network division)", system_name or "<no system name>",
+                    "a network-division result whose system is not named a network SUT"))
+    return tuple(out)

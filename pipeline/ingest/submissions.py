@@ -59,23 +59,26 @@ class IngestReport(TableReport):
 
 def ingest(paths: list[Path], fmt: str | None = None, round_: str | None = None,
            status: str | None = None, root: Path | None = None,
-           visible: clock.Clock | None = None) -> IngestReport:
+           visible: clock.Clock | None = None, published: bool = False) -> IngestReport:
     """Read submissions roots, submitter folders, version folders or raw files.
-    VISIBLE tells when a version became visible (default: the git clock)."""
-    report, frame = read_unchecked(paths, fmt, round_, status, root, visible)
+    VISIBLE tells when a version became visible (default: the git clock).
+    PUBLISHED: the raw files given are tables MLCommons published, wherever
+    they lie (else only those in a ``published/`` folder are)."""
+    report, frame = read_unchecked(paths, fmt, round_, status, root, visible, published)
     return settle(report, table.validate(frame, root=report.root))
 
 
 def read_unchecked(paths: list[Path], fmt: str | None = None, round_: str | None = None,
                    status: str | None = None, root: Path | None = None,
-                   visible: clock.Clock | None = None) -> tuple[IngestReport, pd.DataFrame]:
+                   visible: clock.Clock | None = None, published: bool = False
+                   ) -> tuple[IngestReport, pd.DataFrame]:
     """All of :func:`ingest` but the table schema: the report so far and the
     rows still to be checked. :func:`settle` finishes it with what
     ``table.validate`` says of those rows (``ingest-all`` checks the rows of
     all the submitters it reads in one call: :func:`pipeline.ingest.root.validate_each`)."""
     report = IngestReport(table.to_frame([]))
     accepted = Accepted()
-    roots = walk.collect(paths, report, Normaliser(accepted), fmt, round_, status, root, visible)
+    roots = walk.collect(paths, report, Normaliser(accepted), fmt, round_, status, root, visible, published)
     report.root = roots.pop() if len(roots) == 1 else None
     frame = accepted.frame()
     del accepted

@@ -6,6 +6,14 @@ A file under a submissions root is named relative to it, with the root as
 the user named it (``Source(file, root=...)``); a file given directly keeps
 the path as given.
 
+Whose names a file holds is decided here, by where the file lives, never by
+its format: a table in a ``published/`` folder (the project's
+``published/<round>/``, or one the caller says is published) is MLCommons',
+the authority on its own names; every other file, a version's under a
+submissions root, a file given to ``submit`` or ``validate``, is a
+partner's, held to known names and labels that agree, whatever its format
+(a checker summary.csv under ``submissions/`` is a partner's).
+
 Which version counts: the newest sealed version of each submitter's round and
 effective status (verified, post-deadline), unless a version folder is named
 explicitly. Older versions are still checked (their manifests and hashes) and
@@ -28,12 +36,23 @@ from pipeline.readers.base import Disposition, ReadResult
 from pipeline.store.manifests import (MANIFEST, VERSION_DIR, Version, find_versions, load_manifest, version_at)
 
 
+PUBLISHED_FOLDER = "published"
+
+
+def published_table(path: Path) -> bool:
+    """Whether a file given directly is a table MLCommons published: it lies
+    in a folder named ``published``, or in a round's folder inside one (the
+    project keeps them as ``published/<round>/``)."""
+    return PUBLISHED_FOLDER in path.resolve().parent.parts[-2:]
+
+
 def collect(paths: list[Path], report, normaliser: Normaliser, fmt: str | None = None,
             round_: str | None = None, status: str | None = None, root: Path | None = None,
-            visible: clock.Clock | None = None) -> set[str]:
+            visible: clock.Clock | None = None, published: bool = False) -> set[str]:
     """Read PATHS into ``report`` (its findings, dispositions and versions),
     their accepted rows into ``normaliser``; return the submissions roots
-    the files were read under."""
+    the files were read under. ``published``: the files given directly are
+    tables MLCommons published wherever they lie (a version's files never are)."""
     roots: set[str] = set()
     for path in paths:
         if not path.exists():
@@ -41,7 +60,7 @@ def collect(paths: list[Path], report, normaliser: Normaliser, fmt: str | None =
         if path.is_file() or readers.detect(path) == "submission-tree":
             if status is None:
                 raise UsageError(f"{path}: a raw file needs --status (and --round when the file has none)")
-            _read_raw(path, fmt, round_, status, normaliser, report)
+            _read_raw(path, fmt, round_, status, normaliser, report, published or published_table(path))
         else:
             if visible is None:
                 visible = clock.git_clock(path) or (lambda version: None)
@@ -207,12 +226,13 @@ def _reject_unsealed(version: Version, report) -> None:
                                        for cell in result.cells())
 
 
-def _read_raw(path: Path, fmt, round_, status, normaliser: Normaliser, report) -> None:
+def _read_raw(path: Path, fmt, round_, status, normaliser: Normaliser, report, published: bool) -> None:
     if status not in ("verified", "post-deadline"):
         raise UsageError(f"--status must be verified or post-deadline, not {status!r}")
     where = Source(path.as_posix())
     result = readers.read(path, where, fmt, round_=round_)
-    records = _accept(result, where, Context(status=status, round=round_), normaliser, report)
+    records = _accept(result, where, Context(status=status, round=round_, published=published), normaliser,
+                      report)
     if round_ is None and result.round is None and records:
         raise UsageError(f"{path}: the file does not state its round; give --round")
 

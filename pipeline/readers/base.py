@@ -150,7 +150,6 @@ class ReadResult:
     findings: list[Finding] = field(default_factory=list)
     dispositions: list[Disposition] = field(default_factory=list)
     round: str | None = None   # the round the file states, when it states one
-    authoritative_names: bool = False   # a table MLCommons publishes: its names are kept
 
     def cells(self) -> list[str]:
         """``file:line`` of every record (reads the records)."""

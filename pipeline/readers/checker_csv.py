@@ -4,10 +4,12 @@ Both layouts are read by column name: the current 31-column one and the
 older 28-column one (no ``total_accelerators``, ``design_power_watts``,
 ``PrivateID``). The ``version`` column gives the round. The ``compliance``,
 ``errors`` and ``inferred`` columns are unreliable in real data and ignored.
-``Model`` is the model the submitter ran (kept as ``used_model``). The
-checker writes MLCommons' own names, so the file is the authority on its
-model and accelerator names: a name the registries lack keeps its row, with
-a warning ``unregistered-name``.
+``MlperfModel`` and ``Model`` both name the benchmark (``Model`` is the
+model the submitter ran, another one in the open division): the ingest takes
+the id from whichever is a benchmark of the round. ``has_power`` marks a
+power result, ``design_power_watts`` its power data. Whether the file's
+names are MLCommons' (kept when the registries lack them) or a partner's
+(checked) is decided by where the file lives, not by this format.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ COLUMN_MAP = {
     "round": ("version",),
     "units": ("Units",),
 }
+POWER_COLUMNS = {"power": "has_power", "power_data": "design_power_watts"}   # read when present
 
 
 def sniff(header_line: str) -> bool:
@@ -51,7 +54,7 @@ def sniff(header_line: str) -> bool:
 
 def read(path: Path, where: Source | str) -> ReadResult:
     where = as_source(where)
-    out = ReadResult(authoritative_names=True)
+    out = ReadResult()
     csv_file = open_csv(path, where, REQUIRED, "the checker's summary.csv columns", out)
     if csv_file is not None:
         out.records = _records(csv_file, out)
@@ -63,14 +66,17 @@ def _records(csv_file: CsvFile, out: ReadResult) -> Iterator[RawRecord]:
     that is not blank (else the last one present); the round once every row is read."""
     header, source = csv_file.header, csv_file.where
     at = {name: [header.index(c) for c in candidates if c in header] for name, candidates in COLUMN_MAP.items()}
-    layout = Layout({name: next((c for c in candidates if c in header), candidates[0])
-                     for name, candidates in COLUMN_MAP.items()})
+    layout = Layout({**{name: next((c for c in candidates if c in header), candidates[0])
+                        for name, candidates in COLUMN_MAP.items()}, **POWER_COLUMNS})
     power = header.index("has_power") if "has_power" in header else None
+    power_data = header.index("design_power_watts") if "design_power_watts" in header else None
     rounds: set[str] = set()
     for line, row in complete_rows(csv_file, out):
         fields = {name: _pick(row, columns) for name, columns in at.items()}
         if power is not None:
             fields["power"] = "true" if row[power].strip().lower() == "true" else ""
+        if power_data is not None:
+            fields["power_data"] = row[power_data]
         rounds.add(fields["round"])
         yield RawRecord(source, line, fields, layout)
     out.round = single_round(rounds)

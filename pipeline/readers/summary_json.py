@@ -2,12 +2,13 @@
 
 A JSON list of records with 34 keys (``ID``, ``Submitter``, ``Category`` =
 division, ``Platform`` = system id, ``System`` = system name, ``a#`` =
-accelerators per node, ``Performance_Result``, ``version`` ...). The rows are
-published, so each carries its ``ID`` as result id, and the table is the
-authority on its own model and accelerator names (a name the registries lack
-keeps its row, with a warning ``unregistered-name``). A record is placed by
-its number in the list (``row``) and the line where it starts; a field by
-its key.
+accelerators per node, ``Performance_Result``, ``version`` ...). Each row
+carries its ``ID`` as result id; ``Model`` and ``UsedModel`` both name the
+benchmark (the ingest takes the id from whichever is one of the round's);
+``has_power`` marks a power result, ``Power_Result`` its power data. Whether
+the file's names are MLCommons' or a partner's is decided by where the file
+lives, not by this format. A record is placed by its number in the list
+(``row``) and the line where it starts; a field by its key.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ KEY_MAP = {
     "round": "version",
 }
 # the total is derived from the platform id, a# and Nodes: its findings name the per-node count
-LAYOUT = Layout({**KEY_MAP, "total_accelerators": "a#"}, keyed=True)
+LAYOUT = Layout({**KEY_MAP, "total_accelerators": "a#", "power": "has_power", "power_data": "Power_Result"},
+                keyed=True)
 MAX_DEPTH = 4   # a list of flat records needs 2
 
 
@@ -58,7 +60,7 @@ def sniff_head(head: str) -> bool:
 
 def read(path: Path, where: Source | str) -> ReadResult:
     where = as_source(where)
-    out = ReadResult(authoritative_names=True)
+    out = ReadResult()
     text, found = read_text(path, where, checks=textcheck.JSON)
     if text is None:
         out.findings.extend(found)
@@ -99,6 +101,9 @@ def _record(out: ReadResult, records: list[RawRecord], where: Source, number: in
               if (text := _text(record.get(key))) is not None}
     if record.get("has_power") is True:
         values["power"] = "true"
+        data = _text(record.get("Power_Result"))
+        if data is not None:
+            values["power_data"] = data
     records.append(RawRecord(where, line, values, LAYOUT, row=number))
 
 
