@@ -115,7 +115,7 @@ def _judge_versions(report: GateReport, root: Path, call: _Call, pol: policy_mod
     if not report.versions:
         return
     with policy_mod.active(pol):
-        broken = policy_mod.verify(pol)
+        broken = policy_mod.verify(pol, sorted({v.round for v in report.versions}))
         if broken:
             report.findings.extend(broken)
             return

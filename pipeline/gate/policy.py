@@ -106,28 +106,21 @@ def _params(text: bytes | None, tmp: Path, what: str) -> dict:
 
 # ---- the rules a verdict depends on -----------------------------------------------------------
 
-def _loaders() -> list[tuple[str, object]]:
+def _loaders(rounds: list[str]) -> list[tuple[str, object]]:
     """(file under schemas/, what loads it), each after those it depends on."""
     out = [("rounds.yaml", rules.rounds), ("models.yaml", lambda: (rules.scenarios(), rules.canonical_model(""))),
            ("rules/metrics.yaml", rules.family_units)]
-    out += [(f"rules/{r}.yaml", lambda r=r: rules.round_models(r)) for r in _known_rounds()]
+    out += [(f"rules/{r}.yaml", lambda r=r: rules.round_models(r)) for r in rounds]
     return out + [("accelerators.yaml", rules.accelerator_patterns), ("conventions.yaml", rules.power_cap_pattern),
                   (rules.SCHEMA_FILE, lambda: [rules.choices(c) for c in ("division", "availability", "status")])]
 
 
-def _known_rounds() -> list[str]:
-    try:
-        return sorted(rules.rounds())
-    except ConfigError:
-        return []                     # rounds.yaml itself is named first
-
-
-def verify(policy: Policy) -> list[Finding]:
+def verify(policy: Policy, rounds: list[str]) -> list[Finding]:
     """``reference-unverifiable`` for the first rules file of POLICY (active)
-    that does not load: every verdict depends on them. (A rule file outside
-    this list that breaks stops the gate's run with the same finding on
-    ``schemas/``: see :mod:`pipeline.gate.judge`.)"""
-    for name, load in _loaders():
+    that the gated ROUNDS' verdicts depend on and that does not load. (A rules
+    file outside this list that breaks stops the gate's run with the same
+    finding on ``schemas/``: see :mod:`pipeline.gate.judge`.)"""
+    for name, load in _loaders(rounds):
         try:
             load()
         except ConfigError as exc:
