@@ -270,6 +270,15 @@ def test_a_local_runs_outputs_are_not_judged_until_committed(repo):
         "dvc.lock", "metrics.json", f"metrics/{ROUND}/verified.json")}
 
 
+def test_a_named_version_is_judged_as_committed(repo):
+    good_submission(repo, LOW)
+    done = gate(repo, DELL_V2)
+    assert done.returncode == 2 and "v9.9/Dell/v2: no such version in the HEAD tree" in done.stderr
+    doc = doc_of(gate(repo, DELL_V2, "--worktree", "--format", "json"))
+    assert doc["summary"]["versions"] == [f"{ROUND}/Dell/v2"] and doc["summary"]["head"] == "working tree"
+    assert [r["verdict"] for r in doc["rows"]] == ["deviates"]
+
+
 # ---- every result not compared is listed, in every format --------------------------------------------
 
 NOT_COMPARED = csv_text("Dell", {"Server": "101000"}, DELL_SYSTEM) + (
@@ -301,3 +310,4 @@ def test_the_summary_lists_every_partner_result_not_compared_in_every_format(rep
     marked = {int(c.get("line")) for c in suite.iter("testcase") if c.get("line")
               and (c.find("skipped") is not None or c.find("failure") is not None)}
     assert {3, 4, 5} <= marked
+

@@ -178,25 +178,9 @@ def _on_commits(report: GateReport, call: _Call, top: Path, base: str | None, al
     ref, base_commit = gitstore.resolve_base(top, base)
     pol = policy_mod.policy_at(top, base_commit, params, call.scratch / "base-policy", f"base {base_commit[:12]}")
     outputs = scope_mod.generated(gitstore.read(top, base_commit, "dvc.yaml"))
-    if worktree:
-        head, history, shown_head = gitstore.worktree(top, call.scratch, outputs), "HEAD", "working tree"
-    else:
-        head = history = gitstore.head_commit(top)
-        shown_head = f"HEAD {head[:12]}"
-    changes = gitstore.changes(top, base_commit, head)
-    scope = scope_mod.classify(changes, root)
-    under = [root] if root else []
-    files = {rev: [_from_root(e.path, root) for e in gitstore.tree(top, rev, *under)] for rev in (base_commit, head)}
-    gated, found = versioning(scope.root_changes, files[base_commit], files[head], call.shown, base_commit,
-                              lambda p: gitstore.first_changed_line(top, base_commit, head, _join(root, p)))
-    if call.paths:
-        named = _named(call.paths, call.root, call.cwd)
-        missing = [v.display for v in named if not any(v.holds(p) for p in files[head])]
-        if missing:
-            raise UsageError(f"{', '.join(missing)}: not in the {shown_head.split(' ')[0]} tree (commit it, "
-                             "or give --worktree)")
-        found = [f for f in found if any(v.holds(f.where.file) for v in named)]
-        gated = named
+    head, history, shown_head = _head(top, call.scratch, worktree, outputs)
+    scope = scope_mod.classify(gitstore.changes(top, base_commit, head), root)
+    gated, found = _versions(top, base_commit, head, scope, root, call, shown_head)
     judged = scope_mod.judge(scope, gated, top, base_commit, head, pol, params, outputs, call.shown, allow)
     report.versions = gated
     report.findings.extend(found + judged.findings)
@@ -210,6 +194,32 @@ def _on_commits(report: GateReport, call: _Call, top: Path, base: str | None, al
         _flips(report, top, (base_commit, pol), (head, history), root, params, call)
     return pol, {"base": ref, "merge_base": base_commit[:12], "head": shown_head, "versioning": "checked",
                  "change": judged.kind, "flips_checked": flips_checked}
+
+
+def _head(top: Path, scratch: Path, worktree: bool, outputs: tuple[str, ...]) -> tuple[str, str, str]:
+    """(the head tree, the commit whose history dates versions, how it is shown)."""
+    if worktree:
+        return gitstore.worktree(top, scratch, outputs), "HEAD", "working tree"
+    head = gitstore.head_commit(top)
+    return head, head, f"HEAD {head[:12]}"
+
+
+def _versions(top: Path, base: str, head: str, scope: scope_mod.Scope, root: str, call: _Call,
+              shown_head: str) -> tuple[list[Gated], list]:
+    """The versions to gate (the named ones, when PATHs are given) and the
+    versioning findings on them."""
+    under = [root] if root else []
+    files = {rev: [_from_root(e.path, root) for e in gitstore.tree(top, rev, *under)] for rev in (base, head)}
+    gated, found = versioning(scope.root_changes, files[base], files[head], call.shown, base,
+                              lambda p: gitstore.first_changed_line(top, base, head, _join(root, p)))
+    if not call.paths:
+        return gated, found
+    named = _named(call.paths, call.root, call.cwd)
+    missing = [v.display for v in named if not any(v.holds(p) for p in files[head])]
+    if missing:
+        raise UsageError(f"{', '.join(missing)}: no such version in the {shown_head.split(' ')[0]} tree "
+                         "(commit it, or give --worktree)")
+    return named, [f for f in found if any(v.holds(f.where.file) for v in named)]
 
 
 def _from_root(path: str, root: str) -> str:
