@@ -51,6 +51,8 @@ from pipeline.store import clock
 from pipeline.store.manifests import MANIFEST
 from pipeline.store.versions import root_name
 
+DVC_YAML = "dvc.yaml"          # the base's pipeline: what it generates
+
 
 @dataclass
 class GateReport(Report):
@@ -176,8 +178,9 @@ def _on_commits(report: GateReport, call: _Call, top: Path, base: str | None, al
     root = _in_repository(call.root, top, "--root")
     params = _in_repository(call.params if call.params.is_absolute() else call.cwd / call.params, top, "--params")
     ref, base_commit = gitstore.resolve_base(top, base)
-    pol = policy_mod.policy_at(top, base_commit, params, call.scratch / "base-policy", f"base {base_commit[:12]}")
-    outputs = scope_mod.generated(gitstore.read(top, base_commit, "dvc.yaml"))
+    at_base = call.scratch / "base-policy"
+    pol = policy_mod.policy_at(top, base_commit, params, at_base, f"base {base_commit[:12]}", beside=(DVC_YAML,))
+    outputs = scope_mod.generated((at_base / DVC_YAML).read_bytes() if (at_base / DVC_YAML).is_file() else None)
     head, history, shown_head = _head(top, call.scratch, worktree, outputs)
     scope = scope_mod.classify(gitstore.changes(top, base_commit, head), root)
     gated, found = _versions(top, base_commit, head, scope, root, call, shown_head)

@@ -81,27 +81,21 @@ def active(policy: Policy):
         rules.clear_caches()
 
 
-def policy_at(top: Path, rev: str, params_path: str, scratch: Path, source: str) -> Policy:
+def policy_at(top: Path, rev: str, params_path: str, scratch: Path, source: str,
+              beside: tuple[str, ...] = ()) -> Policy:
     """The policy at REV (a commit or a tree) as git stores it, written into the
-    scratch folder SCRATCH: its schemas/ (the tool's when REV has none), its
-    published/ tables and its params.yaml (the built-in defaults when absent)."""
-    gitstore.materialise(top, rev, list(SOURCES), scratch)
+    scratch folder SCRATCH (with the files BESIDE, read in the same pass): its
+    schemas/ (the tool's when REV has none), its published/ tables and its
+    params.yaml (the built-in defaults when absent)."""
+    gitstore.materialise(top, rev, [*SOURCES, params_path, *beside], scratch)
     schemas = scratch / "schemas" if (scratch / "schemas").is_dir() else tool_schemas()
     published = scratch / "published" if (scratch / "published").is_dir() else None
-    compare = _params(gitstore.read(top, rev, params_path), scratch, f"{params_path} at {rev[:12]}")
-    return Policy.of(schemas, compare, source, published)
-
-
-def _params(text: bytes | None, tmp: Path, what: str) -> dict:
-    """The compare parameters of a params.yaml blob (written into the gate's
-    temporary folder TMP so that params.load, the one reader, reads it)."""
-    if text is None:
-        return params_mod.load(None)["compare"]
-    (tmp / "params.policy.yaml").write_bytes(text)
+    params = scratch / params_path
     try:
-        return params_mod.load(tmp / "params.policy.yaml")["compare"]
+        compare = params_mod.load(params if params.is_file() else None)["compare"]
     except ConfigError as exc:
-        raise ConfigError(f"{what}: {exc}") from exc
+        raise ConfigError(f"{params_path} at {rev[:12]}: {scrub(str(exc), scratch)}") from exc
+    return Policy.of(schemas, compare, source, published)
 
 
 # ---- the rules a verdict depends on -----------------------------------------------------------
@@ -128,9 +122,10 @@ def verify(policy: Policy, rounds: list[str]) -> list[Finding]:
     return []
 
 
-def scrub(text: str, policy: Policy) -> str:
+def scrub(text: str, where: Policy | Path) -> str:
     """TEXT with the policy's scratch folder left out of the paths it names."""
-    return text.replace(policy.schemas.parent.as_posix() + "/", "")
+    folder = where.schemas.parent if isinstance(where, Policy) else where
+    return text.replace(folder.as_posix() + "/", "")
 
 
 def unverifiable(where: Source, expected: str, found: str) -> Finding:
