@@ -407,9 +407,6 @@ def ingest_all(root, rejected_out, findings_out, versions_out, cache, fmt, outpu
 
 # ---- gate and report ----------------------------------------------------------------------
 
-POLICY_INPUTS = ("params.yaml", "dvc.yaml", "claims.yaml")
-
-
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--base", help="Git ref whose merge base with HEAD is the base (default: "
@@ -419,9 +416,14 @@ POLICY_INPUTS = ("params.yaml", "dvc.yaml", "claims.yaml")
 @click.option("--params", "params_path", type=click.Path(dir_okay=False, path_type=Path),
               help=f"Parameters file inside the repository, read as it is at the git base (default "
                    f"{DEFAULT_PARAMS}; absent there: built-in defaults).")
-@click.option("--allow-policy-change", is_flag=True,
-              help="A pull request that changes only policy passes; list every shipped result "
-                   "whose verdict or status the new policy flips.")
+@click.option("--allow-maintenance", "--allow-policy-change", "allow_maintenance", is_flag=True,
+              help="The maintainers' label is on the change: a maintenance change (any path that is "
+                   "not a new partner version: policy, the tool, a reference version, ...) passes unless "
+                   "it also holds a submission, and every shipped result whose verdict or status it "
+                   "flips is listed.")
+@click.option("--worktree", is_flag=True,
+              help="Judge the working tree (uncommitted and untracked files included, the pipeline's "
+                   "outputs left out) instead of the HEAD commit.")
 @click.option("-o", "--output", "outputs", multiple=True, metavar="[FORMAT=]PATH",
               help="Write the report to PATH (format from its extension, or FORMAT=PATH: "
                    "json, junit, github, markdown, csv, text; '-' is stdout). Repeatable: one run "
@@ -430,10 +432,12 @@ POLICY_INPUTS = ("params.yaml", "dvc.yaml", "claims.yaml")
               help="Output format of the report.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
 @click.option("-v", "--verbose", is_flag=True, help="Print every row and finding (no cap of 200).")
-def gate(paths, base, root, params_path, allow_policy_change, outputs, fmt, quiet, verbose):
-    """Gate submission versions: PATHS (version folders), or every version added
-    or changed since the git base, with the base's policy (params.yaml, schemas/).
-    Exit 0 when all hold, 1 when anything fails."""
+def gate(paths, base, root, params_path, allow_maintenance, worktree, outputs, fmt, quiet, verbose):
+    """Gate the change from the git base to the HEAD commit, as git stores both:
+    a submission (new version folders of one partner) or, with the maintainers'
+    label, a maintenance change; or the version folders PATHS. Judged with the
+    base's policy (params.yaml, schemas/, published/). Exit 0 when all hold, 1
+    when anything fails."""
     from pipeline.gate import judge as gate_mod
 
     targets = []
@@ -448,7 +452,7 @@ def gate(paths, base, root, params_path, allow_policy_change, outputs, fmt, quie
     _guard({"PATH": list(paths), "--params": params_path or DEFAULT_PARAMS},
            {"--output": [p for _, p in targets]})
     report = gate_mod.run(list(paths), root, base, params_path or DEFAULT_PARAMS,
-                          allow_policy_change=allow_policy_change)
+                          allow_maintenance=allow_maintenance, worktree=worktree)
     _finish(report, fmt, targets, quiet, verbose)
 
 

@@ -32,8 +32,10 @@ PARAMS = "compare:\n  tolerance_pct: 4.0\n  reference_submitter: AMD\n"
 
 
 def add_policy(repo: Path) -> None:
-    """The project's schemas/ with the future round appended, and params.yaml."""
+    """The project's schemas/ with the future round appended, params.yaml and
+    dvc.yaml (which names the generated files)."""
     shutil.copytree(REPO / "schemas", repo / "schemas")
+    shutil.copy(REPO / "dvc.yaml", repo / "dvc.yaml")
     rounds = repo / "schemas" / "rounds.yaml"
     rounds.write_text(rounds.read_text(encoding="utf-8") + FUTURE_ROUND, encoding="utf-8")
     (repo / "params.yaml").write_text(PARAMS, encoding="utf-8")
@@ -146,12 +148,16 @@ def test_the_default_base_is_main_without_origin(repo):
     assert json.loads(done.stdout)["summary"]["base"] == "main"
 
 
-def test_uncommitted_new_version_is_gated_too(repo):
-    """pre-commit runs before the commit: untracked folders count as added."""
+def test_the_gate_judges_the_head_commit_and_worktree_adds_uncommitted_changes(repo):
+    """By default the HEAD commit is judged, never the working tree; --worktree
+    (before a commit) judges uncommitted and untracked files too."""
     submit(repo, csv_text("Dell", {"Server": "80000"}, DELL_SYSTEM), "Dell")
     done = gate(repo)
+    assert done.returncode == 0 and done.stdout.splitlines()[-1] == "gate: passed (nothing to gate)"
+    assert f"head: HEAD {git(repo, 'rev-parse', 'HEAD')[:12]}" in done.stdout
+    done = gate(repo, "--worktree")
     assert done.returncode == 1
-    assert "gated: v9.9/Dell/v2" in done.stdout
+    assert "gated: v9.9/Dell/v2" in done.stdout and "head: working tree" in done.stdout
 
 
 # ---- deviations ------------------------------------------------------------------------
@@ -195,16 +201,26 @@ def test_markdown_summary_for_the_step_summary(repo):
     assert "† unverified: Result not verified by MLCommons Association." in text
 
 
-def test_a_new_reference_that_moves_a_partner_out_of_tolerance_is_a_warning(repo):
+def test_a_new_reference_version_needs_the_label_and_lists_the_verdicts_it_flips(repo):
     submit(repo, csv_text("AMD", {"Server": "120000", "Offline": "110000"}), "AMD")
     commit(repo, "AMD v2")
     done = gate(repo, "--format", "json")
+    assert done.returncode == 1
+    doc = json.loads(done.stdout)
+    assert doc["summary"]["change"] == "maintenance"
+    assert [(f["code"], f["file"], f["severity"]) for f in doc["findings"] if f["code"] == "reference-change"] == [
+        ("reference-change", "submissions/v9.9/AMD/v2/manifest.yaml", "error")]
+    assert doc["summary"]["flips"] == []
+
+    done = gate(repo, "--format", "json", "--allow-maintenance")
     assert done.returncode == 0, done.stdout
     doc = json.loads(done.stdout)
     assert [r["verdict"] for r in doc["rows"]] == ["reference", "reference"]
-    [warning] = doc["findings"]
-    assert warning["severity"] == "warning" and warning["code"] == "deviates-from-reference"
-    assert warning["file"] == "submissions/v9.9/Dell/v1/results.csv"
+    assert {(f["code"], f["file"], f["severity"]) for f in doc["findings"]} == {
+        ("reference-change", "submissions/v9.9/AMD/v2/manifest.yaml", "warning"),
+        ("deviates-from-reference", "submissions/v9.9/Dell/v1/results.csv", "warning"),
+        ("verdict-flip", "submissions/v9.9/Dell/v1/results.csv", "warning")}
+    assert [f["text"] for f in doc["summary"]["flips"]] == ["Dell v9.9 llama2-70b-99 Server: agree -> deviates"]
 
 
 # ---- malformed files -------------------------------------------------------------------

@@ -115,24 +115,33 @@ def test_a_widened_accelerator_alias_is_a_policy_change(repo):
     assert policy["found"] == ".*"
 
 
-@pytest.mark.parametrize("path", ["pyproject.toml", "dvc.yaml", ".github/workflows/gate.yml",
-                                  "published/v5.1.csv", "pipeline/gate.py", "schemas/attested.yaml"])
-def test_any_policy_file_added_or_changed_fails(repo, path):
+@pytest.mark.parametrize("path, code", [
+    ("published/v5.1.csv", "policy-change"), ("schemas/attested.yaml", "policy-change"),
+    ("pyproject.toml", "maintenance-change"), ("dvc.yaml", "maintenance-change"),
+    (".github/workflows/gate.yml", "maintenance-change"), ("pipeline/gate.py", "maintenance-change")])
+def test_any_file_outside_the_submissions_added_or_changed_fails(repo, path, code):
     target = repo / path
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("x: 1\n", encoding="utf-8")
     commit(repo, f"touch {path}")
     doc = doc_of(gate(repo, "--format", "json"))
-    assert doc["summary"]["verdict"] == "fail"
-    assert {f["file"] for f in doc["findings"] if f["code"] == "policy-change"} == {path}
+    assert doc["summary"]["verdict"] == "fail" and doc["summary"]["change"] == "maintenance"
+    assert {(f["code"], f["file"]) for f in doc["findings"]} == {(code, path)}
 
 
-def test_a_new_submitters_params_entry_is_not_policy(repo):
+def test_a_params_entry_beside_a_submission_is_a_maintenance_change(repo):
+    """Only the compare section decides a verdict, but a submission holds
+    nothing but its version folders: another params.yaml key beside it fails."""
     edit_yaml(repo / "params.yaml", lambda d: d.update(submissions={"v9.9-Dell": {"round": ROUND}}))
     submit(repo, csv_text("Dell", {"Server": "101000"}, DELL_SYSTEM), "Dell")
     commit(repo, "Dell v2 and its ingest stage entry")
-    done = gate(repo, "--format", "json")
-    assert done.returncode == 0, done.stdout
+    done = gate(repo, "--format", "json", "--allow-maintenance")
+    assert done.returncode == 1
+    doc = doc_of(done)
+    assert doc["summary"]["change"] == "mixed"
+    [f] = doc["findings"]
+    assert (f["code"], f["file"], f["severity"]) == ("maintenance-change", "params.yaml", "error")
+    assert "together with a submission" in f["message"]
 
 
 def test_a_policy_only_pr_fails_without_the_flag_and_shows_flips_with_it(repo):
@@ -180,14 +189,20 @@ def test_the_environment_cannot_swap_the_schemas(repo, tmp_path):
 # ---- generated files ---------------------------------------------------------------------------
 
 def test_generated_files_edited_with_submissions_fail(repo):
+    """What is generated is what the base's dvc.yaml declares (its outs and
+    metrics, metrics/ included), not a list kept by hand."""
     (repo / "metrics.json").write_text("{}\n", encoding="utf-8")
     (repo / "data").mkdir()
     (repo / "data" / "agreement.csv").write_text("x\n", encoding="utf-8")
+    (repo / "metrics" / ROUND).mkdir(parents=True)
+    (repo / "metrics" / ROUND / "verified.json").write_text("{}\n", encoding="utf-8")
+    (repo / "dvc.lock").write_text("schema: '2.0'\n", encoding="utf-8")
     submit(repo, csv_text("Dell", {"Server": "101000"}, DELL_SYSTEM), "Dell")
     commit(repo, "Dell v2 and hand-made outputs")
-    doc = doc_of(gate(repo, "--format", "json"))
-    assert {(c, f) for c, f, _ in codes(doc)} == {("generated-file-edited", "metrics.json"),
-                                                  ("generated-file-edited", "data/agreement.csv")}
+    doc = doc_of(gate(repo, "--format", "json", "--allow-maintenance"))
+    assert {(c, f) for c, f, _ in codes(doc)} == {
+        ("generated-file-edited", "metrics.json"), ("generated-file-edited", "data/agreement.csv"),
+        ("generated-file-edited", f"metrics/{ROUND}/verified.json"), ("generated-file-edited", "dvc.lock")}
 
 
 # ---- one version rule ---------------------------------------------------------------------------
@@ -226,7 +241,9 @@ def test_an_unlisted_file_or_link_is_an_error(repo, tmp_path, kind):
     commit(repo, f"Dell v2 with an unlisted {kind}")
     done = gate(repo, "--format", "json")
     assert done.returncode == 1
-    assert codes(doc_of(done)) == {("unlisted-file", f"submissions/{ROUND}/Dell/v2/extra.csv", "whole file")}
+    path = f"submissions/{ROUND}/Dell/v2/extra.csv"
+    link = {("maintenance-change", path, "whole file")} if kind.startswith("link") else set()
+    assert codes(doc_of(done)) == {("unlisted-file", path, "whole file")} | link
 
 
 # ---- the clock ---------------------------------------------------------------------------------

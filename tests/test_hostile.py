@@ -318,6 +318,7 @@ def test_a_second_version_claiming_the_first_number_fails_the_gate_in_git(tmp_pa
     shutil.copytree(tmp_path / "schemas-open-round", repo / "schemas")   # policy is read from the base
     gitrepo.base_then_branch(repo, "Hostile Test", "change", "base: Dell v1")
     shutil.move(parked, v2)
+    gitrepo.commit(repo, "Dell v2")                  # the gate judges the commit
     monkeypatch.chdir(repo)
     doc = run_json("gate", "--base", "main", expect=1)
     assert doc["summary"]["versions"] == ["v6.0/Dell/v2"]

@@ -1,11 +1,14 @@
-"""The CI wiring: .github/workflows/gate.yml, CODEOWNERS and .pre-commit-hooks.yaml.
+"""The CI wiring: .github/workflows/gate.yml and regenerate.yml, CODEOWNERS
+and .pre-commit-hooks.yaml.
 
-The workflow's run-steps are run as the runner would run them, in a
+The gate workflow's run-steps are run as the runner would run them, in a
 workspace laid out as the checkout steps leave it: base/ is a clone of the
 base commit with the tool installed (its .venv: this project's, standing in
 for `make install` of the base), pr/ is a full clone of the pull request's
-head. Only the `env:` values are evaluated here (as GitHub would); no run:
-line may hold a `${{ }}` expression."""
+head. The regenerate workflow's run-steps run in a clone of a copy of this
+project after a maintainer's push, with `make run` as written. Only the
+`env:` values are evaluated here (as GitHub would); no run: line may hold a
+`${{ }}` expression."""
 
 from __future__ import annotations
 
@@ -24,18 +27,26 @@ from conftest import REPO
 from test_gate import DELL_SYSTEM, ROUND, base_repo, csv_text, submit  # noqa: F401 (fixture)
 from gitrepo import commit, git
 
+from pipeline.gate import scope
+
 WORKFLOW = REPO / ".github" / "workflows" / "gate.yml"
+REGENERATE = REPO / ".github" / "workflows" / "regenerate.yml"
 HOOKS = REPO / ".pre-commit-hooks.yaml"
 CODEOWNERS = REPO / ".github" / "CODEOWNERS"
 EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
-def workflow() -> dict:
-    return yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+def workflow(path: Path = WORKFLOW) -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
-def steps() -> list[dict]:
-    return workflow()["jobs"]["gate"]["steps"]
+def triggers(doc: dict) -> dict:
+    return doc.get("on", doc.get(True))          # YAML 1.1 reads a bare `on` as true
+
+
+def steps(path: Path = WORKFLOW) -> list[dict]:
+    [job] = workflow(path)["jobs"].values()
+    return job["steps"]
 
 
 def step(name_part: str) -> dict:
@@ -47,15 +58,16 @@ def step(name_part: str) -> dict:
 
 def test_the_workflow_runs_on_every_pull_request_as_pull_request_target():
     doc = workflow()
-    triggers = doc.get("on", doc.get(True))          # YAML 1.1 reads a bare `on` as true
-    assert list(triggers) == ["pull_request_target"]
-    assert "paths" not in triggers["pull_request_target"] and "paths-ignore" not in triggers["pull_request_target"]
-    assert {"labeled", "unlabeled", "synchronize"} <= set(triggers["pull_request_target"]["types"])
+    on = triggers(doc)
+    assert list(on) == ["pull_request_target"]
+    assert "paths" not in on["pull_request_target"] and "paths-ignore" not in on["pull_request_target"]
+    assert {"labeled", "unlabeled", "synchronize"} <= set(on["pull_request_target"]["types"])
     assert doc["permissions"] == {"contents": "read"}
 
 
-def test_no_expression_inside_a_run_step():
-    for s in steps():
+@pytest.mark.parametrize("path", [WORKFLOW, REGENERATE])
+def test_no_expression_inside_a_run_step(path):
+    for s in steps(path):
         assert "${{" not in s.get("run", ""), s
 
 
@@ -75,19 +87,56 @@ def test_the_base_is_installed_and_the_pull_request_is_data_only():
             assert commands <= {"git", "set", "if", '"$MLREPRO"', "--output"}, commands
 
 
-def test_the_label_alone_allows_a_policy_change():
+def test_the_maintainers_label_alone_allows_a_maintenance_change():
     env = step("Gate")["env"]
-    assert env["ALLOW_POLICY_CHANGE"] == "${{ contains(github.event.pull_request.labels.*.name, 'policy-change') }}"
+    assert env["ALLOW_MAINTENANCE"] == "${{ contains(github.event.pull_request.labels.*.name, 'maintenance') }}"
+    assert f"'{scope.LABEL}'" in env["ALLOW_MAINTENANCE"]       # the label the gate's findings name
+    assert '--allow-maintenance' in step("Gate")["run"]
     assert env["MLREPRO"] == "${{ github.workspace }}/base/.venv/bin/mlrepro"
     assert step("Gate")["run"].count('"$MLREPRO" gate') == 1    # one run writes every format
 
 
-def test_codeowners_cover_the_policy_paths():
-    from pipeline.gate.policy import POLICY
+def owner(rules: list[tuple[re.Pattern, list[str]]], path: str) -> list[str]:
+    """CODEOWNERS: the owners of the last pattern that matches PATH."""
+    found: list[str] = []
+    for pattern, owners in rules:
+        if pattern.fullmatch(path):
+            found = owners
+    return found
 
-    owned = {line.split()[0].lstrip("/") for line in CODEOWNERS.read_text(encoding="utf-8").splitlines()
-             if line.strip() and not line.startswith("#")}
-    assert set(POLICY) <= owned
+
+def codeowners() -> list[tuple[re.Pattern, list[str]]]:
+    rules = []
+    for line in CODEOWNERS.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        pattern, *owners = line.split()
+        if pattern == "*":
+            regex = ".*"
+        else:           # anchored with a leading slash; * stays within one folder; a trailing / covers all below
+            body = re.escape(pattern.strip("/")).replace(r"\*", "[^/]*")
+            regex = body + ("/.*" if pattern.endswith("/") else "(/.*)?")
+        rules.append((re.compile(regex), owners))
+    return rules
+
+
+def test_codeowners_give_each_partner_its_folders_and_everything_else_to_the_maintainers():
+    rules = codeowners()
+    maintainers = ["@mlrepro/maintainers"]
+    submitters = {p.name for p in (REPO / "submissions").glob("*/*") if p.is_dir()}
+    reference = yaml.safe_load((REPO / "params.yaml").read_text())["compare"]["reference_submitter"]
+    assert reference in submitters
+    for name in sorted(submitters):
+        path = f"submissions/v6.0/{name}/v9/results.csv"
+        if name == reference:
+            assert owner(rules, path) == maintainers, name
+        else:
+            assert owner(rules, path) == [f"@mlrepro/partner-{name.lower().replace('_', '-')}"], name
+    for path in ("Makefile", "bin/mlrepro", ".dvc/config", "claims.yaml", ".ci/run", "tests/test_gate.py",
+                 "metrics/verified.json", ".gitattributes", "params.yaml", "schemas/rounds.yaml",
+                 "published/v6.0/summary.csv", ".github/workflows/gate.yml", "submissions/README.md",
+                 "submissions/v6.0/notes.txt", "pipeline/gate/judge.py"):
+        assert owner(rules, path) == maintainers, path
 
 
 def test_the_pre_commit_hook_runs_at_pre_push():
@@ -129,8 +178,8 @@ def open_pr(w: dict, labels: list[str] = ()) -> dict:
     return {"github.event.pull_request.base.repo.clone_url": str(w["origin"]),
             "github.event.pull_request.base.ref": "main",
             "github.workspace": str(w["ws"]),
-            "contains(github.event.pull_request.labels.*.name, 'policy-change')":
-                "true" if "policy-change" in labels else "false"}
+            "contains(github.event.pull_request.labels.*.name, 'maintenance')":
+                "true" if "maintenance" in labels else "false"}
 
 
 def run_steps(w: dict, values: dict) -> list[subprocess.CompletedProcess]:
@@ -188,7 +237,7 @@ def test_a_policy_only_pull_request_needs_the_label(workspace):
     assert results[-1].returncode == 1
     assert "title=policy-change::policy changed: compare.tolerance_pct: 4.0 -> 1.0" in results[-1].stdout
 
-    results = run_steps(workspace, open_pr(workspace, labels=["policy-change"]))
+    results = run_steps(workspace, open_pr(workspace, labels=["maintenance"]))
     assert results[-1].returncode == 0, results[-1].stdout
     doc = json.loads((workspace["tmp"] / "runner-temp" / "gate.json").read_text(encoding="utf-8"))
     assert [f["text"] for f in doc["summary"]["flips"]] == [f"Dell {ROUND} llama2-70b-99 Server: agree -> deviates"]
@@ -208,9 +257,9 @@ def test_the_pull_requests_code_never_runs(workspace):
     results = run_steps(workspace, open_pr(workspace))
     assert not marker.exists()
     doc = json.loads((workspace["tmp"] / "runner-temp" / "gate.json").read_text(encoding="utf-8"))
-    assert results[-1].returncode == 1
-    assert {f["file"] for f in doc["findings"] if f["code"] == "policy-change"} == {
-        "pipeline/__init__.py", "pipeline/gate.py"}
+    assert results[-1].returncode == 1 and doc["summary"]["change"] == "mixed"
+    assert {f["file"] for f in doc["findings"] if f["code"] == "maintenance-change"} == {
+        "Makefile", "sitecustomize.py", "pipeline/__init__.py", "pipeline/gate.py"}
 
 
 def test_the_hook_entry_gates_unpushed_work(workspace):
@@ -226,3 +275,165 @@ def test_the_hook_entry_gates_unpushed_work(workspace):
     assert done.returncode == 1
     assert "base: origin/HEAD (checked)" in done.stdout
     assert f"gated: {ROUND}/Dell/v2" in done.stdout
+
+
+# ---- the outputs on main, and a partner's local `make run` ----------------------------------------
+
+REGENERATOR = "mlrepro-regenerate"
+
+
+def run_env() -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "MLREPRO_", "RUNNER_", "VIRTUAL_ENV"))}
+    env.update(DVC_NO_ANALYTICS="1", GIT_CONFIG_NOSYSTEM="1")
+    return env
+
+
+def installed(clone: Path) -> Path:
+    """What `make install` leaves in a clone: a .venv (this project's, linked
+    part by part) whose .installed marker is newer than the clone's
+    pyproject.toml, so that make installs nothing."""
+    venv = clone / ".venv"
+    venv.mkdir()
+    for part in (REPO / ".venv").iterdir():
+        if not part.name.startswith("."):
+            (venv / part.name).symlink_to(part)
+    (venv / ".installed").touch()
+    return clone
+
+
+def clone_of(origin: Path, dest: Path, who: str, *options: str) -> Path:
+    git(dest.parent, "clone", "-q", *options, str(origin), str(dest))
+    git(dest, "config", "user.name", who)
+    git(dest, "config", "user.email", f"{who.lower()}@example.invalid")
+    return installed(dest)
+
+
+def make_run(clone: Path) -> None:
+    done = subprocess.run(["make", "run"], cwd=clone, env=run_env(), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def changed_paths(repo: Path, old: str, new: str) -> set[str]:
+    return set(filter(None, git(repo, "diff", "--name-only", old, new).split("\n")))
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> dict:
+    """A copy of this project on `main` in a bare origin, after a maintainer's
+    push that opened round v9.9 (deadline ahead) and added AMD's reference
+    for it, its outputs not regenerated yet."""
+    from test_gate import AMD, FUTURE_ROUND
+
+    tmp = tmp_path_factory.mktemp("project")
+    seed = tmp / "seed"
+    for rel in filter(None, git(REPO, "ls-files", "-z").split("\0")):
+        if (REPO / rel).is_file():
+            (seed / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / rel, seed / rel)
+    git(tmp, "init", "-q", "-b", "main", str(seed))
+    git(seed, "config", "user.name", "Maintainer")
+    git(seed, "config", "user.email", "maintainer@example.invalid")
+    commit(seed, "the project")
+    rounds = seed / "schemas" / "rounds.yaml"
+    rounds.write_text(rounds.read_text(encoding="utf-8") + FUTURE_ROUND, encoding="utf-8")
+    submit(seed, csv_text("AMD", AMD), "AMD")
+    commit(seed, "open round v9.9 with AMD's reference")
+    origin = tmp / "origin.git"
+    git(tmp, "clone", "-q", "--bare", str(seed), str(origin))
+    return {"origin": origin, "tmp": tmp, "pushed": git(seed, "rev-parse", "HEAD").strip()}
+
+
+def test_the_regenerate_workflow_is_push_to_main_with_write_permission_and_no_loop():
+    doc = workflow(REGENERATE)
+    assert triggers(doc) == {"push": {"branches": ["main"]}}
+    assert doc["permissions"] == {"contents": "write"}
+    [job] = doc["jobs"].values()
+    assert job["if"] == f"github.event.head_commit.author.name != '{REGENERATOR}'"
+    assert doc["concurrency"]["cancel-in-progress"] is True
+    [checkout] = [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@")]
+    assert checkout["with"]["ref"] == "${{ github.sha }}"
+    assert [s["run"] for s in job["steps"] if s.get("run", "").startswith("make ")] == ["make install", "make run"]
+    assert f"user.name={REGENERATOR}" in step_of(REGENERATE, "Commit")["run"]
+
+
+def step_of(path: Path, name_part: str) -> dict:
+    [found] = [s for s in steps(path) if name_part in s.get("name", "")]
+    return found
+
+
+def regenerate(runner: Path, pushed: str) -> list[subprocess.CompletedProcess]:
+    """The regenerate job's run-steps after `make install`, in RUNNER."""
+    values = {"github.sha": pushed, "github.ref_name": "main"}
+    out = []
+    for s in steps(REGENERATE):
+        if "run" not in s or s["run"] == "make install":
+            continue
+        env = run_env()
+        env.update({k: EXPR.sub(lambda m: values[m.group(1)], v) for k, v in (s.get("env") or {}).items()})
+        done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", s["run"]], cwd=runner,
+                              env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        out.append(done)
+    return out
+
+
+@pytest.fixture(scope="module")
+def regenerated(project) -> dict:
+    """The regenerate workflow run on the maintainer's push."""
+    runner = clone_of(project["origin"], project["tmp"] / "runner", "runner")
+    git(runner, "checkout", "-q", "--detach", project["pushed"])
+    results = regenerate(runner, project["pushed"])
+    return {**project, "runner": runner, "results": results,
+            "main": git(project["origin"], "rev-parse", "main").strip()}
+
+
+def test_the_regenerate_workflow_commits_only_the_outputs_dvc_yaml_declares(regenerated):
+    origin, pushed, main = regenerated["origin"], regenerated["pushed"], regenerated["main"]
+    assert main != pushed and git(origin, "rev-parse", f"{main}^").strip() == pushed
+    assert git(origin, "log", "-1", "--format=%an %s", main).strip() == \
+        f"{REGENERATOR} Regenerate the pipeline's outputs for {pushed}"
+    outputs = scope.generated((REPO / "dvc.yaml").read_bytes())
+    changed = changed_paths(origin, pushed, main)
+    assert {"dvc.lock", "metrics.json"} <= changed and any(p.startswith("metrics/v9.9/") for p in changed)
+    assert all(any(p == o or p.startswith(o + "/") for o in outputs) for p in changed), changed
+    runner = regenerated["runner"]
+    assert git(runner, "status", "--porcelain") == ""
+    # the job's own commit: nothing is left to regenerate (and its `if:` skips it anyway)
+    again = regenerate(runner, main)
+    assert again[-1].stdout.strip() == "the outputs are current"
+    assert git(origin, "rev-parse", "main").strip() == main
+
+
+def test_after_a_local_make_run_a_good_submission_passes_the_hook_and_the_gate(regenerated):
+    """A partner clones main, seals a version, commits it and runs `make run`:
+    the regenerated dvc.lock and metrics stay uncommitted, and the pre-push
+    hook, the gate and --worktree all pass; so does CI's run in a fresh clone,
+    with or without core.autocrlf."""
+    tmp = regenerated["tmp"]
+    fork = clone_of(regenerated["origin"], tmp / "partner", "Partner")
+    git(fork, "checkout", "-q", "-b", "dell-v1")
+    submit(fork, csv_text("Dell", {"Server": "101000"}, DELL_SYSTEM), "Dell")
+    commit(fork, "Dell v1")
+    make_run(fork)
+    dirty = {line[3:] for line in git(fork, "status", "--porcelain", "--untracked-files=all").splitlines()}
+    assert "dvc.lock" in dirty and "metrics.json" in dirty
+    [hook] = yaml.safe_load(HOOKS.read_text(encoding="utf-8"))
+    mlrepro = str(fork / ".venv" / "bin" / "mlrepro")
+    verdicts = []
+    for args in (hook["entry"].split()[1:], ["gate", "--worktree"], ["gate", "--format", "json"]):
+        done = subprocess.run([mlrepro, *args], cwd=fork, env=run_env(), capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        verdicts.append(done.stdout)
+    assert "gated: v9.9/Dell/v1" in verdicts[0] and "base: origin/HEAD (checked)" in verdicts[0]
+    local = json.loads(verdicts[-1])
+    assert [r["verdict"] for r in local["rows"]] == ["agree"] and local["summary"]["change"] == "submission"
+    for name, options in (("ci", ()), ("ci-autocrlf", ("--config", "core.autocrlf=true"))):
+        clone = tmp / name
+        git(tmp, "clone", "-q", *options, str(fork), str(clone))
+        git(clone, "checkout", "-q", "dell-v1")
+        git(clone, "fetch", "-q", str(regenerated["origin"]), "+refs/heads/main:refs/remotes/gate/base")
+        done = subprocess.run([mlrepro, "gate", "--base", "gate/base", "--format", "json"], cwd=clone,
+                              env=run_env(), capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert json.loads(done.stdout)["rows"] == local["rows"]

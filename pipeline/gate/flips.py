@@ -1,7 +1,9 @@
-"""What a policy change would do (``mlrepro gate --allow-policy-change``):
-every shipped result whose verdict or status differs between the base's
-policy and the head's, each judged as the pipeline judges it (ingest, then
-compare, under that policy's schemas and parameters)."""
+"""What a maintenance change would do (``mlrepro gate --allow-maintenance``):
+every shipped result whose verdict or status differs between the base (its
+submissions, under its policy) and the head (its submissions, under its
+policy), each judged as the pipeline judges it (ingest, then compare, under
+that policy's schemas and parameters). A new reference version or a policy
+change shows here as the partner verdicts it flips."""
 
 from __future__ import annotations
 
@@ -12,14 +14,16 @@ from pipeline.core.findings import Finding, located
 from pipeline.core.model import REFERENCE, Source
 from pipeline.gate.policy import Policy, active
 from pipeline.ingest.submissions import ingest
+from pipeline.store.clock import Clock
 
 WHO = ("round", "submitter", "system", "model", "scenario")
 
 
-def outcomes(root: Path, policy: Policy) -> dict[str, dict]:
-    """result source -> its status and verdict (or outcome) under POLICY."""
+def outcomes(root: Path, policy: Policy, visible: Clock | None = None) -> dict[str, dict]:
+    """result source -> its status and verdict (or outcome) of the submissions
+    ROOT under POLICY (VISIBLE: when each version became visible)."""
     with active(policy):
-        report = ingest([root], root=root)
+        report = ingest([root], root=root, visible=visible)
         agreement = compare(report.table, policy.tolerance_pct, policy.reference_submitter,
                             policy.reference_vendor).table
     verdicts = dict(zip(agreement["source"], zip(agreement["verdict"], agreement["deviation_pct"])))
@@ -35,15 +39,17 @@ def outcomes(root: Path, policy: Policy) -> dict[str, dict]:
     return out
 
 
-def flips(root: Path, base: Policy, head: Policy, shown: str | None) -> tuple[list[dict], list[Finding]]:
-    """Every shipped result whose verdict or status differs between the two
-    policies (SHOWN: the submissions root as locations name it)."""
-    before, after = outcomes(root, base), outcomes(root, head)
+def flips(before: dict[str, dict], after: dict[str, dict], shown: str | None) -> tuple[list[dict], list[Finding]]:
+    """Every shipped result whose verdict or status differs between the
+    :func:`outcomes` BEFORE and AFTER (SHOWN: the submissions root as
+    locations name it); the rows of a reference version that comes or goes
+    are what the partner verdicts flip on, not flips themselves."""
     rows, found = [], []
     for source in sorted(set(before) | set(after)):
         a = before.get(source) or {"status": None, "verdict": "absent"}
         b = after.get(source) or {"status": None, "verdict": "absent"}
-        if (a["status"], a["verdict"]) == (b["status"], b["verdict"]):
+        if (a["status"], a["verdict"]) == (b["status"], b["verdict"]) or \
+                {a["verdict"], b["verdict"]} == {"absent", REFERENCE}:   # a reference version coming or going
             continue
         who = b if b.get("model") else a
         changed = [f"{a['verdict']} -> {b['verdict']}"] if a["verdict"] != b["verdict"] else []
@@ -60,7 +66,7 @@ def flips(root: Path, base: Policy, head: Policy, shown: str | None) -> tuple[li
                      "head": {"status": b["status"], "verdict": b["verdict"],
                               "deviation_pct": b.get("deviation_pct")},
                      "text": text})
-        found.append(located("verdict-flip", where, f"{a['verdict']} ({a['status']}) under the base policy",
-                             f"{b['verdict']} ({b['status']}) under the head policy",
-                             f"the policy change flips {text}", "warning"))
+        found.append(located("verdict-flip", where, f"{a['verdict']} ({a['status']}) at the base",
+                             f"{b['verdict']} ({b['status']}) at the head",
+                             f"the change flips {text}", "warning"))
     return rows, found

@@ -1,5 +1,6 @@
-"""What git stores, read without a checkout: the tree of a commit, the changes
-between two commits, and the files of a commit written out byte for byte.
+"""What git stores, read without a checkout: the base and the head of a
+change, the tree of a commit, the changes between two trees, and the files of
+a tree written out byte for byte.
 
 The gate hashes and reads these bytes, never a working tree's: a checkout
 passes blobs through ``.gitattributes`` (``eol``, ``text``, smudge filters)
@@ -12,30 +13,97 @@ over blobs as stored, whatever the attributes say; ``git archive`` would not
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.core.errors import ConfigError
+from pipeline.core.errors import ConfigError, UsageError
 
 REGULAR, EXECUTABLE, SYMLINK, SUBMODULE = "100644", "100755", "120000", "160000"
-ZERO = "0" * 40
+DEFAULT_BASES = ("origin/HEAD", "main", "master")
 
 
 class GitFailed(Exception):
     """A git command failed (an unknown ref, not a repository...)."""
 
 
-def git(top: Path, *args: str, data: bytes | None = None) -> bytes:
+def git(top: Path, *args: str, data: bytes | None = None, env: dict[str, str] | None = None) -> bytes:
     try:
         done = subprocess.run(["git", "-c", "core.quotePath=false", *args], cwd=top, input=data,
-                              capture_output=True, check=False)
+                              capture_output=True, check=False,
+                              env=None if env is None else {**os.environ, **env})
     except FileNotFoundError as exc:
         raise ConfigError("git is not installed") from exc
     if done.returncode:
         raise GitFailed(done.stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed")
     return done.stdout
 
+
+def text(top: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    return git(top, *args, env=env).decode("utf-8", "surrogateescape").strip()
+
+
+# ---- the base and the head -------------------------------------------------------------
+
+def repo_top(cwd: Path) -> Path | None:
+    """The top of the work tree holding CWD (None outside git)."""
+    try:
+        return Path(text(cwd, "rev-parse", "--show-toplevel"))
+    except GitFailed:
+        return None
+
+
+def resolve_base(top: Path, base: str | None, env: dict | None = None) -> tuple[str, str]:
+    """(ref, merge-base commit with HEAD). The ref is BASE when given, else
+    origin/$GITHUB_BASE_REF when set, else the first of DEFAULT_BASES that
+    exists. An unknown --base is a usage error; no default base at all is a
+    configuration problem (e.g. a shallow clone)."""
+    env = os.environ if env is None else env
+    if base:
+        candidates = [base]
+    elif env.get("GITHUB_BASE_REF"):
+        candidates = [f"origin/{env['GITHUB_BASE_REF']}"]
+    else:
+        candidates = list(DEFAULT_BASES)
+    for ref in candidates:
+        try:
+            text(top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+            return ref, text(top, "merge-base", ref, "HEAD")
+        except GitFailed:
+            continue
+    if base:
+        raise UsageError(f"--base {base}: no such commit or ref, or no merge base with HEAD")
+    raise ConfigError(f"no base ref found (tried {', '.join(candidates)}); give --base "
+                      "(in CI, fetch with fetch-depth: 0)")
+
+
+def head_commit(top: Path) -> str:
+    try:
+        return text(top, "rev-parse", "--verify", "HEAD^{commit}")
+    except GitFailed as exc:
+        raise ConfigError(f"no commit at HEAD in {top}: {exc}") from exc
+
+
+def worktree(top: Path, scratch: Path, leave_out: tuple[str, ...] = ()) -> str:
+    """The tree a commit of everything in the working tree would store (HEAD,
+    the index, changed and untracked files not ignored), built in a scratch
+    index so that the repository's own index is untouched; uncommitted changes
+    under LEAVE_OUT (repository-relative paths) stay as HEAD has them."""
+    index = scratch / "worktree.index"
+    real = top / text(top, "rev-parse", "--git-path", "index")
+    env = {"GIT_INDEX_FILE": str(index)}
+    if real.is_file():
+        shutil.copyfile(real, index)      # its stat cache spares hashing unchanged files again
+    else:
+        git(top, "read-tree", "HEAD", env=env)
+    git(top, "add", "--all", "--", ":(top)", env=env)
+    if leave_out:                         # (an exclude pathspec naming an ignored file makes `add` fail)
+        git(top, "reset", "--quiet", "HEAD", "--", *(f":(top,literal){p}" for p in leave_out), env=env)
+    return text(top, "write-tree", env=env)
+
+
+# ---- trees and changes -------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Entry:
@@ -47,9 +115,10 @@ class Entry:
     oid: str
 
 
-def tree(top: Path, commit: str, under: str = ".") -> list[Entry]:
-    """Every file, link and submodule of COMMIT under UNDER (repository-relative)."""
-    out = git(top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", under)
+def tree(top: Path, rev: str, *under: str) -> list[Entry]:
+    """Every file, link and submodule of REV (a commit or a tree) under the
+    repository-relative folders UNDER (the whole tree when none is given)."""
+    out = git(top, "ls-tree", "-r", "-z", "--full-tree", rev, "--", *(under or (".",)))
     entries = []
     for record in out.split(b"\0"):
         if not record:
@@ -71,11 +140,11 @@ class Change:
     new_mode: str
 
 
-def changes(top: Path, base: str, head: str | None) -> list[Change]:
-    """What differs from BASE to HEAD (a commit), or to the working tree and the
-    index when HEAD is None (untracked files count as added)."""
-    args = ["diff", "--raw", "-z", "--no-renames", "--no-ext-diff", "--ignore-submodules=none", base]
-    out = git(top, *(args + ([head] if head else [])), "--")
+def changes(top: Path, base: str, head: str) -> list[Change]:
+    """What differs from BASE to HEAD (commits or trees), path by path, on
+    the stored bytes (no rename detection, no external diff)."""
+    out = git(top, "diff", "--raw", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
+              "--ignore-submodules=none", base, head, "--")
     parts = out.split(b"\0")
     found: list[Change] = []
     i = 0
@@ -88,15 +157,18 @@ def changes(top: Path, base: str, head: str | None) -> list[Change]:
         path = parts[i + 1].decode("utf-8", "surrogateescape")
         found.append(Change(path, "M" if status[0] in "MT" else status[0], old_mode, new_mode))
         i += 2
-    if head is None:
-        others = git(top, "ls-files", "--others", "--exclude-standard", "-z")
-        for raw in others.split(b"\0"):
-            if raw:
-                path = raw.decode("utf-8", "surrogateescape")
-                full = top / path
-                mode = SYMLINK if full.is_symlink() else (EXECUTABLE if os.access(full, os.X_OK) else REGULAR)
-                found.append(Change(path, "A", "000000", mode))
     return sorted(found, key=lambda c: c.path)
+
+
+def first_changed_line(top: Path, base: str, head: str, path: str) -> int | None:
+    """The first line of PATH's first hunk at HEAD (None for no textual hunk)."""
+    out = git(top, "diff", "-U0", "--no-color", "--no-ext-diff", "--no-textconv", base, head, "--",
+              f":(top,literal){path}").decode("utf-8", "replace")
+    for line in out.splitlines():
+        if line.startswith("@@ -"):
+            added = line.split(" ")[2]                 # +start[,count]
+            return max(int(added[1:].split(",")[0]), 1)
+    return None
 
 
 def blobs(top: Path, oids: list[str]) -> dict[str, bytes]:
@@ -118,22 +190,57 @@ def blobs(top: Path, oids: list[str]) -> dict[str, bytes]:
     return found
 
 
-def materialise(top: Path, commit: str, under: str, scratch: Path) -> list[Entry]:
-    """Write COMMIT's files under UNDER into the scratch folder SCRATCH (same
-    relative paths; it must not exist) as git stores them: blobs byte for
-    byte, links as links, submodules left out (returned, so that a caller can
-    refuse them)."""
-    entries = tree(top, commit, under)
-    contents = blobs(top, [e.oid for e in entries if e.mode in (REGULAR, EXECUTABLE, SYMLINK)])
-    scratch.mkdir(parents=True)
-    skipped = []
-    for entry in entries:
-        target = scratch / entry.path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if entry.mode == SYMLINK:
-            os.symlink(contents[entry.oid].decode("utf-8", "surrogateescape"), target)
-        elif entry.mode in (REGULAR, EXECUTABLE):
-            target.write_bytes(contents[entry.oid])
-        else:
-            skipped.append(entry)
+def read(top: Path, rev: str, path: str) -> bytes | None:
+    """One file's bytes at REV as git stores them (None when REV has no
+    regular file there)."""
+    entries = [e for e in tree(top, rev, path) if e.path == path and e.mode in (REGULAR, EXECUTABLE)]
+    return blobs(top, [entries[0].oid])[entries[0].oid] if entries else None
+
+
+def _safe(path: str) -> bool:
+    """A tree path that stays inside the folder it is written into."""
+    parts = path.split("/")
+    return not path.startswith("/") and all(p not in ("", ".", "..") for p in parts) and \
+        parts[0].lower() != ".git"
+
+
+def materialise(top: Path, rev: str, under: list[str], scratch: Path) -> list[Entry]:
+    """Write REV's files under the repository-relative folders UNDER into the
+    scratch folder SCRATCH (same relative paths) as git stores them: blobs
+    byte for byte (streamed, one at a time), links as links; submodules and
+    paths that would leave SCRATCH are left out and returned, so that a caller
+    can refuse them. Nothing is written for an empty UNDER."""
+    entries = tree(top, rev, *under) if under else []
+    scratch.mkdir(parents=True, exist_ok=True)
+    skipped = [e for e in entries if e.mode not in (REGULAR, EXECUTABLE, SYMLINK) or not _safe(e.path)]
+    wanted = [e for e in entries if e not in skipped]
+    if not wanted:
+        return skipped
+    with subprocess.Popen(["git", "cat-file", "--batch"], cwd=top, stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE) as batch:
+        for entry in wanted:
+            batch.stdin.write(f"{entry.oid}\n".encode("ascii"))
+            batch.stdin.flush()
+            header = batch.stdout.readline().decode("ascii").split(" ")
+            if len(header) != 3 or header[1] != "blob":
+                raise GitFailed(f"{entry.oid} ({entry.path}): not a blob ({' '.join(header[1:]).strip()})")
+            size = int(header[2])
+            target = scratch / entry.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if entry.mode == SYMLINK:
+                os.symlink(batch.stdout.read(size).decode("utf-8", "surrogateescape"), target)
+            else:
+                with open(target, "wb") as out:
+                    _copy(batch.stdout, out, size)
+            batch.stdout.read(1)                      # the newline after each object
+        batch.stdin.close()
     return skipped
+
+
+def _copy(source, out, size: int, chunk: int = 1 << 20) -> None:
+    while size > 0:
+        block = source.read(min(chunk, size))
+        if not block:
+            raise GitFailed("git cat-file ended early")
+        out.write(block)
+        size -= len(block)

@@ -1,23 +1,33 @@
-"""The CI gate: check submission versions added or changed since a git base.
+"""The CI gate: judge a change -- the head commit against its merge base with
+the base branch -- as git stores both.
 
-What it checks, for each gated version folder ``<root>/<round>/<submitter>/v<N>``:
+What it checks:
 
-* policy (:mod:`pipeline.gate.policy`): read from the merge base through git; a
-  change to it is ``policy-change``; generated files edited together with
-  submissions are ``generated-file-edited``;
-* versioning, against the base commit (:mod:`pipeline.gate.versioning`): a version
+* what the change is (:mod:`pipeline.gate.scope`): a submission pull request
+  holds new version folders of one partner and nothing else; any other path,
+  a reference version included, is a maintenance change, which needs the
+  maintainers' label (``--allow-maintenance``) and is never mixed with a
+  submission; with the label, every shipped result the change flips is
+  listed (:mod:`pipeline.gate.flips`);
+* versioning, against the base (:mod:`pipeline.gate.versioning`): a version
   that exists at the base is immutable, and a new version is numbered next;
-* the clock (:mod:`pipeline.store.clock`): a gated version became visible now;
-* withdrawals (:mod:`pipeline.gate.withdrawals`): nothing dropped silently;
-* the files, through :mod:`pipeline.ingest.submissions`: manifest schema, sha256 seals,
-  formats and every row;
-* every result of a partner version against the reference submitter's
-  current result (:mod:`pipeline.analyses.compare`; the context read is the
-  round's folders of that submitter and of the reference submitter).
+* for each gated version ``<root>/<round>/<submitter>/v<N>``, with the base's
+  policy (:mod:`pipeline.gate.policy`), :mod:`pipeline.gate.results`: the
+  files (manifest schema, sha256 seals, formats, every row), the clock, the
+  withdrawals and every result against the reference, which must verify
+  (``reference-unverifiable`` otherwise).
+
+Every byte judged comes from git's object store (:mod:`pipeline.gate.gitstore`),
+written into a temporary folder: never the working tree, so neither
+``.gitattributes`` nor ``core.autocrlf`` nor an old checkout changes a
+verdict. ``--worktree`` judges what a commit of the working tree would store
+instead of HEAD, leaving out the pipeline's own outputs (dvc.yaml's outs and
+metrics, which a local ``make run`` rewrites).
 
 The base is ``--base`` when given; otherwise the merge base of HEAD with
 ``origin/$GITHUB_BASE_REF`` (when that variable is set), else ``origin/HEAD``,
-else ``main``, else ``master``.
+else ``main``, else ``master``. Named version folders without ``--base`` (or
+outside git) are read from disk with the installed tool's policy.
 
 The gate reads and compares with the pipeline's own ingest and compare; it
 never imports great_expectations, dvc or the report (a test checks the
@@ -27,19 +37,21 @@ imports). Nothing here prints.
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.core import params as params_mod, rules
 from pipeline.core.errors import ConfigError, UsageError
-from pipeline.core.findings import Finding, Report, located
+from pipeline.core.findings import Report, located
 from pipeline.core.model import AGREE, DEVIATES, EXCLUDED, NO_REFERENCE, REFERENCE, REJECTED, Source
-from pipeline.gate import flips as flips_mod, policy as policy_mod
-from pipeline.gate.results import check
-from pipeline.gate.versioning import Gated, _parse, changes_since, files_at, repo_top, resolve_base, versioning
+from pipeline.gate import flips as flips_mod, gitstore, policy as policy_mod, scope as scope_mod
+from pipeline.gate.results import check, context_folders, not_compared
+from pipeline.gate.versioning import Gated, _parse, versioning
 from pipeline.store import clock
 from pipeline.store.manifests import MANIFEST
 from pipeline.store.versions import root_name
+
+DVC_YAML = "dvc.yaml"          # the base's pipeline: what it generates
 
 
 @dataclass
@@ -48,107 +60,98 @@ class GateReport(Report):
 
     versions: list[Gated] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
-    flips: list[dict] = field(default_factory=list)          # --allow-policy-change: base -> head verdicts
+    flips: list[dict] = field(default_factory=list)          # --allow-maintenance: base -> head verdicts
     withdrawals: list[dict] = field(default_factory=list)    # per gated version that supersedes another
+
+
+@dataclass(frozen=True)
+class _Call:
+    """What the gate was asked, resolved once."""
+
+    paths: list[Path]
+    root: Path               # the submissions root, absolute
+    shown: str | None        # the root as the user named it
+    params: Path
+    cwd: Path
+    now: object
+    scratch: Path
 
 
 # ---- the gate ----------------------------------------------------------------------------
 
 def run(paths: list[Path], root: Path, base: str | None, params_path: Path = Path("params.yaml"),
-        cwd: Path | None = None, allow_policy_change: bool = False) -> GateReport:
-    """Gate PATHS (version folders), or every version changed since the base,
-    with the policy of the merge base (see :mod:`pipeline.gate.policy`).
+        cwd: Path | None = None, allow_maintenance: bool = False, worktree: bool = False) -> GateReport:
+    """Gate the change since the base (or the named version folders PATHS), with
+    the policy of the merge base. ALLOW_MAINTENANCE: the maintainers' label is
+    on the change. WORKTREE: judge the working tree instead of HEAD.
     Locations name the submissions root as ROOT names it, from CWD."""
     cwd = cwd or Path.cwd()
-    shown = root_name(root)
-    folder = root if root.is_absolute() else cwd / root
-    if not folder.is_dir():
-        raise UsageError(f"--root {root}: no such folder")
-    top = repo_top(cwd)
+    top = gitstore.repo_top(cwd)
+    if worktree and (top is None or (paths and not base)):
+        raise UsageError("--worktree judges a git change: run it inside a git repository, without PATHs "
+                         "or with --base")
     report = GateReport()
-    now = clock.now()                  # the gate's own clock: nothing moves it back
     with tempfile.TemporaryDirectory(prefix="mlrepro-gate-") as scratch:
-        touched = False
-        if top is None:
-            if not paths:
-                raise ConfigError("not inside a git repository: give the version folders to gate")
-            info = {"base": None, "versioning": "not checked (no git repository)"}
-            gated, found, commit = _named(paths, folder, cwd), [], None
+        call = _Call(list(paths), root if root.is_absolute() else cwd / root, root_name(root), params_path, cwd,
+                     clock.now(), Path(scratch))
+        if top is None or (paths and not base):
+            pol, info = _on_folders(report, call, top)
         else:
-            if not folder.resolve().is_relative_to(top.resolve()):
-                raise UsageError(f"--root {root} is outside the repository {top}")
-            gated, found, info, commit, touched = _from_git(paths, folder, shown, base, top, cwd)
-        pol = _policy(top, commit, params_path, cwd, Path(scratch))
-        report.versions = gated
-        report.findings.extend(found)
-        changed_policy = []
-        if commit is not None:
-            changed_policy = _policy_and_generated(report, top, commit, touched, allow_policy_change)
-        if gated:
-            with policy_mod.active(pol):
-                check(report, folder, shown, pol, now)
-        if changed_policy and allow_policy_change:
-            try:
-                rows, found = flips_mod.flips(folder, pol, policy_mod.head_policy(
-                    top, _rel(params_path, cwd, top)), shown)
-            except ConfigError as exc:      # the new policy itself does not load: it cannot pass
-                rows, found = [], [located("policy-change", Source("schemas/"), "a policy that loads",
-                                           str(exc), "the changed policy does not load")]
-            report.flips = rows
-            report.findings.extend(found)
-    report.summary = {**info, "root": shown or ".", "policy": pol.source,
-                      "clock": now.isoformat(), "versions": [v.display for v in gated], **counts(report),
-                      "tolerance_pct": pol.tolerance_pct, "reference_submitter": pol.reference_submitter,
-                      "reference_vendor": pol.reference_vendor,
+            pol, info = _on_commits(report, call, top, base, allow_maintenance, worktree)
+    report.summary = {**info, "root": call.shown or ".", "policy": pol.source,
+                      "clock": call.now.isoformat(), "versions": [v.display for v in report.versions],
+                      **counts(report), "tolerance_pct": pol.tolerance_pct,
+                      "reference_submitter": pol.reference_submitter, "reference_vendor": pol.reference_vendor,
                       "policy_changes": [{"file": f.file, "place": f.place, "old": f.expected, "new": f.found}
                                          for f in report.findings if f.code == "policy-change"],
-                      "allow_policy_change": allow_policy_change,
+                      "allow_maintenance": allow_maintenance,
                       "flips": report.flips, "withdrawals": report.withdrawals,
+                      "not_compared": not_compared(report.rows, pol.reference_submitter),
                       "verdict": "pass" if report.ok else "fail"}
     return report
 
 
-def _rel(path: Path, cwd: Path, top: Path) -> str:
-    full = path if path.is_absolute() else cwd / path
-    try:
-        return full.resolve().relative_to(top.resolve()).as_posix()
-    except ValueError as exc:
-        raise UsageError(f"--params {path} is outside the repository {top}") from exc
+def _judge_versions(report: GateReport, root: Path, call: _Call, pol: policy_mod.Policy,
+                    committed: clock.Clock | None = None) -> None:
+    """Check the gated versions under ROOT with POLICY, whose rules must load."""
+    if not report.versions:
+        return
+    with policy_mod.active(pol):
+        broken = policy_mod.verify(pol, sorted({v.round for v in report.versions}))
+        if broken:
+            report.findings.extend(broken)
+            return
+        try:
+            check(report, root, call.shown, pol, call.now, committed)
+        except ConfigError as exc:       # a rules file the verification does not name
+            report.findings.append(policy_mod.unverifiable(Source("schemas/"), "the rules load",
+                                                           policy_mod.scrub(str(exc), pol)))
 
 
-def _policy(top: Path | None, commit: str | None, params_path: Path, cwd: Path,
-            scratch: Path) -> policy_mod.Policy:
-    """The base's policy; outside git (or for named folders without --base), the
-    installed tool's schemas and the given params file."""
-    if top is not None and commit is not None:
-        return policy_mod.base_policy(top, commit, _rel(params_path, cwd, top), scratch)
-    full = params_path if params_path.is_absolute() else cwd / params_path
+# ---- named folders, read from disk ---------------------------------------------------------
+
+def _on_folders(report: GateReport, call: _Call, top: Path | None) -> tuple[policy_mod.Policy, dict]:
+    if not call.paths:
+        raise ConfigError("not inside a git repository: give the version folders to gate")
+    if not call.root.is_dir():
+        raise UsageError(f"--root {call.root}: no such folder")
+    for path in call.paths:
+        if not (path if path.is_absolute() else call.cwd / path).is_dir():
+            raise UsageError(f"{path}: no such version folder")
+    report.versions = _named(call.paths, call.root, call.cwd)
+    full = call.params if call.params.is_absolute() else call.cwd / call.params
     compare = params_mod.load(full if full.is_file() else None)["compare"]
-    return policy_mod.Policy.of(rules.schemas_dir(), compare, "local (no base: the installed tool's or "
-                                "$MLREPRO_SCHEMAS schemas, --params)")
-
-
-def _policy_and_generated(report: GateReport, top: Path, commit: str, submissions: bool,
-                          allow: bool) -> list[Finding]:
-    """policy-change and generated-file-edited findings from every change since
-    the base (SUBMISSIONS: whether the change touches the submissions root)."""
-    changes = changes_since(top, commit)
-    found = policy_mod.policy_findings(top, commit, changes, "warning" if allow and not submissions else "error")
-    if found and submissions:
-        found = [replace(f, severity="error", message=f.message + " (together with submissions: a pull "
-                         "request changes policy or submissions, never both)") for f in found]
-    report.findings.extend(found)
-    if submissions:
-        report.findings.extend(policy_mod.generated_findings(changes))
-    return found
+    pol = policy_mod.Policy.of(rules.schemas_dir(), compare, "local (no base: the installed tool's or "
+                               "$MLREPRO_SCHEMAS schemas, --params)")
+    _judge_versions(report, call.root, call, pol)
+    why = "no git repository" if top is None else "give --base"
+    return pol, {"base": None, "versioning": f"not checked ({why})"}
 
 
 def _named(paths: list[Path], root: Path, cwd: Path) -> list[Gated]:
     out = []
     for path in paths:
         path = path if path.is_absolute() else cwd / path
-        if not path.is_dir():
-            raise UsageError(f"{path}: no such version folder")
         try:
             rel = path.resolve().relative_to(root.resolve()).as_posix()
         except ValueError:
@@ -160,20 +163,101 @@ def _named(paths: list[Path], root: Path, cwd: Path) -> list[Gated]:
     return sorted(set(out), key=lambda v: (v.round, v.submitter, v.number))
 
 
-def _from_git(paths: list[Path], root: Path, shown: str | None, base: str | None, top: Path, cwd: Path):
-    """(versions to gate, versioning findings, summary entries, merge base,
-    whether the submissions root changed) in a git repository. Named PATHS
-    are checked against the base only when --base is given."""
-    if paths and not base:
-        return _named(paths, root, cwd), [], {"base": None, "versioning": "not checked (give --base)"}, None, False
-    ref, commit = resolve_base(top, base)
-    changes = changes_since(root, commit)
-    gated, found = versioning(changes, files_at(root, commit), root, shown, commit)
-    if paths:
-        named = _named(paths, root, cwd)
-        found = [f for f in found if any(v.holds(f.where.file) for v in named)]
-        gated = named
-    return gated, found, {"base": ref, "merge_base": commit[:12], "versioning": "checked"}, commit, bool(changes)
+# ---- a change, as git stores it ------------------------------------------------------------
+
+def _in_repository(path: Path, top: Path, what: str) -> str:
+    try:
+        rel = path.resolve().relative_to(top.resolve()).as_posix()
+    except ValueError as exc:
+        raise UsageError(f"{what} {path} is outside the repository {top}") from exc
+    return "" if rel == "." else rel
+
+
+def _on_commits(report: GateReport, call: _Call, top: Path, base: str | None, allow: bool,
+                worktree: bool) -> tuple[policy_mod.Policy, dict]:
+    root = _in_repository(call.root, top, "--root")
+    params = _in_repository(call.params if call.params.is_absolute() else call.cwd / call.params, top, "--params")
+    ref, base_commit = gitstore.resolve_base(top, base)
+    at_base = call.scratch / "base-policy"
+    pol = policy_mod.policy_at(top, base_commit, params, at_base, f"base {base_commit[:12]}", beside=(DVC_YAML,))
+    outputs = scope_mod.generated((at_base / DVC_YAML).read_bytes() if (at_base / DVC_YAML).is_file() else None)
+    head, history, shown_head = _head(top, call.scratch, worktree, outputs)
+    scope = scope_mod.classify(gitstore.changes(top, base_commit, head), root)
+    gated, found = _versions(top, base_commit, head, scope, root, call, shown_head)
+    judged = scope_mod.judge(scope, gated, top, base_commit, head, pol, params, outputs, call.shown, allow)
+    report.versions = gated
+    report.findings.extend(found + judged.findings)
+    gitstore.materialise(top, head, [_join(root, f) for f in context_folders(gated, pol.reference_submitter)],
+                         call.scratch / "head")
+    committed = clock.history_clock(top, history, lambda v: _join(root, f"{v.display}/{MANIFEST}"))
+    _judge_versions(report, call.scratch / "head" / root, call, pol, committed)
+    flips_checked = allow and judged.kind == "maintenance" and (
+        bool(scope.submitters or scope.loose) or any(f.code == "policy-change" for f in judged.findings))
+    if flips_checked:
+        _flips(report, top, (base_commit, pol), (head, history), root, params, call)
+    return pol, {"base": ref, "merge_base": base_commit[:12], "head": shown_head, "versioning": "checked",
+                 "change": judged.kind, "flips_checked": flips_checked}
+
+
+def _head(top: Path, scratch: Path, worktree: bool, outputs: tuple[str, ...]) -> tuple[str, str, str]:
+    """(the head tree, the commit whose history dates versions, how it is shown)."""
+    if worktree:
+        return gitstore.worktree(top, scratch, outputs), "HEAD", "working tree"
+    head = gitstore.head_commit(top)
+    return head, head, f"HEAD {head[:12]}"
+
+
+def _versions(top: Path, base: str, head: str, scope: scope_mod.Scope, root: str, call: _Call,
+              shown_head: str) -> tuple[list[Gated], list]:
+    """The versions to gate (the named ones, when PATHs are given) and the
+    versioning findings on them."""
+    under = [root] if root else []
+    files = {rev: [_from_root(e.path, root) for e in gitstore.tree(top, rev, *under)] for rev in (base, head)}
+    gated, found = versioning(scope.root_changes, files[base], files[head], call.shown, base,
+                              lambda p: gitstore.first_changed_line(top, base, head, _join(root, p)))
+    if not call.paths:
+        return gated, found
+    named = _named(call.paths, call.root, call.cwd)
+    missing = [v.display for v in named if not any(v.holds(p) for p in files[head])]
+    if missing:
+        raise UsageError(f"{', '.join(missing)}: no such version in the {shown_head.split(' ')[0]} tree "
+                         "(commit it, or give --worktree)")
+    return named, [f for f in found if any(v.holds(f.where.file) for v in named)]
+
+
+def _from_root(path: str, root: str) -> str:
+    return path[len(root) + 1:] if root else path
+
+
+def _join(root: str, rel: str) -> str:
+    return f"{root}/{rel}" if root else rel
+
+
+def _flips(report: GateReport, top: Path, base: tuple, head: tuple, root: str, params: str, call: _Call) -> None:
+    """Every shipped result whose verdict or status differs between the base
+    (its submissions and policy) and the head (its own)."""
+    (base_commit, base_pol), (head_tree, history) = base, head
+    under = [root] if root else []
+    side = {}
+    for name, rev, clock_rev in (("base", base_commit, base_commit), ("head", head_tree, history)):
+        folder = call.scratch / f"flips-{name}"
+        gitstore.materialise(top, rev, under, folder)
+        visible = clock.history_clock(top, clock_rev, lambda v: _join(root, f"{v.display}/{MANIFEST}"))
+        try:
+            pol = base_pol if name == "base" else policy_mod.policy_at(
+                top, rev, params, call.scratch / "head-policy", f"head {rev[:12]}")
+            side[name] = flips_mod.outcomes(folder / root, pol, visible)
+        except ConfigError as exc:
+            if name == "base":
+                report.findings.append(policy_mod.unverifiable(Source("schemas/"), "the base's rules load",
+                                                               policy_mod.scrub(str(exc), base_pol)))
+            else:                    # the new policy itself does not load: it cannot pass
+                report.findings.append(located("policy-change", Source("schemas/"), "a policy that loads",
+                                               str(exc).replace(f"{call.scratch.as_posix()}/head-policy/", ""),
+                                               "the changed policy does not load"))
+            return
+    report.flips, found = flips_mod.flips(side["base"], side["head"], call.shown)
+    report.findings.extend(found)
 
 
 def counts(report: GateReport) -> dict:

@@ -1,22 +1,20 @@
 """The gate's policy: what decides a verdict, read from the merge base.
 
-Policy is ``params.yaml`` (``compare.*``), all of ``schemas/``, ``published/``,
-the tool itself (``pipeline/``, ``pyproject.toml``), ``dvc.yaml`` and
-``.github/``. The gate judges a pull request's submissions with the policy of
-the merge base, read through git (``git archive`` of ``schemas/`` into a
-temporary folder, ``git show`` of ``params.yaml``), never from the working
-tree. A pull request that changes policy is located key by key (YAML) or line
-by line; with ``--allow-policy-change`` the gate lists every shipped result
-whose verdict or status flips between the base and the head policy
-(:mod:`pipeline.gate.flips`).
+Policy is what :func:`policy_at` reads: ``params.yaml``'s ``compare``
+section and the ``schemas/`` and ``published/`` folders (:data:`SOURCES`),
+each as git stores it at a commit (:mod:`pipeline.gate.gitstore`: no
+attribute, filter or eol conversion), never from the working tree or the
+environment. The gate judges a change with the base's policy; a change to
+the policy is located key by key (YAML) or file by file (``policy-change``),
+and with the maintainers' label the gate lists every shipped result whose
+verdict or status flips (:mod:`pipeline.gate.flips`). :func:`verify` loads the
+rules a gated result depends on, so that broken rules are a finding naming
+their file.
 """
 
 from __future__ import annotations
 
-import io
 import os
-import subprocess
-import tarfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,9 +25,9 @@ from pipeline.core import params as params_mod, rules, textcheck
 from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import DEFAULT_REFERENCE_VENDOR, Source
+from pipeline.gate import gitstore
 
-POLICY = ("params.yaml", "schemas/", "published/", "pipeline/", "pyproject.toml", "dvc.yaml", ".github/")
-GENERATED = ("dvc.lock", "data/", "results/", "audit/", "reports/", "metrics.json")
+SOURCES = ("schemas", "published")     # the policy's folders, beside params.yaml's compare section
 PARAMS_POLICY_SECTION = "compare"      # the only params.yaml keys that decide a verdict
 MAX_KEYS_SHOWN = 50                    # per file; the rest are counted in one finding
 
@@ -41,7 +39,7 @@ class Policy:
     schemas: Path
     tolerance_pct: float
     reference_submitter: str
-    source: str                          # "base 1a2b3c4d5e6f", "head (working tree)", ...
+    source: str                          # "base 1a2b3c4d5e6f", "head 1a2b3c4d5e6f", "local ..."
     published: Path | None = None        # the published/ tables the crosscheck reads (policy too)
     reference_vendor: str = DEFAULT_REFERENCE_VENDOR   # partner results: on this vendor's parts
 
@@ -52,12 +50,9 @@ class Policy:
                    compare["reference_vendor"])
 
 
-def is_policy(path: str) -> bool:
-    return any(path == p or (p.endswith("/") and path.startswith(p)) for p in POLICY)
-
-
-def is_generated(path: str) -> bool:
-    return any(path == p or (p.endswith("/") and path.startswith(p)) for p in GENERATED)
+def is_source(path: str, params_path: str) -> bool:
+    """Whether a repository path is read by :func:`policy_at`."""
+    return path == params_path or any(path.startswith(folder + "/") for folder in SOURCES)
 
 
 def tool_schemas() -> Path:
@@ -86,55 +81,57 @@ def active(policy: Policy):
         rules.clear_caches()
 
 
-def _git_bytes(top: Path, *args: str) -> bytes | None:
-    done = subprocess.run(["git", *args], cwd=top, capture_output=True, check=False)
-    return None if done.returncode else done.stdout
-
-
-def blob(top: Path, commit: str, path: str) -> bytes | None:
-    """A file's bytes at COMMIT, or None when it does not exist there."""
-    return _git_bytes(top, "show", f"{commit}:{path}")
-
-
-def base_policy(top: Path, commit: str, params_path: str, workdir: Path) -> Policy:
-    """The policy at COMMIT: its schemas/ (or the tool's when the base has none)
-    and its params.yaml (or the built-in defaults)."""
-    schemas = tool_schemas()
-    archive = _git_bytes(top, "archive", "--format=tar", commit, "--", "schemas")
-    if archive:
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(workdir, filter="data")
-        schemas = workdir / "schemas"
-    published = None
-    tables = _git_bytes(top, "archive", "--format=tar", commit, "--", "published")
-    if tables:
-        with tarfile.open(fileobj=io.BytesIO(tables)) as tar:
-            tar.extractall(workdir, filter="data")
-        published = workdir / "published"
-    text = blob(top, commit, params_path)
-    compare = _params(text, workdir, f"{params_path} at {commit[:12]}")
-    return Policy.of(schemas, compare, f"base {commit[:12]}", published)
-
-
-def head_policy(top: Path, params_path: str) -> Policy:
-    """The policy in the working tree (only to show what a policy change would do)."""
-    schemas = top / "schemas" if (top / "schemas").is_dir() else tool_schemas()
-    path = top / params_path
-    compare = params_mod.load(path if path.is_file() else None)["compare"]
-    published = top / "published" if (top / "published").is_dir() else None
-    return Policy.of(schemas, compare, "head (working tree)", published)
-
-
-def _params(text: bytes | None, tmp: Path, what: str) -> dict:
-    """The compare parameters of a params.yaml blob (written into the gate's
-    temporary folder TMP so that params.load, the one reader, reads it)."""
-    if text is None:
-        return params_mod.load(None)["compare"]
-    (tmp / "params.base.yaml").write_bytes(text)
+def policy_at(top: Path, rev: str, params_path: str, scratch: Path, source: str,
+              beside: tuple[str, ...] = ()) -> Policy:
+    """The policy at REV (a commit or a tree) as git stores it, written into the
+    scratch folder SCRATCH (with the files BESIDE, read in the same pass): its
+    schemas/ (the tool's when REV has none), its published/ tables and its
+    params.yaml (the built-in defaults when absent)."""
+    gitstore.materialise(top, rev, [*SOURCES, params_path, *beside], scratch)
+    schemas = scratch / "schemas" if (scratch / "schemas").is_dir() else tool_schemas()
+    published = scratch / "published" if (scratch / "published").is_dir() else None
+    params = scratch / params_path
     try:
-        return params_mod.load(tmp / "params.base.yaml")["compare"]
+        compare = params_mod.load(params if params.is_file() else None)["compare"]
     except ConfigError as exc:
-        raise ConfigError(f"{what}: {exc}") from exc
+        raise ConfigError(f"{params_path} at {rev[:12]}: {scrub(str(exc), scratch)}") from exc
+    return Policy.of(schemas, compare, source, published)
+
+
+# ---- the rules a verdict depends on -----------------------------------------------------------
+
+def _loaders(rounds: list[str]) -> list[tuple[str, object]]:
+    """(file under schemas/, what loads it), each after those it depends on."""
+    out = [("rounds.yaml", rules.rounds), ("models.yaml", lambda: (rules.scenarios(), rules.canonical_model(""))),
+           ("rules/metrics.yaml", rules.family_units)]
+    out += [(f"rules/{r}.yaml", lambda r=r: rules.round_models(r)) for r in rounds]
+    return out + [("accelerators.yaml", rules.accelerator_patterns), ("conventions.yaml", rules.power_cap_pattern),
+                  (rules.SCHEMA_FILE, lambda: [rules.choices(c) for c in ("division", "availability", "status")])]
+
+
+def verify(policy: Policy, rounds: list[str]) -> list[Finding]:
+    """``reference-unverifiable`` for the first rules file of POLICY (active)
+    that the gated ROUNDS' verdicts depend on and that does not load. (A rules
+    file outside this list that breaks stops the gate's run with the same
+    finding on ``schemas/``: see :mod:`pipeline.gate.judge`.)"""
+    for name, load in _loaders(rounds):
+        try:
+            load()
+        except ConfigError as exc:
+            return [unverifiable(Source(f"schemas/{name}"), "the rules load", scrub(str(exc), policy))]
+    return []
+
+
+def scrub(text: str, where: Policy | Path) -> str:
+    """TEXT with the policy's scratch folder left out of the paths it names."""
+    folder = where.schemas.parent if isinstance(where, Policy) else where
+    return text.replace(folder.as_posix() + "/", "")
+
+
+def unverifiable(where: Source, expected: str, found: str) -> Finding:
+    return located("reference-unverifiable", where, expected, found,
+                   "what the gated results are judged against does not verify in this run: the gate "
+                   "cannot judge them (the maintainers fix the reference data or rules)")
 
 
 # ---- what a policy change changes ----------------------------------------------------------
@@ -177,44 +174,36 @@ def _key_lines(text: bytes | None) -> dict[str, int]:
     return textcheck.key_lines(node)
 
 
-def policy_findings(top: Path, commit: str, changes: dict[str, str], severity: str) -> list[Finding]:
-    """One finding per changed key (YAML: at its line in the changed file) or file, with old -> new."""
+def policy_findings(top: Path, base: str, head: str, path: str, status: str, params_path: str,
+                    severity: str, together: str = "") -> list[Finding]:
+    """One finding per changed key of a policy file (YAML: at its line at the
+    head) or one for the file, with old -> new; none for a params.yaml whose
+    compare section is unchanged. TOGETHER is added to each message."""
+    old = gitstore.read(top, base, path) if status != "A" else None
+    new = gitstore.read(top, head, path) if status != "D" else None
+    keys = yaml_changes(old, new) if path.endswith((".yaml", ".yml")) else None
+    if path == params_path:
+        keys = [k for k in keys or [] if k[0] == PARAMS_POLICY_SECTION
+                or k[0].startswith(PARAMS_POLICY_SECTION + ".")]
+        if not keys:
+            return []                          # another section: not policy
     out = []
-    for path, status in sorted(changes.items()):
-        if not is_policy(path):
-            continue
-        old = blob(top, commit, path) if status != "A" else None
-        new = (top / path).read_bytes() if status != "D" and (top / path).is_file() else None
-        keys = yaml_changes(old, new) if path.endswith((".yaml", ".yml")) else None
-        if path == "params.yaml" and keys is not None:
-            keys = [k for k in keys if k[0] == PARAMS_POLICY_SECTION
-                    or k[0].startswith(PARAMS_POLICY_SECTION + ".")]
-            if not keys:
-                continue                           # e.g. a new submitter's ingest stage entry
-        if keys:
-            lines = _key_lines(new)
-            for key, a, b in keys[:MAX_KEYS_SHOWN]:
-                out.append(located("policy-change", Source(path, line=lines.get(key), key=key), _show(a),
-                                   _show(b), f"policy changed: {key}: {_show(a)} -> {_show(b)}", severity))
-            if len(keys) > MAX_KEYS_SHOWN:
-                out.append(located("policy-change", Source(path), "the base's policy",
-                                   f"{len(keys) - MAX_KEYS_SHOWN} more changed keys", "policy changed", severity))
-            continue
-        what = {"A": "added", "D": "deleted", "M": "changed"}[status]
-        out.append(located("policy-change", Source(path), "the file as at the base", what,
-                           f"policy changed: {path} {what}", severity))
-    return out
+    if keys:
+        lines = _key_lines(new)
+        for key, a, b in keys[:MAX_KEYS_SHOWN]:
+            out.append(located("policy-change", Source(path, line=lines.get(key), key=key), _show(a),
+                               _show(b), f"policy changed: {key}: {_show(a)} -> {_show(b)}{together}",
+                               severity))
+        if len(keys) > MAX_KEYS_SHOWN:
+            out.append(located("policy-change", Source(path), "the base's policy",
+                               f"{len(keys) - MAX_KEYS_SHOWN} more changed keys", f"policy changed{together}",
+                               severity))
+        return out
+    what = {"A": "added", "D": "deleted", "M": "changed"}[status]
+    return [located("policy-change", Source(path), "the file as at the base", what,
+                    f"policy changed: {path} {what}{together}", severity)]
 
 
 def _show(value: object) -> str:
     return value if isinstance(value, str) else yaml.safe_dump(value, default_flow_style=True).strip() \
         .removesuffix("...").strip()
-
-
-def generated_findings(changes: dict[str, str]) -> list[Finding]:
-    return [located("generated-file-edited", Source(path),
-                    "generated outputs untouched in a submission pull request",
-                    {"A": "added", "D": "deleted", "M": "changed"}[status],
-                    "a generated file (DVC output, metrics, reports) is changed together with "
-                    "submissions: the maintainers regenerate it with `dvc repro` after merging")
-            for path, status in sorted(changes.items()) if is_generated(path)]

@@ -19,9 +19,10 @@ import pandas as pd
 from pipeline.analyses import compare as compare_mod, crosscheck
 from pipeline.analyses.reference import deviation_finding
 from pipeline.core.findings import Finding, located
-from pipeline.core.model import ACCEPTED, DEVIATES, REFERENCE, VERIFIED, Source, label, plain, typed_rows
+from pipeline.core.model import (ACCEPTED, DEVIATES, EXCLUDED, NO_REFERENCE, REFERENCE, REJECTED, VERIFIED, Source,
+                                 label, plain, typed_rows)
 from pipeline.gate import withdrawals
-from pipeline.gate.policy import Policy
+from pipeline.gate.policy import Policy, unverifiable
 from pipeline.gate.versioning import Gated
 from pipeline.ingest.submissions import ingest
 from pipeline.store import clock
@@ -32,14 +33,15 @@ VERDICT_KEYS = ("verdict", "deviation_pct", "tolerance_pct", "reference_value", 
                 "reference_source", "label", "reason")
 
 
-def check(report, root: Path, shown: str | None, pol: Policy, now) -> None:
+def check(report, root: Path, shown: str | None, pol: Policy, now, committed: clock.Clock | None = None) -> None:
     """Ingest the context (see :func:`context_paths`) of the gated versions
     (``report.versions``) under ROOT, then judge their files and rows under the
     active policy. A gated version became visible now (the gate's clock); the
-    context, when it was committed."""
+    context, when it was committed (COMMITTED; default: the commit clock of
+    the repository holding ROOT, if any)."""
     gated = report.versions
     names = {g.display for g in gated}
-    committed = clock.git_clock(root) or (lambda version: None)
+    committed = committed or clock.git_clock(root) or (lambda version: None)
     visible = lambda v: clock.Visible(now, "the gate's clock") if v.display in names else committed(v)  # noqa: E731
     full = ingest(context_paths(root, gated, pol.reference_submitter), root=root, visible=visible)
     used = {v["path"] for v in full.versions if v["used"]}
@@ -51,12 +53,13 @@ def check(report, root: Path, shown: str | None, pol: Policy, now) -> None:
         table = _swap(table, extra.table, g, gated)
     mine = lambda file: any(g.holds(file) for g in gated)  # noqa: E731
     report.findings.extend(_named(dict.fromkeys(f for f in found if mine(f.where.file)), shown))
+    report.findings.extend(_reference_unverifiable(found, gated, pol.reference_submitter, mine, shown))
     agreement = _compare(table, pol)
     own = table[_rows_of(table, gated)]
     rows = _result_rows(own, agreement, shown) + [_disposed_row(d, shown) for d in dispositions if mine(d.source)]
     report.rows = typed_rows("GateRow", sorted(rows, key=lambda r: (r["file"], r["line"] or 0)))
     report.findings.extend(_deviations(agreement, mine, shown))
-    report.findings.extend(_named(_crosscheck(own, gated, pol), shown))
+    report.findings.extend(_crosscheck(own, gated, pol, shown))
     report.findings.extend(_empty(gated, report, root, shown))
     _withdrawals(report, root, shown, table, pol, visible)
     report.files = sorted(Source(f"{g.display}/{p.relative_to(root / g.display).as_posix()}", root=shown).path
@@ -82,17 +85,21 @@ def _records(frame: pd.DataFrame) -> list[dict]:
     return [plain(r) for r in frame.to_dict("records")]
 
 
-def context_paths(root: Path, gated: list[Gated], reference_submitter: str) -> list[Path]:
-    """What a gated version is judged against: its own submitter folder and the
-    reference submitter's in the same round; for a new reference version, the
-    whole round (every partner it may move out of tolerance). Other rounds and
-    partners cannot change a verdict, so they are not read."""
+def context_folders(gated: list[Gated], reference_submitter: str) -> list[str]:
+    """What a gated version is judged against, as folders relative to the
+    submissions root: its own submitter folder and the reference submitter's
+    in the same round; for a new reference version, the whole round (every
+    partner it may move out of tolerance). Other rounds and partners cannot
+    change a verdict, so they are not read."""
     rounds = {g.round for g in gated if g.submitter == reference_submitter}
-    folders = {(g.round, s) for g in gated if g.round not in rounds
+    folders = {f"{g.round}/{s}" for g in gated if g.round not in rounds
                for s in (g.submitter, reference_submitter)}
-    paths = [root / r for r in sorted(rounds) if (root / r).is_dir()]
-    paths += [root / r / s for r, s in sorted(folders) if (root / r / s).is_dir()]
-    return paths or [root]
+    return sorted(rounds) + sorted(folders)
+
+
+def context_paths(root: Path, gated: list[Gated], reference_submitter: str) -> list[Path]:
+    """The :func:`context_folders` that ROOT holds (ROOT itself when none)."""
+    return [root / f for f in context_folders(gated, reference_submitter) if (root / f).is_dir()] or [root]
 
 
 def _swap(table: pd.DataFrame, extra: pd.DataFrame, g: Gated, gated: list[Gated]) -> pd.DataFrame:
@@ -150,23 +157,60 @@ def _deviations(agreement: pd.DataFrame, mine, shown: str | None) -> list[Findin
     return out
 
 
-def _crosscheck(own: pd.DataFrame, gated: list[Gated], pol: Policy) -> list[Finding]:
+def _crosscheck(own: pd.DataFrame, gated: list[Gated], pol: Policy, shown: str | None) -> list[Finding]:
     """A gated result declared verified must be the one MLCommons published for
     its round, in the base's published/ tables (published-value-differs,
     not-published); a round with no published table is not checked. Only
-    verified rows are looked up: with none, no published table is read."""
+    verified rows are looked up: with none, no published table is read. A
+    table that does not read whole is reference-unverifiable, named from the
+    repository root."""
     if pol.published is None or not (own["status"] == VERIFIED).any():
         return []
     published: dict[str, pd.DataFrame] = {}
     scratch = pol.published.parent.as_posix() + "/"   # a published row is named from the repository root
+    broken: list[Finding] = []
     for round_ in sorted({g.round for g in gated}):
         folder = pol.published / round_        # published/<round>/: that round's tables
         paths = sorted(p for p in folder.glob("*") if p.is_file() and p.suffix in (".csv", ".json"))
-        tables, _ = crosscheck.load_published(paths, round_) if paths else ({}, [])
+        tables, found = crosscheck.load_published(paths, round_) if paths else ({}, [])
+        broken += [_unverified_table(f, scratch) for f in found if f.severity == "error"]
         published.update({r: t.assign(source=t["source"].str.removeprefix(scratch)) for r, t in tables.items()})
+    if broken:                         # a table that does not verify cannot clear or fail a result
+        return list({f.file: f for f in broken}.values())
     if not published:
         return []
-    return crosscheck.check(own, published).findings
+    return _named(crosscheck.check(own, published).findings, shown)
+
+
+def _unverified_table(f: Finding, scratch: str) -> Finding:
+    where = Source(f.where.path.removeprefix(scratch), line=f.where.line)
+    return unverifiable(where, "the published table reads whole", f"{f.code}: {f.message}")
+
+
+def _reference_unverifiable(found: list[Finding], gated: list[Gated], reference: str, mine,
+                            shown: str | None) -> list[Finding]:
+    """One ``reference-unverifiable`` per file of the reference submitter, in
+    a round of a gated partner version, that fails a check of this run (a
+    hash, a manifest, a row): the partner's verdicts depend on it, so it can
+    neither be dropped nor turn them into no-reference."""
+    rounds = tuple(f"{g.round}/{reference}/" for g in gated if g.submitter != reference)
+    out: dict[str, Finding] = {}
+    for f in found:
+        file = f.where.file
+        if f.severity == "error" and rounds and file.startswith(rounds) and not mine(file) and file not in out:
+            out[file] = unverifiable(f.where.at(root=shown), "the reference's files verify as sealed",
+                                     f"{f.code}: {f.message}")
+    return list(out.values())
+
+
+def not_compared(rows: list[dict], reference_submitter: str) -> list[dict]:
+    """Every result of a gated partner version that was not compared
+    (no-reference, excluded, rejected), with why."""
+    return [{"file": r["file"], "line": r["line"], "version": r["version"],
+             "outcome": r.get("verdict") if r.get("verdict") in (NO_REFERENCE, EXCLUDED) else r["outcome"],
+             "reason": r.get("reason") or ""}
+            for r in rows if r["version"].split("/")[1:2] != [reference_submitter]
+            and (r.get("verdict") in (NO_REFERENCE, EXCLUDED) or r["outcome"] in (REJECTED, EXCLUDED))]
 
 
 def _empty(gated: list[Gated], report, root: Path, shown: str | None) -> list[Finding]:

@@ -1,24 +1,18 @@
 """Versioning against the git base: which version folders a change adds or
 touches, and the rules that hold between them and the base (immutable
-versions, numbering, one version-folder name rule). Git is run with argument
-lists only; nothing here prints.
+versions, numbering, one version-folder name rule), on the paths of the base
+and head trees (:mod:`pipeline.gate.gitstore`). Nothing here prints.
 """
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Callable
 
-from pipeline.core.errors import ConfigError, UsageError
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
 from pipeline.store.manifests import MANIFEST
 from pipeline.store.versions import VERSION_DIR, bad_version_folder, misplaced_finding
-
-DEFAULT_BASES = ("origin/HEAD", "main", "master")
 
 
 @dataclass(frozen=True)
@@ -35,80 +29,6 @@ class Gated:
 
     def holds(self, root_relative: str) -> bool:
         return root_relative.startswith(self.display + "/") or root_relative == self.display
-
-
-# ---- git -------------------------------------------------------------------------------
-
-def _git(args: list[str], cwd: Path) -> str:
-    try:
-        done = subprocess.run(["git", "-c", "core.quotePath=false", *args], cwd=cwd,
-                              capture_output=True, text=True, check=False)
-    except FileNotFoundError as exc:
-        raise ConfigError("git is not installed") from exc
-    if done.returncode:
-        raise _GitFailed(done.stderr.strip() or f"git {' '.join(args)} failed")
-    return done.stdout
-
-
-class _GitFailed(Exception):
-    pass
-
-
-def repo_top(cwd: Path) -> Path | None:
-    try:
-        return Path(_git(["rev-parse", "--show-toplevel"], cwd).strip())
-    except _GitFailed:
-        return None
-
-
-def resolve_base(top: Path, base: str | None, env: dict | None = None) -> tuple[str, str]:
-    """(ref, merge-base commit). An unknown --base is a usage error; no
-    default base at all is a configuration problem (e.g. a shallow clone)."""
-    env = os.environ if env is None else env
-    if base:
-        candidates = [base]
-    elif env.get("GITHUB_BASE_REF"):
-        candidates = [f"origin/{env['GITHUB_BASE_REF']}"]
-    else:
-        candidates = list(DEFAULT_BASES)
-    for ref in candidates:
-        try:
-            _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], top)
-            return ref, _git(["merge-base", ref, "HEAD"], top).strip()
-        except _GitFailed:
-            continue
-    if base:
-        raise UsageError(f"--base {base}: no such commit or ref, or no merge base with HEAD")
-    raise ConfigError(f"no base ref found (tried {', '.join(candidates)}); give --base "
-                      "(in CI, fetch with fetch-depth: 0)")
-
-
-def _split_z(text: str) -> list[str]:
-    return [p for p in text.split("\0") if p]
-
-
-def changes_since(folder: Path, commit: str) -> dict[str, str]:
-    """Path relative to FOLDER -> A, M or D for every file under FOLDER that
-    differs between the base commit and the working tree (untracked files
-    count as A)."""
-    parts = _split_z(_git(["diff", "--relative", "--name-status", "--no-renames", "-z", commit, "--", "."],
-                          folder))
-    out = {path: ("M" if status[0] in "MTU" else status[0])
-           for status, path in zip(parts[0::2], parts[1::2])}
-    for path in _split_z(_git(["ls-files", "--others", "--exclude-standard", "-z", "--", "."], folder)):
-        out[path] = "A"
-    return out
-
-
-def files_at(folder: Path, commit: str) -> list[str]:
-    """Every file under FOLDER at COMMIT, relative to FOLDER."""
-    return _split_z(_git(["ls-tree", "-r", "--name-only", "-z", commit, "--", "."], folder))
-
-
-def first_changed_line(folder: Path, commit: str, path: str) -> int | None:
-    text = _git(["diff", "-U0", "--no-color", commit, "--", path], folder)
-    m = re.search(r"^@@ -\d+(?:,\d+)? \+(\d+)", text, re.MULTILINE)
-    return max(int(m.group(1)), 1) if m else None
 
 
 # ---- versioning rules ------------------------------------------------------------------
@@ -131,18 +51,14 @@ def _numbers(versions) -> dict[tuple[str, str], set[int]]:
     return out
 
 
-def _on_disk(root: Path, key: tuple[str, str]) -> set[int]:
-    folder = root / key[0] / key[1]
-    if not folder.is_dir():
-        return set()
-    return {int(m.group(1)) for p in folder.iterdir() if p.is_dir() and (m := VERSION_DIR.match(p.name))}
-
-
-def versioning(changes: dict[str, str], base_files: list[str], root: Path, shown: str | None,
-               commit: str) -> tuple[list[Gated], list[Finding]]:
+def versioning(changes: dict[str, str], base_files: list[str], head_files: list[str], shown: str | None,
+               base: str, changed_line: Callable[[str], int | None]) -> tuple[list[Gated], list[Finding]]:
     """The versions to gate and the versioning findings, from the changed paths
-    (relative to the submissions root ROOT, named SHOWN in locations)."""
+    and every file of the base and of the head (all relative to the
+    submissions root, named SHOWN in locations). CHANGED_LINE gives the first
+    changed line of a modified file; BASE names the base commit."""
     at_base = _numbers(v for v, _ in (_parse(p) for p in base_files) if v)
+    at_head = _numbers(v for v, _ in (_parse(p) for p in head_files) if v)
     gated: set[Gated] = set()
     found: list[Finding] = []
     for path, status in sorted(changes.items()):
@@ -156,21 +72,21 @@ def versioning(changes: dict[str, str], base_files: list[str], root: Path, shown
             continue
         key = (version.round, version.submitter)
         if version.number in at_base.get(key, set()):
-            found.append(_immutable(path, status, version, at_base[key] | _on_disk(root, key), root, shown,
-                                    commit))
-        elif (root / version.display).is_dir():
+            line = changed_line(path) if status == "M" else None
+            found.append(_immutable(path, status, version, at_base[key] | at_head.get(key, set()), line,
+                                    shown, base))
+        elif version.number in at_head.get(key, set()):
             gated.add(version)
     found.extend(_numbering(sorted(gated, key=lambda v: v.number), at_base, shown))
     return sorted(gated, key=lambda v: (v.round, v.submitter, v.number)), found
 
 
-def _immutable(path: str, status: str, version: Gated, numbers: set[int], root: Path, shown: str | None,
-               commit: str) -> Finding:
+def _immutable(path: str, status: str, version: Gated, numbers: set[int], line: int | None,
+               shown: str | None, base: str) -> Finding:
     nxt = max(numbers) + 1
     what = {"A": "added", "D": "deleted", "M": "changed"}[status]
-    line = first_changed_line(root, commit, path) if status == "M" else None
     return located("version-immutable", Source(path, line=line, root=shown),
-                   f"the file as sealed in v{version.number} at the base ({commit[:12]})",
+                   f"the file as sealed in v{version.number} at the base ({base[:12]})",
                    f"{what} since the base",
                    f"versions are immutable: add v{nxt} (mlrepro submit) instead of editing "
                    f"{version.display}")

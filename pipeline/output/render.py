@@ -114,7 +114,8 @@ def gate_verdict(report) -> str:
 
 def gate_text(report, with_findings: bool = True) -> str:
     s = report.summary
-    lines = [f"base: {s.get('base') or '-'} ({s.get('versioning')})",
+    lines = [f"base: {s.get('base') or '-'} ({s.get('versioning')})" + (f"; head: {s['head']}" if s.get("head")
+                                                                         else ""),
              f"policy: {s.get('policy')}; clock: {s.get('clock')}"]
     lines += [f"gated: {v.display}" for v in report.versions]
     lines += _gate_extra_lines(report)
@@ -130,12 +131,15 @@ def gate_text(report, with_findings: bool = True) -> str:
 
 
 def _gate_extra_lines(report) -> list[str]:
-    """Withdrawals and, with --allow-policy-change, the verdicts the new policy flips."""
+    """Withdrawals, the partner results not compared (with why) and, with the
+    maintainers' label, the verdicts the change flips."""
     lines = [f"withdrawal: {w['version']} {w['text']}" for w in report.withdrawals]
     lines += [f"  withdrawn: {x['system']} {x['model']} {x['scenario']} ({x['division']}), "
               f"{x['verdict']}: {x['reason']}" for w in report.withdrawals for x in w["withdrawn"]]
-    if report.summary.get("allow_policy_change") and report.summary.get("policy_changes"):
-        lines.append(f"the head policy flips {len(report.flips)} shipped result(s)")
+    lines += [f"not compared: {Source(x['file'], x['line'])}: {x['outcome']}: {x['reason']}"
+              for x in report.summary.get("not_compared") or ()]
+    if report.summary.get("flips_checked"):
+        lines.append(f"the change flips {len(report.flips)} shipped result(s)")
         lines += [f"flip: {x['text']}" for x in report.flips]
     return lines
 
@@ -193,7 +197,8 @@ def junit(report) -> str:
                              line="" if where.line is None else str(where.line))
         for f in row_findings.pop((where.file, where.line), []):
             _failure(case, f)
-        if r.get("outcome") == "excluded" or r.get("verdict") in (NO_REFERENCE, EXCLUDED):
+        if r.get("outcome") in ("excluded", "rejected") and case.find("failure") is None \
+                or r.get("verdict") in (NO_REFERENCE, EXCLUDED):
             ET.SubElement(case, "skipped", message=r.get("reason") or "")
     for (file, _line), found in row_findings.items():       # lines without a row
         file_findings.setdefault(file, []).extend(found)
@@ -265,6 +270,10 @@ def github(report) -> str:
         props.append(f"title={_escape_property(f.code)}")
         message = f"{f.message} (expected {f.expected}; found {f.found}) [{f.place}]"
         lines.append(f"::{f.severity} {','.join(props)}::{_escape_data(message)}")
+    for x in report.summary.get("not_compared") or ():       # the gate: partner results it did not compare
+        line = "" if x["line"] is None else f",line={x['line']}"
+        lines.append(f"::notice file={_escape_property(x['file'])}{line},title=not-compared::"
+                     f"{_escape_data(x['outcome'] + ': ' + x['reason'])}")
     lines.append(verdict_line(report))
     return "\n".join(lines)
 

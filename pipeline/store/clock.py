@@ -75,18 +75,33 @@ def git_clock(start: Path, at: datetime | None = None) -> Clock | None:
     if done.returncode:
         return None
     top = Path(done.stdout.strip()).resolve()
+
+    def in_repository(version) -> str | None:
+        try:
+            return (version.path / MANIFEST).resolve().relative_to(top).as_posix()
+        except ValueError:
+            return None
+
+    return history_clock(top, "HEAD", in_repository, at)
+
+
+def history_clock(top: Path, rev: str, path_of: Callable[[object], "str | None"],
+                  at: datetime | None = None) -> Clock:
+    """When each version became visible in REV's first-parent history: the
+    committer time of the commit that added its manifest, whose path in the
+    repository TOP is PATH_OF(version) (None: trust the declared time). A
+    version REV does not hold yet becomes visible at AT (default: now)."""
     seen = at or now()
 
     def visible(version) -> Visible | None:
         if is_attested(version):
             return None
-        try:
-            rel = (version.path / MANIFEST).resolve().relative_to(top).as_posix()
-        except ValueError:
+        rel = path_of(version)
+        if rel is None:
             return None
-        out = subprocess.run(["git", "-c", "core.quotePath=false", "log", "-1", "--first-parent",
+        out = subprocess.run(["git", "--literal-pathspecs", "-c", "core.quotePath=false", "log", "-1", "--first-parent",
                               "--diff-merges=first-parent", "--no-patch", "--diff-filter=A", "--format=%ct %H",
-                              "--", rel], cwd=top, capture_output=True, text=True, check=False)
+                              rev, "--", rel], cwd=top, capture_output=True, text=True, check=False)
         if out.returncode or not out.stdout.strip():
             return Visible(seen, "not committed yet")
         stamp, sha = out.stdout.split()

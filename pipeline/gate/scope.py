@@ -1,0 +1,185 @@
+"""What a change is: a submission, or a maintenance change.
+
+A submission pull request is exactly a submission: its changes are new
+version folders ``<root>/<round>/<submitter>/v<N>/`` of one partner, holding
+regular files, and nothing else. That is decided by what is allowed, never by
+a list of forbidden paths: every other changed path is a maintenance change
+(one finding per path), whatever it is -- a file outside the submissions
+root, a link, a submodule, an executable or a changed mode, a hidden name
+such as ``.gitattributes`` anywhere. A version of the reference submitter is
+reference data, the maintainers' as well (``reference-change``). A
+maintenance change passes only with the maintainers' label, and never
+together with a submission.
+
+The finer codes say what kind of maintenance a path is: ``policy-change``
+for what the gate's policy reads (:func:`pipeline.gate.policy.is_source`),
+``generated-file-edited`` for the outputs the base's ``dvc.yaml`` declares
+(:func:`generated`), ``maintenance-change`` for everything else. Paths under
+the submissions root that are regular files are left to the versioning rules
+(:mod:`pipeline.gate.versioning`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from pipeline.core.errors import ConfigError
+from pipeline.core.findings import Finding, located
+from pipeline.core.model import Source
+from pipeline.gate import gitstore, policy as policy_mod
+from pipeline.gate.versioning import Gated
+from pipeline.store.manifests import MANIFEST
+
+LABEL = "maintenance"          # the maintainers' pull-request label; the workflow passes --allow-maintenance
+DVC_LOCK = "dvc.lock"          # written by every `dvc repro`, beside dvc.yaml
+SUBMISSION = "new version folders <round>/<submitter>/v<N>/ of one partner, regular files only"
+WHAT = {"A": "added", "D": "deleted", "M": "changed"}
+TOGETHER = ("together with a submission: a pull request is a submission (new version folders of one partner) "
+            f"or a maintenance change (the maintainers', with the `{LABEL}` label), never both; move it to a "
+            "pull request of its own")
+
+
+@dataclass
+class Scope:
+    """A change set split by what it may be: ``root_changes`` (path relative to
+    the submissions root -> A, M or D: regular files under the root, for the
+    versioning rules), ``outside`` (every other changed path, repository-
+    relative, with why it is no submission) and ``submitters`` (whose folders
+    under the root the change touches; ``loose``: it touches the root outside
+    any submitter folder)."""
+
+    root_changes: dict[str, str] = field(default_factory=dict)
+    outside: list[tuple[gitstore.Change, str]] = field(default_factory=list)
+    submitters: set[str] = field(default_factory=set)
+    loose: bool = False
+
+    def partner(self, reference_submitter: str) -> bool:
+        """Whether the change holds anything of a partner's (a submission side)."""
+        return self.loose or bool(self.submitters - {reference_submitter})
+
+
+def classify(changes: list[gitstore.Change], root: str) -> Scope:
+    """Split CHANGES by what a submission may hold; ROOT is the submissions
+    root relative to the repository ("" for the repository itself)."""
+    scope = Scope()
+    prefix = f"{root}/" if root else ""
+    for change in changes:
+        if not change.path.startswith(prefix):
+            scope.outside.append((change, f"outside {root or 'the submissions root'}/"))
+            continue
+        rel = change.path[len(prefix):]
+        parts = rel.split("/")
+        if len(parts) >= 3:
+            scope.submitters.add(parts[1])
+        else:
+            scope.loose = True
+        why = _not_a_submission_file(change, parts)
+        if why:
+            scope.outside.append((change, why))
+        else:
+            scope.root_changes[rel] = change.status
+    return scope
+
+
+def _not_a_submission_file(change: gitstore.Change, parts: list[str]) -> str | None:
+    mode = change.old_mode if change.status == "D" else change.new_mode
+    if change.status == "M" and change.old_mode != change.new_mode:
+        return f"its mode changed from {change.old_mode} to {change.new_mode}"
+    if mode == gitstore.SYMLINK:
+        return "a symbolic link (mode 120000), not a regular file"
+    if mode == gitstore.SUBMODULE:
+        return "a submodule (mode 160000), not a regular file"
+    if mode == gitstore.EXECUTABLE:
+        return "an executable file (mode 100755), not a regular file"
+    if mode != gitstore.REGULAR:
+        return f"mode {mode}, not a regular file"
+    hidden = next((p for p in parts if p.startswith(".")), None)
+    if hidden:
+        return f"a hidden name ({hidden}): git and other tools read such files"
+    return None
+
+
+def generated(dvc_yaml: bytes | None) -> tuple[str, ...]:
+    """The paths ``dvc repro`` writes, from a dvc.yaml's text: every stage's
+    ``outs``, ``metrics`` and ``plots``, and dvc.lock."""
+    if dvc_yaml is None:
+        return (DVC_LOCK,)
+    try:
+        doc = yaml.safe_load(dvc_yaml.decode("utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"dvc.yaml at the base does not load: {exc}") from exc
+    paths = [DVC_LOCK]
+    for stage in (doc.get("stages") or {}).values() if isinstance(doc, dict) else ():
+        for kind in ("outs", "metrics", "plots"):
+            for entry in (stage or {}).get(kind) or () if isinstance(stage, dict) else ():
+                paths += [str(k) for k in entry] if isinstance(entry, dict) else [str(entry)]
+    return tuple(dict.fromkeys(p.strip("/") for p in paths))
+
+
+def _under(path: str, prefixes: tuple[str, ...]) -> bool:
+    return any(path == p or path.startswith(p + "/") for p in prefixes)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The change as a whole: its kind (``none``, ``submission``,
+    ``maintenance``, ``mixed``) and the findings on its paths."""
+
+    kind: str
+    findings: list[Finding]
+
+
+def judge(scope: Scope, gated: list[Gated], top: Path, base: str, head: str, pol, params_path: str,
+          outputs: tuple[str, ...], shown: str | None, allow: bool) -> Judged:
+    """The change findings: every path outside what a submission may hold,
+    every reference version, and versions of more than one partner. Errors,
+    unless ALLOW (the maintainers' label) and the change holds no submission:
+    then warnings."""
+    reference = pol.reference_submitter
+    partner = scope.partner(reference)
+    references = [g for g in gated if g.submitter == reference]
+    maintenance = bool(scope.outside or references)
+    kind = ("mixed" if partner and maintenance else "submission" if partner
+            else "maintenance" if maintenance else "none")
+    severity = "warning" if allow and not partner else "error"
+    together = f" ({TOGETHER})" if partner else ""
+    found = []
+    for change, why in scope.outside:
+        found += _path_findings(change, why, top, base, head, params_path, outputs, severity, together)
+    for g in references:
+        found.append(located(
+            "reference-change", Source(f"{g.display}/{MANIFEST}", root=shown),
+            f"no new version of the reference submitter {reference} (reference data: the maintainers')",
+            f"new version {g.display}",
+            f"a reference change: only the maintainers add {reference}'s versions, with the "
+            f"`{LABEL}` label" if not partner else f"a reference change {TOGETHER}", severity))
+    partners = sorted({g.submitter for g in gated if g.submitter != reference})
+    if len(partners) > 1:
+        for g in (g for g in gated if g.submitter != reference):
+            found.append(located(
+                "more-than-one-submitter", Source(f"{g.display}/{MANIFEST}", root=shown),
+                "the versions of one submitter per pull request", f"versions of {', '.join(partners)}",
+                "a submission pull request holds one partner's versions: open one per submitter"))
+    return Judged(kind, found)
+
+
+def _path_findings(change: gitstore.Change, why: str, top: Path, base: str, head: str, params_path: str,
+                   outputs: tuple[str, ...], severity: str, together: str) -> list[Finding]:
+    what = WHAT[change.status]
+    regular = why.startswith("outside ")
+    if regular and policy_mod.is_source(change.path, params_path):
+        found = policy_mod.policy_findings(top, base, head, change.path, change.status, params_path, severity,
+                                           together)
+        if found:
+            return found
+    if regular and _under(change.path, outputs):
+        return [located("generated-file-edited", Source(change.path),
+                        "the pipeline's outputs as the base has them (the regenerate workflow updates them "
+                        "on main)", what,
+                        f"an output of dvc.yaml is {what}: outputs are regenerated on main, never "
+                        f"submitted{together}", severity)]
+    message = f"a change {TOGETHER}" if together else f"a maintenance change: it needs the maintainers' `{LABEL}` label"
+    return [located("maintenance-change", Source(change.path), SUBMISSION, f"{what}: {why}", message, severity)]
