@@ -6,6 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from pipeline.core.model import AMBIGUOUS, CHERRY_PICKED, DOES_NOT_HOLD, HOLDS, NO_REFERENCE, UNMATCHED
+from pipeline.output.figures import claim_figure as figure   # rounded as on a terminal
 from pipeline.output.report.html import (Cell, Table, footnote, number, readable, unverified, verdict, wrap)
 from pipeline.output.report.load import is_unverified
 
@@ -25,19 +26,6 @@ def verdict_label(claim: dict) -> str:
 
 def rank(claim: dict) -> int:
     return VERDICTS.get(str(claim.get("verdict")), ("", 5))[1]
-
-
-def figure(claim: dict, key: str) -> str:
-    """``claimed`` or ``computed`` (or ``computed_vs_best``) in the claim's own measure."""
-    x = number(claim.get(key))
-    if x is None:
-        return ""
-    measure = claim.get("measure")
-    if measure == "ratio":
-        return f"{x:g}×" if key == "claimed" else f"{x:.2f}×"
-    if measure == "max_abs_deviation_pct":
-        return f"within ±{x:g}%" if key == "claimed" else f"max |deviation| {x:.2f}%"
-    return f"{x:g}%" if key == "claimed" else f"{x:.1f}%"
 
 
 def comparator(claim: dict) -> str:

@@ -13,47 +13,12 @@ from dataclasses import dataclass, field
 from html import escape
 
 from pipeline.core.model import COMPARISON_DISCLAIMER, UNVERIFIED_FOOTNOTE, LABEL_UNVERIFIED as UNVERIFIED_LABEL
+from pipeline.output.figures import number, pct, readable, signed_pct  # noqa: F401
 TITLE = "mlrepro report: MLPerf Inference partner results against the reference"
 
 
 # ---- numbers and text ------------------------------------------------------------------
-
-def number(value) -> float | None:
-    """A finite float, or None (missing, empty, not a number)."""
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        return None
-    return out if math.isfinite(out) else None
-
-
-def readable(value) -> str:
-    """A number rounded for reading: thousands grouped, about four significant
-    digits (the raw values stay in the CSV and JSON outputs)."""
-    x = number(value)
-    if x is None:
-        return "" if value is None else str(value)
-    size = abs(x)
-    if size >= 1000:
-        return f"{x:,.0f}"
-    if size >= 100:
-        return f"{x:.1f}"
-    if size >= 1:
-        return f"{x:.2f}".rstrip("0").rstrip(".") if x != int(x) else f"{int(x)}"
-    return "0" if x == 0 else f"{x:.3g}"
-
-
-def signed_pct(value, digits: int = 2) -> str:
-    x = number(value)
-    return "" if x is None else f"{x:+.{digits}f}%"
-
-
-def pct(value, digits: int = 1) -> str:
-    x = number(value)
-    return "" if x is None else f"{x:.{digits}f}%"
-
+# numbers are rounded as on a terminal (pipeline.output.figures: one rule for both)
 
 def text(value) -> str:
     """Plain text of a cell value (no floats printed raw)."""
