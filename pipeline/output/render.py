@@ -131,10 +131,17 @@ def gate_verdict(report) -> str:
             f"{len(report.errors)} error(s)")
 
 
+def _base_line(summary: dict) -> str:
+    """What the gate judged against: the git base, or (submit --dry-run) the version submit would seal."""
+    if summary.get("dry_run"):
+        status = summary.get("status")
+        return "dry run, nothing sealed: " + (f"submit would seal it {status}" if status else "submit would refuse it")
+    return f"base: {summary.get('base') or '-'} ({summary.get('versioning')})"
+
+
 def gate_text(report, with_findings: bool = True) -> str:
     s = report.summary
-    lines = [f"base: {s.get('base') or '-'} ({s.get('versioning')})",
-             f"policy: {s.get('policy')}; clock: {s.get('clock')}"]
+    lines = [_base_line(s), f"policy: {s.get('policy')}; clock: {s.get('clock')}"]
     lines += [f"gated: {v.display}" for v in report.versions]
     lines += _gate_extra_lines(report)
     lines += [f"{f.severity}: {f.render()}" for f in report.findings] if with_findings else []
@@ -338,9 +345,10 @@ def markdown(report, limit: int = 100) -> str:
 def _gate_head(report) -> list[str]:
     s = report.summary
     icon = "✅" if report.ok else "❌"
+    judged = (_base_line(s).capitalize() if s.get("dry_run")
+              else f"Base `{s.get('base') or '-'}` ({s.get('versioning')})")
     out = [f"## {icon} mlrepro gate: {'passed' if report.ok else 'failed'}", "",
-           f"Base `{s.get('base') or '-'}` ({s.get('versioning')}); reference "
-           f"{s.get('reference_submitter')}, tolerance ±{s.get('tolerance_pct')}%.", ""]
+           f"{judged}; reference {s.get('reference_submitter')}, tolerance ±{s.get('tolerance_pct')}%.", ""]
     extra = _gate_extra_lines(report)
     if extra:
         out += ["```", *extra, "```", ""]
