@@ -513,6 +513,12 @@ def test_a_dry_run_with_auto_says_which_status_it_would_seal(root, tmp_path):
     assert (doc["summary"]["status"], doc["summary"]["verdict"], doc["summary"]["sealed"]) == (
         "post-deadline", "pass", False)
     assert not (root / "v6.0" / "Dell").exists()
+    text = run("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0", "--root", root,
+               "--dry-run", expect=0).stdout.splitlines()
+    assert text[0] == "dry run, nothing sealed: submit would seal it post-deadline"
+    refused = run("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0", "--root", root,
+                  "--status", "verified", "--dry-run", expect=1).stdout.splitlines()
+    assert refused[0] == "dry run, nothing sealed: submit would refuse it"
 
 
 def test_a_time_before_the_previous_versions_is_refused(root):

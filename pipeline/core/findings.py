@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pipeline.core import rules
 from pipeline.core.errors import UsageError
 from pipeline.core.model import LABEL_UNVERIFIED, Row, Source, plain, typed_rows
 
@@ -312,6 +311,8 @@ def check_filters(wanted: dict[str, object], table) -> None:
             continue
         known = {str(v) for v in table[key].dropna().unique()}
         if key == "round":
+            from pipeline.core import rules   # schemas/ are loaded only when a round filter is checked
+
             known |= set(rules.rounds())
         for value in map(str, values):
             if value in known:
