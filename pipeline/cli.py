@@ -177,12 +177,15 @@ class _Command(click.Command):
         super().__init__(*args, **kwargs)
 
     def invoke(self, ctx):
+        def dashes(value) -> bool:
+            if isinstance(value, (list, tuple)):
+                return any(dashes(v) for v in value)
+            return value is not None and str(value) == "-"
+
         for param in self.params:
-            value = ctx.params.get(param.name)
-            values = value if isinstance(value, (list, tuple)) else [value]
-            if (isinstance(param.type, click.Path) and not param.type.allow_dash
-                    and any(v is not None and str(v) == "-" for v in values)):
-                what = "a folder" if not param.type.file_okay else "a file"
+            kind = param.type.types[0] if isinstance(param.type, click.Tuple) else param.type
+            if isinstance(kind, click.Path) and not kind.allow_dash and dashes(ctx.params.get(param.name)):
+                what = "a folder" if not kind.file_okay else "a file"
                 raise click.BadParameter(f"'-' (standard output) is not accepted here: {ctx.info_name} "
                                          f"writes {what} here; name it", ctx=ctx, param=param)
         try:

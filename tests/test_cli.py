@@ -547,6 +547,9 @@ def test_o_dash_writes_to_standard_output_never_a_file_named_dash(tmp_path, comm
     ["partition", "{t}", "--verified-out", "-", "--post-deadline-out", "p.csv"],
     ["report-all", "{t}", "--agreement", "{t}", "--rejected", "{t}", "--versions", "{t}", "--ledger", "{t}",
      "--claims-out", "c.json", "--scaling-out", "s.json", "--metrics-out", "m.json", "-o", "-"],
+    ["report-all", "{t}", "--agreement", "{t}", "--rejected", "{t}", "--versions", "{t}", "--ledger", "{t}",
+     "--claims-out", "c.json", "--scaling-out", "s.json", "--metrics-out", "m.json", "-o", "r.html",
+     "--crosscheck", "{t}", "-"],
 ])
 def test_dash_where_it_cannot_be_standard_output_is_a_usage_error(tmp_path, args):
     table_path = _agreement_table(tmp_path)
