@@ -76,9 +76,8 @@ class Verdicts(click.Choice):
 
 def output_help(what: str) -> str:
     """The help of -o/--output, said the same way by every command that writes one report."""
-    return (f"Write {what} to FILE, in the format its extension names: .csv or .parquet (the rows), "
-            ".json (rows, summary and findings), .xml (JUnit), .md (markdown), else text; "
-            "'-' is standard output, in --format.")
+    return (f"Write {what} to FILE ('-': standard output, in --format). The extension names the format: "
+            ".csv or .parquet (the rows), .json (with summary and findings), .xml (JUnit), .md, else text.")
 
 
 def output_options(what: str = "the report"):
@@ -168,13 +167,27 @@ def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
         raise SystemExit(EXIT_FINDINGS)
 
 
+# options that only the DVC pipeline's stages use: listed apart in a command's help
+STAGE_OPTIONS = ("verified_dir", "post_deadline_dir", "summary_out", "exit_zero")
+
+
 class _Command(click.Command):
-    """A command whose help ends with the exit codes, and that never takes
-    ``-`` for a path unless it means standard output there (allow_dash)."""
+    """A command whose help lists the pipeline stage's options apart and ends
+    with the exit codes, and that never takes ``-`` for a path unless it means
+    standard output there (allow_dash)."""
 
     def __init__(self, *args, **kwargs):
         kwargs["epilog"] = kwargs.get("epilog") or EXIT_CODES
         super().__init__(*args, **kwargs)
+
+    def format_options(self, ctx, formatter) -> None:
+        rows = [(p.name in STAGE_OPTIONS, p.get_help_record(ctx)) for p in self.get_params(ctx)
+                if not isinstance(p, click.Argument)]
+        for title, stage in (("Options", False), ("Pipeline stage options (dvc.yaml)", True)):
+            records = [record for is_stage, record in rows if record is not None and is_stage == stage]
+            if records:
+                with formatter.section(title):
+                    formatter.write_dl(records)
 
     def invoke(self, ctx):
         def dashes(value) -> bool:
@@ -186,8 +199,9 @@ class _Command(click.Command):
             kind = param.type.types[0] if isinstance(param.type, click.Tuple) else param.type
             if isinstance(kind, click.Path) and not kind.allow_dash and dashes(ctx.params.get(param.name)):
                 what = "a folder" if not kind.file_okay else "a file"
-                raise click.BadParameter(f"'-' (standard output) is not accepted here: {ctx.info_name} "
-                                         f"writes {what} here; name it", ctx=ctx, param=param)
+                why = (f"(standard output) is not accepted here: {ctx.info_name} writes {what} here; name it"
+                       if "-o" in param.opts else f"is not accepted here: name {what}")
+                raise click.BadParameter(f"'-' {why}", ctx=ctx, param=param)
         try:
             return super().invoke(ctx)
         except UsageError as exc:   # the command's own usage line, not the group's

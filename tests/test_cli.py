@@ -555,7 +555,8 @@ def test_dash_where_it_cannot_be_standard_output_is_a_usage_error(tmp_path, args
     table_path = _agreement_table(tmp_path)
     args = [a.replace("{t}", str(table_path)).replace("{data}", str(DATA)) for a in args]
     result = run(*args, expect=2)
-    assert "'-' (standard output) is not accepted here: " in result.stderr
+    assert "Error: Invalid value for " in result.stderr and "'-' " in result.stderr
+    assert "is not accepted here: " in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.csv"]      # nothing written
 
 
@@ -613,3 +614,11 @@ def test_figures_on_a_terminal_are_rounded_and_carry_units(tmp_path):
     assert "1.23457" not in row and "101234" not in row
     doc = run_json("compare", results, expect=0)      # the raw figures stay in the data outputs
     assert doc["rows"][0]["value"] == 101234.5678
+
+
+def test_the_pipeline_stages_options_are_listed_apart():
+    text = run("compare", "--help", expect=0).stdout
+    options, stage = text.split("\nOptions:\n")[1].split("\nPipeline stage options (dvc.yaml):\n")
+    for name in ("--verified-dir", "--post-deadline-dir", "--summary-out", "--exit-zero"):
+        assert f"  {name} " in stage and f"  {name} " not in options
+    assert "--verdict" in options and "--verdict" not in stage
