@@ -76,7 +76,7 @@ def build_repo(tmp: Path, n: int) -> Path:
     source.write_text(partner_csv(n), encoding="utf-8")
     subprocess.run([str(MLREPRO), "submit", str(source), "--submitter", "Bench", "--round", "v6.0",
                     "--status", "verified", "--submitted-at", "2026-02-20T10:00:00+00:00",
-                    "--root", "submissions"], cwd=repo, check=True, capture_output=True)
+                    "--root", "submissions", "--force"], cwd=repo, check=True, capture_output=True)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "Bench v1")
     return repo

@@ -101,5 +101,6 @@ def write(folder: Path, count: int, submit) -> Path:
     for (sub, is_late) in sorted(files, key=lambda k: (k[1], k[0])):      # on-time versions first
         status, at = ("post-deadline", LATE_AT) if is_late else ("verified", VERIFIED_AT)
         submit(["submit", str(files[(sub, is_late)][0].name), "--submitter", sub, "--round", ROUND,
-                "--status", status, "--submitted-at", at, "--root", str(root)])
+                "--status", status, "--submitted-at", at, "--root", str(root),
+                *(["--force"] if status == "verified" else [])])   # sealed on time, replayed after the deadline
     return root

@@ -2,8 +2,11 @@
 library, renders its report (:mod:`pipeline.output.render`), maps it to an exit code.
 
 One dialect for every command: inputs are positional (other inputs are
-options); ``--format`` is the output format; ``-o/--output PATH`` writes the
-report (``-`` is stdout; the format follows the extension); ``-q``/``-v``.
+options); ``--format`` is the output format; ``-o/--output`` names the one
+thing a command writes (``-`` is standard output where that is one file;
+nothing is ever written to a file named ``-``); ``-q``/``-v``; filters take
+only values the input can hold. The user's commands are listed first, the
+DVC pipeline's stages apart.
 
 Exit codes, here and nowhere else: 0 clean; 1 the data failed a check;
 2 usage error; 3 configuration or environment problem; 4 internal error (a bug).
@@ -11,6 +14,7 @@ Exit codes, here and nowhere else: 0 clean; 1 the data failed a check;
 
 from __future__ import annotations
 
+import importlib
 import os
 from datetime import datetime
 from pathlib import Path
@@ -18,14 +22,34 @@ from pathlib import Path
 import click
 
 from pipeline.core.errors import ConfigError, DataError, UsageError
-from pipeline.core.findings import Report, filtered
-from pipeline.core.model import STATUSES
+from pipeline.core.findings import Report, check_filters, filtered
+from pipeline.core.model import AGREEMENT_VERDICTS, AUTO, CLAIM_VERDICTS, STATUSES
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_CONFIG, EXIT_BUG = 0, 1, 2, 3, 4
+EXIT_CODES = """\b
+Exit codes:
+  0  clean: every check held
+  1  the data failed a check (the findings say where and why)
+  2  usage error (an option, a path or a filter value)
+  3  configuration or environment problem (schemas/, params, a file not writable)
+  4  internal error: a bug, please report it"""
 DEFAULT_PARAMS = Path("params.yaml")
 DEFAULT_VERSIONS = Path("data/versions.csv")
 OUTPUT_FORMATS = ("text", "json", "junit", "github", "markdown", "csv")
 STATUS_CHOICE = click.Choice(list(STATUSES))
+SUBMIT_STATUS_CHOICE = click.Choice([AUTO, *STATUSES])
+
+# `mlrepro --help`: what users run, in the order of their journeys; then the DVC pipeline's stages
+USER_COMMANDS = ("submit", "validate", "gate", "compare", "claims", "scaling", "crosscheck", "report", "audit",
+                 "ingest")
+STAGES = (  # (command, the stage it is)
+    ("ingest-all", "the ingest stage: every submission into the canonical table"),
+    ("compare", "with --verified-dir and --post-deadline-dir: the compare stage"),
+    ("audit", "the audit stage: Great Expectations over the two sets"),
+    ("report-all", "the report stage: metrics, claims, scaling, the HTML report"),
+    ("partition", "the compare stage's split alone (verified, post-deadline)"),
+    ("metrics", "the report stage's counts alone (dvc metrics show)"),
+)
 
 
 def _input_formats() -> list[str]:
@@ -34,17 +58,39 @@ def _input_formats() -> list[str]:
     return list(FORMATS)
 
 
+class Verdicts(click.Choice):
+    """The verdicts of one analysis, looked up when first needed (``module:NAME``),
+    so that starting the CLI does not import the analysis."""
+
+    def __init__(self, where: str | tuple[str, ...]):
+        self.where, self.case_sensitive = where, False
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        if isinstance(self.where, tuple):
+            return self.where
+        module, name = self.where.split(":")
+        return tuple(getattr(importlib.import_module(module), name))
+
+
 # ---- options shared by every command ----------------------------------------------------------
 
-def output_options(f):
-    f = click.option("-v", "--verbose", is_flag=True, help="Print every row and finding (no cap of 200).")(f)
-    f = click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")(f)
-    f = click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
-                     help="Write the report to PATH (format from its extension: .json, .csv, .parquet, "
-                          ".xml junit, .md markdown; '-' is stdout).")(f)
-    f = click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True,
-                     help="Output format of the report.")(f)
-    return f
+def output_help(what: str) -> str:
+    """The help of -o/--output, said the same way by every command that writes one report."""
+    return (f"Write {what} to FILE ('-': standard output, in --format). The extension names the format: "
+            ".csv or .parquet (the rows), .json (with summary and findings), .xml (JUnit), .md, else text.")
+
+
+def output_options(what: str = "the report"):
+    """--format, -o/--output (WHAT the command writes), -q, -v."""
+    def wrap(f):
+        f = click.option("-v", "--verbose", is_flag=True, help="Print every row and finding (no cap of 200).")(f)
+        f = click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")(f)
+        f = click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+                         metavar="FILE", help=output_help(what))(f)
+        return click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text",
+                            show_default=True, help="Output format of what is printed.")(f)
+    return wrap
 
 
 exit_zero = click.option("--exit-zero", is_flag=True,
@@ -57,16 +103,17 @@ reference_option = click.option("--reference-submitter",
                                      "compare.reference_submitter in the parameters).")
 
 
-def filter_options(*keys: str):
-    """--verdict, --submitter, --round: keep the listed rows that match (repeatable)."""
-    helps = {"verdict": "Only rows with this verdict (repeatable).",
-             "submitter": "Only rows of this submitter (repeatable).",
-             "round": "Only rows of this round (repeatable)."}
+def filter_options(verdicts: str | tuple[str, ...], *keys: str):
+    """--verdict (one of VERDICTS), and --submitter, --round: keep the rows that
+    match (repeatable). A submitter or round the input does not hold is a usage error."""
+    helps = {"submitter": "Only rows of this submitter (repeatable; one the input holds).",
+             "round": "Only rows of this round (repeatable; one the input or schemas/rounds.yaml holds)."}
 
     def wrap(f):
         for key in reversed(keys):
             f = click.option(f"--{key}", f"only_{key}", multiple=True, help=helps[key])(f)
-        return f
+        return click.option("--verdict", "only_verdict", multiple=True, type=Verdicts(verdicts),
+                            help="Only rows with this verdict (repeatable).")(f)
     return wrap
 
 
@@ -121,9 +168,65 @@ def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
         raise SystemExit(EXIT_FINDINGS)
 
 
+# options that only the DVC pipeline's stages use: listed apart in a command's help
+STAGE_OPTIONS = ("verified_dir", "post_deadline_dir", "summary_out", "exit_zero")
+
+
+class _Command(click.Command):
+    """A command whose help lists the pipeline stage's options apart and ends
+    with the exit codes, and that never takes ``-`` for a path unless it means
+    standard output there (allow_dash)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs["epilog"] = kwargs.get("epilog") or EXIT_CODES
+        super().__init__(*args, **kwargs)
+
+    def format_options(self, ctx, formatter) -> None:
+        rows = [(p.name in STAGE_OPTIONS, p.get_help_record(ctx)) for p in self.get_params(ctx)
+                if not isinstance(p, click.Argument)]
+        for title, stage in (("Options", False), ("Pipeline stage options (dvc.yaml)", True)):
+            records = [record for is_stage, record in rows if record is not None and is_stage == stage]
+            if records:
+                with formatter.section(title):
+                    formatter.write_dl(records)
+
+    def invoke(self, ctx):
+        def dashes(value) -> bool:
+            if isinstance(value, (list, tuple)):
+                return any(dashes(v) for v in value)
+            return value is not None and str(value) == "-"
+
+        for param in self.params:
+            kind = param.type.types[0] if isinstance(param.type, click.Tuple) else param.type
+            if isinstance(kind, click.Path) and not kind.allow_dash and dashes(ctx.params.get(param.name)):
+                what = "a folder" if not kind.file_okay else "a file"
+                why = (f"(standard output) is not accepted here: {ctx.info_name} writes {what} here; name it"
+                       if "-o" in param.opts else f"is not accepted here: name {what}")
+                raise click.BadParameter(f"'-' {why}", ctx=ctx, param=param)
+        try:
+            return super().invoke(ctx)
+        except UsageError as exc:   # the command's own usage line, not the group's
+            raise click.UsageError(str(exc), ctx) from None
+
+
 class _Group(click.Group):
     """Maps the library's exceptions to exit codes, so that CliRunner tests and
-    the console script behave the same."""
+    the console script behave the same; lists the user's commands first and the
+    pipeline's stages apart."""
+
+    command_class = _Command
+
+    def format_commands(self, ctx, formatter) -> None:
+        limit = formatter.width   # short helps are one line each
+        for title, names in (("Commands", USER_COMMANDS),
+                             ("Other commands", [n for n in sorted(self.commands)
+                                                 if n not in USER_COMMANDS and n not in dict(STAGES)])):
+            rows = [(name, self.commands[name].get_short_help_str(limit)) for name in names if name in self.commands]
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+        with formatter.section("Pipeline stages (dvc.yaml; `make run` runs them)"):
+            formatter.write_dl(list(STAGES))
 
     def invoke(self, ctx):
         try:
@@ -157,20 +260,24 @@ class _Fail(click.ClickException):
         click.echo(self.message, err=True)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES)
 @click.version_option(package_name="mlrepro")
 def cli() -> None:
     """Validate MLPerf Inference partner results against the vendor's reference,
     keep verified and post-deadline results apart, and gate submissions in CI."""
 
 
-@cli.command()
+@cli.command(short_help="Seal a result file as your next version (--dry-run first).")
 @click.argument("source", type=click.Path(path_type=Path))
 @click.option("--submitter", required=True, help="Submitting organisation, e.g. Dell.")
 @click.option("--round", "round_", required=True, help="MLPerf round, e.g. v6.0.")
-@click.option("--status", required=True, type=STATUS_CHOICE,
-              help="What the submitter declares; checked against the deadline when read.")
-@click.option("--submitted-at", help="ISO-8601 time with zone (default: now, UTC).")
+@click.option("--status", type=SUBMIT_STATUS_CHOICE, default=AUTO, show_default=True,
+              help="auto: verified when sealed by the round's deadline (schemas/rounds.yaml), post-deadline "
+                   "after it. verified after the deadline is refused (nothing written) unless --force.")
+@click.option("--force", is_flag=True,
+              help="Seal --status verified even after the round's deadline (it counts as post-deadline, "
+                   "and the gate fails it).")
+@click.option("--submitted-at", help="ISO-8601 time with zone (default: now, UTC, read when sealing).")
 @input_format_option
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("submissions"),
               show_default=True, help="Submissions root.")
@@ -181,10 +288,13 @@ def cli() -> None:
               help="Run every gate check on the would-be version (reference comparison included); "
                    "seal nothing.")
 @params_option
-@output_options
-def submit(source, submitter, round_, status, submitted_at, input_fmt, root, notes, withdraw_specs, dry_run,
-           params_path, fmt, output, quiet, verbose):
-    """Seal SOURCE as the next version v<N> of ROOT/ROUND/SUBMITTER (--dry-run: gate it, seal nothing)."""
+@output_options("the report: the version sealed, or why not")
+def submit(source, submitter, round_, status, force, submitted_at, input_fmt, root, notes, withdraw_specs,
+           dry_run, params_path, fmt, output, quiet, verbose):
+    """Seal SOURCE (a results file or a submission tree) as the next version
+    ROOT/ROUND/SUBMITTER/v<N>, with its manifest; --dry-run runs every gate
+    check on that version and seals nothing. Commit the new folder and open a
+    pull request: the gate judges it (docs/partner.md)."""
     when = None
     if submitted_at:
         try:
@@ -205,17 +315,18 @@ def submit(source, submitter, round_, status, submitted_at, input_fmt, root, not
         from pipeline.gate import dryrun as gate_dryrun
 
         report = gate_dryrun.dry_run(source, submitter, round_, status, root, when, input_fmt, notes,
-                                     withdraws, params_path or DEFAULT_PARAMS)
+                                     withdraws, params_path or DEFAULT_PARAMS, force)
         _finish(report, fmt, output, quiet, verbose)
         return
     from pipeline.gate.submit import submit as seal
 
-    result = seal(source, submitter, round_, status, root, when, input_fmt, notes, withdraws)
+    result = seal(source, submitter, round_, status, root, when, input_fmt, notes, withdraws, force)
     if result.version is not None:
-        summary = {"created": result.version.display, "path": result.version.path.as_posix()}
-        notes_ = [f"created {result.version.path.as_posix()}"]
+        summary = {"created": result.version.display, "path": result.version.path.as_posix(),
+                   "status": result.status}
+        notes_ = [f"created {result.version.path.as_posix()} ({result.status})"]
     else:
-        summary, notes_ = {"created": None, "path": None}, ["refused: nothing written"]
+        summary, notes_ = {"created": None, "path": None, "status": None}, ["refused: nothing written"]
     _finish(Report([], result.findings, summary), fmt, output, quiet, verbose, notes=notes_)
 
 
@@ -228,10 +339,10 @@ def _ingest_options(f):
 
 
 RESULT_COLUMNS = ("status", "round", "submitter", "accelerator", "system", "model", "scenario", "value",
-                  "units", "source")
+                  "source")   # the value carries its units
 
 
-@cli.command()
+@cli.command(short_help="Read submissions or raw files into the canonical results table.")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--status", type=STATUS_CHOICE, help="Status of raw files (manifests carry their own).")
 @click.option("--rejected-out", type=click.Path(dir_okay=False, path_type=Path),
@@ -240,12 +351,12 @@ RESULT_COLUMNS = ("status", "round", "submitter", "accelerator", "system", "mode
 @click.option("--versions-out", type=click.Path(dir_okay=False, path_type=Path),
               help="CSV of versions, used or superseded.")
 @_ingest_options
-@output_options
+@output_options("the canonical results table")
 @exit_zero
 def ingest(sources, status, rejected_out, findings_out, versions_out, input_fmt, round_, root,
            fmt, output, quiet, verbose, exit_zero):
     """Read submissions (root, round, submitter or version folders) or raw files
-    into the canonical results table (-o results.parquet or .csv)."""
+    into the canonical results table: -o results.parquet (or .csv) writes it."""
     _guard({"SOURCE": list(sources)}, {"--output": output, "--rejected-out": rejected_out,
                                        "--findings-out": findings_out, "--versions-out": versions_out})
     from pipeline.ingest import submissions as ingest_mod
@@ -262,12 +373,12 @@ def ingest(sources, status, rejected_out, findings_out, versions_out, input_fmt,
     _finish(report, fmt, output, quiet, verbose, RESULT_COLUMNS, exit_zero)
 
 
-@cli.command()
+@cli.command(short_help="Check submissions or raw files; change nothing.")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--status", type=STATUS_CHOICE, default="verified", show_default=True,
               help="Status assumed for raw files.")
 @_ingest_options
-@output_options
+@output_options("the report")
 def validate(paths, status, input_fmt, round_, root, fmt, output, quiet, verbose):
     """Check submissions or raw files (manifests, hashes, formats, rows) without writing."""
     from pipeline.gate.validate import validate as check
@@ -287,7 +398,7 @@ AGREEMENT_COLUMNS = ("verdict", "deviation_pct", "round", "submitter", "accelera
                      "scenario", "value", "reference_value", "label", "source")
 
 
-@cli.command()
+@cli.command(short_help="Each partner result against the reference (± tolerance).")
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--tolerance-pct", type=float, help="Agreement tolerance (default: compare.tolerance_pct "
                                                    "in the parameters).")
@@ -304,8 +415,8 @@ AGREEMENT_COLUMNS = ("verdict", "deviation_pct", "round", "submitter", "accelera
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("submissions"),
               show_default=True, help="Submissions root the table's sources are relative to (findings "
                                       "name a submission's files under it, as given).")
-@filter_options("verdict", "submitter", "round")
-@output_options
+@filter_options(AGREEMENT_VERDICTS, "submitter", "round")
+@output_options("the agreement table (a verdict per partner result)")
 @exit_zero
 def compare(results, tolerance_pct, reference_submitter, params_path, summary_out, verified_dir, post_deadline_dir,
             root, only_verdict, only_submitter, only_round, fmt, output, quiet, verbose, exit_zero):
@@ -327,6 +438,7 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
     _guard({"RESULTS": results, "--params": params_path},
            {"--output": output, "--summary-out": summary_out, **sets})
     frame, found = _load_table(results)
+    check_filters({"submitter": only_submitter, "round": only_round}, frame)
     held = [frame]
     del frame   # compare lets the table go column by column as it takes the partner rows
     notes = []
@@ -351,13 +463,13 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
     _finish(report, fmt, output, quiet, verbose, AGREEMENT_COLUMNS, exit_zero, notes)
 
 
-@cli.command()
+@cli.command(short_help="Split a table into the verified and post-deadline sets.")
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--verified-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="The verified set (CSV or Parquet).")
 @click.option("--post-deadline-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="The post-deadline (unverified) set.")
-@output_options
+@output_options("the report")
 @exit_zero
 def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verbose, exit_zero):
     """Split a table by status into the verified and the post-deadline (unverified) sets."""
@@ -376,7 +488,7 @@ def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verb
         exit_zero_flag=exit_zero)
 
 
-@cli.command("ingest-all")
+@cli.command("ingest-all", short_help="The ingest stage: every submission into the canonical table.")
 @click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--rejected-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="CSV of rejected and excluded rows.")
@@ -387,7 +499,7 @@ def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verb
 @click.option("--cache", type=click.Path(file_okay=False, path_type=Path),
               help="Folder of per-submitter outputs, reused while a submitter's files, "
                    "the code and schemas/ are unchanged (DVC pipeline: .cache/ingest).")
-@output_options
+@output_options("the canonical results table")
 @exit_zero
 def ingest_all(root, rejected_out, findings_out, versions_out, cache, fmt, output, quiet, verbose, exit_zero):
     """Read every <round>/<submitter> folder of a submissions ROOT, one submitter
@@ -407,7 +519,7 @@ def ingest_all(root, rejected_out, findings_out, versions_out, cache, fmt, outpu
 
 # ---- gate and report ----------------------------------------------------------------------
 
-@cli.command()
+@cli.command(short_help="Judge a pull request's new versions with the base's policy.")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--base", help="Git ref whose merge base with HEAD is the base (default: "
                              "origin/$GITHUB_BASE_REF when set, else origin/HEAD, else main, else master).")
@@ -467,15 +579,20 @@ def report_inputs(f):
     return click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))(f)
 
 
-def report_outputs(f):
-    """The HTML report and the data of its deviation plot."""
-    f = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
-                     help="The HTML report (one self-contained file).")(f)
-    return click.option("--plot-data", type=click.Path(dir_okay=False, path_type=Path),
-                        help="CSV for `dvc plots` (default: deviation.csv beside the report).")(f)
+def report_outputs(stdout: bool):
+    """The HTML report (-o; '-' is standard output when STDOUT) and the data of its deviation plot."""
+    def wrap(f):
+        f = click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=stdout, path_type=Path),
+                         required=True, metavar="FILE",
+                         help="Write the HTML report (one self-contained file) to FILE"
+                              + ("; '-' is standard output (the plot data then only with --plot-data)."
+                                 if stdout else "."))(f)
+        return click.option("--plot-data", type=click.Path(dir_okay=False, path_type=Path),
+                            help="CSV for `dvc plots` (default: deviation.csv beside the report).")(f)
+    return wrap
 
 
-@cli.command()
+@cli.command(short_help="Write the offline HTML report of a compared table.")
 @report_inputs
 @click.option("--scaling", type=click.Path(dir_okay=False, path_type=Path),
               help="JSON of `mlrepro scaling RESULTS -o scaling.json` (section notes when absent).")
@@ -485,7 +602,7 @@ def report_outputs(f):
               help="JSON of `mlrepro audit` (audit/validation.json), rendered in the report.")
 @click.option("--data-docs", type=click.Path(path_type=Path),
               help="GX Data Docs index, linked relatively (optional: the report renders --validation).")
-@report_outputs
+@report_outputs(stdout=True)
 @params_option
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
 def report(results, agreement, rejected, versions, scaling, claims, validation, data_docs, plot_data, output,
@@ -494,29 +611,38 @@ def report(results, agreement, rejected, versions, scaling, claims, validation, 
     from pipeline.core import params
     from pipeline.output import report as report_mod
     from pipeline.core.files import write_table, write_text
-    plot_data = plot_data or output.parent / "deviation.csv"
+    to_stdout = str(output) == "-"
+    if plot_data is None and not to_stdout:
+        plot_data = output.parent / "deviation.csv"
     _guard({"RESULTS": results, "--agreement": agreement, "--rejected": rejected, "--versions": versions,
             "--scaling": scaling, "--claims": claims, "--validation": validation, "--params": params_path},
            {"--output": output, "--plot-data": plot_data})
     vendor = params.compare(params_path).reference_vendor   # partners: results on this vendor's accelerators
     doc = report_mod.build(report_mod.Inputs(results, agreement, rejected, versions, scaling,
                                              claims, data_docs, validation, vendor), output)
-    write_text(doc.html, output)
-    write_table(doc.deviation, plot_data)
+    if to_stdout:
+        click.echo(doc.html, nl=False)
+    else:
+        write_text(doc.html, output)
+    if plot_data is not None:
+        write_table(doc.deviation, plot_data)
     if not quiet:
         for note in doc.notes:
             click.echo(f"warning: {note}", err=True)
-        click.echo(f"wrote {output} and {plot_data}")
+        wrote = [str(p) for p in (None if to_stdout else output, plot_data) if p is not None]
+        if wrote:
+            click.echo(f"wrote {' and '.join(wrote)}", err=to_stdout)
 
 
-@cli.command()
+@cli.command(short_help="Write the pipeline's counts (dvc metrics show).")
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--agreement", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
               help="Agreement table of `mlrepro compare`.")
 @click.option("--rejected", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
               help="Rejected and excluded inputs.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
-              help="Write metrics.json (accepted, rejected and excluded rows) here ('-' or none: stdout).")
+              metavar="FILE", help="Write metrics.json (accepted, rejected and excluded rows) to FILE; "
+                                   "'-' (or no -o) is standard output.")
 @click.option("--details-out", type=click.Path(file_okay=False, path_type=Path),
               help="Folder of the agreement counts per status, round and partner (default: OUTPUT "
                    "without .json, e.g. metrics/; none when OUTPUT is stdout).")
@@ -553,12 +679,12 @@ SCALING_COLUMNS = ("verdict", "efficiency_pct", "round", "submitter", "system", 
 CLAIM_COLUMNS = ("verdict", "claimed", "computed", "id", "kind", "label")
 
 
-@cli.command()
+@cli.command(short_help="Scaling efficiency of every multi-node result.")
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @reference_option
 @params_option
-@filter_options("verdict", "submitter", "round")
-@output_options
+@filter_options("pipeline.analyses.scaling:VERDICTS", "submitter", "round")
+@output_options("the scaling table (an efficiency per multi-node result)")
 def scaling(results, reference_submitter, params_path, only_verdict, only_submitter, only_round,
             fmt, output, quiet, verbose):
     """Scaling efficiency of every multi-node result against single-node references."""
@@ -569,23 +695,24 @@ def scaling(results, reference_submitter, params_path, only_verdict, only_submit
     ref = params.compare(params_path, reference_submitter=reference_submitter).reference_submitter
     _guard({"RESULTS": results, "--params": params_path}, {"--output": output})
     frame, found = _load_table(results)
+    check_filters({"submitter": only_submitter, "round": only_round}, frame)
     report = scaling_mod.scaling(frame, ref)
     report.findings[:0] = found
     report = filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
     _finish(report, fmt, output, quiet, verbose, SCALING_COLUMNS)
 
 
-@cli.command()
+@cli.command(short_help="Recompute the claims of a ledger (claims.yaml).")
 @click.argument("ledger", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @reference_option
 @params_option
-@filter_options("verdict")
-@output_options
+@filter_options(CLAIM_VERDICTS)
+@output_options("the claims table (a verdict per claim)")
 @exit_zero
 def claims(ledger, results, reference_submitter, params_path, only_verdict, fmt, output, quiet, verbose,
            exit_zero):
-    """Recompute the claims of a ledger (YAML) from a results table."""
+    """Recompute the claims of a ledger (claims.yaml) from a results table."""
     from pipeline.analyses import claims as claims_mod, ledger as ledger_mod
 
     from pipeline.core import params
@@ -600,12 +727,12 @@ def claims(ledger, results, reference_submitter, params_path, only_verdict, fmt,
     _finish(report, fmt, output, quiet, verbose, CLAIM_COLUMNS, exit_zero)
 
 
-@cli.command()
+@cli.command(short_help="Great Expectations over the verified and post-deadline sets.")
 @click.argument("verified_path", metavar="VERIFIED", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("post_deadline_path", metavar="POST_DEADLINE",
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
-              metavar="DIR", help="Folder for validation.json (the JSON report) and data_docs/.")
+              metavar="DIR", help="Write validation.json (the report, JSON) and data_docs/ into the folder DIR.")
 @click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder of GX suites (default: schemas/expectations).")
 @click.option("--no-data-docs", is_flag=True, help="Skip building the GX Data Docs site.")
@@ -625,9 +752,6 @@ def audit(verified_path, post_deadline_path, out_dir, suites, no_data_docs, vers
     from pipeline.analyses import audit as audit_mod
     from pipeline.core.files import atomic_dir
     from pipeline.output.render import write_report
-    if str(out_dir) == "-":
-        raise click.BadParameter("audit writes a folder (validation.json, data_docs/); "
-                                 "--format json prints the report", param_hint="-o/--output")
     validation = out_dir / "validation.json"
     _guard({"VERIFIED": verified_path, "POST_DEADLINE": post_deadline_path},
            {"validation.json": validation})
@@ -655,7 +779,7 @@ CROSSCHECK_COLUMNS = ("verdict", "deviation_pct", "round", "submitter", "system"
                       "value", "published_value", "source")
 
 
-@cli.command()
+@cli.command(short_help="Verified results against MLCommons' published tables.")
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--published", "published_paths", multiple=True, required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -663,8 +787,8 @@ CROSSCHECK_COLUMNS = ("verdict", "deviation_pct", "round", "submitter", "system"
                    "repeat for several rounds.")
 @click.option("--tolerance-pct", type=click.FloatRange(min=0), default=0.0, show_default=True,
               help="A value within this many percent of the published one matches.")
-@filter_options("verdict", "submitter", "round")
-@output_options
+@filter_options("pipeline.analyses.crosscheck:VERDICTS", "submitter", "round")
+@output_options("the crosscheck table (a verdict per verified result)")
 @exit_zero
 def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submitter, only_round, fmt, output,
                quiet, verbose, exit_zero):
@@ -674,6 +798,7 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
     _guard({"RESULTS": results, "--published": list(published_paths)}, {"--output": output})
     published, read_findings = crosscheck_mod.load_published(published_paths)
     frame, found = _load_table(results)
+    check_filters({"submitter": only_submitter, "round": only_round}, frame)
     report = crosscheck_mod.check(frame, published, tolerance_pct)
     # the published table's own warnings are not this check's; its errors are
     report.findings[:0] = found
@@ -684,7 +809,7 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
 
 # ---- the report stage: everything reported from the compared table -------------------------
 
-@cli.command("report-all")
+@cli.command("report-all", short_help="The report stage: every report of a compared table.")
 @report_inputs
 @click.option("--validation", type=click.Path(dir_okay=False, path_type=Path),
               help="JSON of `mlrepro audit` (audit/validation.json), rendered in the report.")
@@ -702,7 +827,7 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
 @click.option("--details-out", type=click.Path(file_okay=False, path_type=Path),
               help="Folder of the agreement counts per status, round and partner (default: "
                    "--metrics-out without .json, e.g. metrics/).")
-@report_outputs
+@report_outputs(stdout=False)
 @params_option
 @click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True,
               help="Output format of the report printed (one row per step).")

@@ -158,9 +158,13 @@ def root(tmp_path) -> Path:
 
 def submit(root: Path, source: Path, submitter: str = "Dell", status: str = "verified",
            submitted_at: str = ON_TIME, round_: str = "v6.0", *extra: object, expect: int = 0):
-    """``mlrepro submit`` into ``root`` (on time, verified, v6.0, Dell by default)."""
+    """``mlrepro submit`` into ``root`` (on time, verified, v6.0, Dell by default).
+    A test replays history: a version declared verified and submitted on time,
+    sealed today, after the deadline, so ``--force`` (outside git, ingest
+    trusts the declared time)."""
+    force = ("--force",) if status == "verified" else ()
     return run("submit", source, "--submitter", submitter, "--round", round_,
-               "--status", status, "--submitted-at", submitted_at, "--root", root, *extra,
+               "--status", status, "--submitted-at", submitted_at, "--root", root, *force, *extra,
                expect=expect)
 
 

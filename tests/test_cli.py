@@ -175,7 +175,7 @@ def _json_cases(tmp_path: Path, root: Path) -> dict[str, list]:
         canonical_row(), canonical_row(submitter="Dell", system="D1", value=101000.0)])
     return {
         "submit": ["submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0",
-                   "--status", "verified", "--submitted-at", ON_TIME, "--root", root],
+                   "--status", "auto", "--submitted-at", ON_TIME, "--root", root],
         "ingest": ["ingest", DATA / "results-dell.csv", "--status", "verified", "--round", "v6.0",
                    "-o", tmp_path / "out.csv"],
         "validate": ["validate", DATA / "results-dell.csv", "--round", "v6.0"],
@@ -211,7 +211,7 @@ def test_json_output_carries_findings_instead_of_printing_them(tmp_path):
 
 def test_submit_input_format_is_a_choice_and_format_the_output(tmp_path):
     a = run("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0",
-            "--status", "verified", "--submitted-at", ON_TIME, "--root", tmp_path / "a",
+            "--status", "post-deadline", "--submitted-at", ON_TIME, "--root", tmp_path / "a",
             "--input-format", "results-csv", "--format", "json", expect=0)
     assert json.loads(a.stdout)["summary"]["created"] == "v6.0/Dell/v1"
     bad = run("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0",
@@ -456,3 +456,169 @@ def test_a_stage_command_run_as_the_program_ends_with_its_report_and_exit_code(t
     assert len(pd.read_parquet(out / "results.parquet")) > 10
     usage = _as_program("compare", tmp_path / "missing.parquet")
     assert usage.returncode == 2 and "missing.parquet" in usage.stderr, usage.stderr
+
+
+# ---- a CLI dialect without surprises ------------------------------------------------------
+
+def _agreement_table(tmp_path: Path) -> Path:
+    return write_canonical(tmp_path / "results.csv", [
+        canonical_row(), canonical_row(submitter="Dell", system="D1", value=101000.0,
+                                       source="v6.0/Dell/v1/results.csv:2")])
+
+
+@pytest.mark.parametrize(("command", "value", "listed"), [
+    ("compare", "deviate", "'agree', 'deviates', 'no-reference', 'excluded'"),
+    ("scaling", "linear-ish", "'sub-linear', 'linear', 'super-linear'"),
+    ("crosscheck", "match", "'matches', 'differs', 'not-published'"),
+    ("claims", "hold", "'holds', 'does-not-hold', 'cherry-picked'"),
+])
+def test_a_verdict_filter_takes_only_the_commands_verdicts(tmp_path, command, value, listed):
+    table_path = _agreement_table(tmp_path)
+    (tmp_path / "ledger.yaml").write_text("claims: []\n")
+    args = {"compare": [table_path], "scaling": [table_path], "claims": [tmp_path / "ledger.yaml", table_path],
+            "crosscheck": [table_path, "--published", REPO / "published" / "v6.0" / "summary.csv"]}[command]
+    result = run(command, *args, "--verdict", value, expect=2)
+    assert f"'{value}' is not one of {listed}" in result.stderr
+    assert run(command, *args, "--verdict", listed.split("'")[1].upper(), expect=None).exit_code != 2
+
+
+@pytest.mark.parametrize("command", ["compare", "scaling", "crosscheck"])
+def test_an_unknown_submitter_is_a_usage_error_listing_the_known_ones(tmp_path, command):
+    table_path = _agreement_table(tmp_path)
+    extra = ["--published", REPO / "published" / "v6.0" / "summary.csv"] if command == "crosscheck" else []
+    result = run(command, table_path, *extra, "--submitter", "dell", expect=2)
+    assert result.stderr.splitlines()[0] == f"Usage: mlrepro {command} [OPTIONS] RESULTS"
+    assert ("Error: --submitter dell: no submitter of that name in the input; did you mean Dell? "
+            "known: AMD, Dell") in result.stderr
+    assert result.stdout == ""
+
+
+def test_an_unknown_round_is_a_usage_error_and_a_registered_one_is_not(tmp_path):
+    table_path = _agreement_table(tmp_path)
+    result = run("compare", table_path, "--round", "v6", expect=2)
+    assert "--round v6: no round of that name in the input; known: v4.1, v5.0, v5.1, v6.0" in result.stderr
+    # a round of schemas/rounds.yaml with no row in the input filters to nothing, quietly
+    assert run_json("compare", table_path, "--round", "v5.1", expect=0)["summary"]["shown"] == 0
+
+
+@pytest.mark.parametrize("command", ["ingest", "validate", "compare", "scaling", "claims", "crosscheck",
+                                     "partition", "ingest-all", "submit", "metrics", "report"])
+def test_o_dash_writes_to_standard_output_never_a_file_named_dash(tmp_path, command):
+    table_path = _agreement_table(tmp_path)
+    (tmp_path / "ledger.yaml").write_text("claims: []\n")
+    root = tmp_path / "submissions"
+    for folder in ("v5.1/AMD", "v5.1/Dell"):
+        shutil.copytree(REPO / "submissions" / folder, root / folder)
+    made = tmp_path / "made"
+    run("ingest", root, "-o", made / "results.csv", "--rejected-out", made / "rejected.csv",
+        "--versions-out", made / "versions.csv", expect=0)
+    run("compare", made / "results.csv", "-o", made / "agreement.csv", expect=None)
+    tables = [made / "results.csv", "--agreement", made / "agreement.csv", "--rejected", made / "rejected.csv"]
+    args = {
+        "ingest": ["ingest", DATA / "results-dell.csv", "--status", "verified", "--round", "v6.0"],
+        "validate": ["validate", DATA / "results-dell.csv", "--round", "v6.0"],
+        "compare": ["compare", table_path],
+        "scaling": ["scaling", table_path],
+        "claims": ["claims", tmp_path / "ledger.yaml", table_path],
+        "crosscheck": ["crosscheck", table_path, "--published", REPO / "published" / "v6.0" / "summary.csv"],
+        "partition": ["partition", table_path, "--verified-out", "v.csv", "--post-deadline-out", "p.csv"],
+        "ingest-all": ["ingest-all", root, "--rejected-out", "r.csv", "--findings-out", "f.json",
+                       "--versions-out", "v.csv"],
+        "submit": ["submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0",
+                   "--root", root, "--dry-run"],
+        "metrics": ["metrics", *tables],
+        "report": ["report", *tables, "--versions", made / "versions.csv"],
+    }[command]
+    fmt = [] if command in ("metrics", "report") else ["--format", "json"]
+    result = run(*args, "-o", "-", *fmt, expect=None)
+    assert result.exit_code in (0, 1), result.output
+    assert not (tmp_path / "-").exists()
+    assert not (tmp_path / "deviation.csv").exists()
+    if command == "report":
+        assert result.stdout.startswith("<!DOCTYPE html>") and result.stdout.rstrip().endswith("</html>")
+    else:
+        assert json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("args", [
+    ["audit", "{t}", "{t}", "-o", "-"],
+    ["compare", "{t}", "--verified-dir", "-", "--post-deadline-dir", "p"],
+    ["ingest", "{data}/results-dell.csv", "--status", "verified", "--round", "v6.0", "--rejected-out", "-"],
+    ["partition", "{t}", "--verified-out", "-", "--post-deadline-out", "p.csv"],
+    ["report-all", "{t}", "--agreement", "{t}", "--rejected", "{t}", "--versions", "{t}", "--ledger", "{t}",
+     "--claims-out", "c.json", "--scaling-out", "s.json", "--metrics-out", "m.json", "-o", "-"],
+    ["report-all", "{t}", "--agreement", "{t}", "--rejected", "{t}", "--versions", "{t}", "--ledger", "{t}",
+     "--claims-out", "c.json", "--scaling-out", "s.json", "--metrics-out", "m.json", "-o", "r.html",
+     "--crosscheck", "{t}", "-"],
+])
+def test_dash_where_it_cannot_be_standard_output_is_a_usage_error(tmp_path, args):
+    table_path = _agreement_table(tmp_path)
+    args = [a.replace("{t}", str(table_path)).replace("{data}", str(DATA)) for a in args]
+    result = run(*args, expect=2)
+    assert "Error: Invalid value for " in result.stderr and "'-' " in result.stderr
+    assert "is not accepted here: " in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.csv"]      # nothing written
+
+
+@pytest.mark.parametrize("name", [None, *COMMANDS])
+def test_every_help_ends_with_the_exit_codes(name):
+    result = run(*([name] if name else []), "--help", expect=0)
+    assert result.stdout.rstrip().endswith(
+        "Exit codes:\n"
+        "    0  clean: every check held\n"
+        "    1  the data failed a check (the findings say where and why)\n"
+        "    2  usage error (an option, a path or a filter value)\n"
+        "    3  configuration or environment problem (schemas/, params, a file not writable)\n"
+        "    4  internal error: a bug, please report it")
+
+
+def test_the_top_level_help_lists_the_users_commands_first_and_the_stages_apart():
+    text = run("--help", expect=0).stdout
+    commands, stages = text.split("\nCommands:\n", 1)[1].split("\nPipeline stages", 1)
+    assert [line.split()[0] for line in commands.strip().splitlines()] == [
+        "submit", "validate", "gate", "compare", "claims", "scaling", "crosscheck", "report", "audit", "ingest"]
+    listed = [line.split()[0] for line in stages.split("Exit codes:")[0].splitlines()[1:] if line.strip()]
+    assert listed == ["ingest-all", "compare", "audit", "report-all", "partition", "metrics"]
+    assert set(COMMANDS) <= set(listed) | {line.split()[0] for line in commands.strip().splitlines()}
+
+
+@pytest.mark.parametrize("name", [c for c in COMMANDS if c != "gate"])
+def test_o_names_one_thing_said_the_same_way(name):
+    [option] = [p for p in cli.commands[name].params if "-o" in getattr(p, "opts", [])]
+    assert option.help.startswith("Write ") and (" to FILE" in option.help or " the folder DIR" in option.help)
+    assert "report" not in option.help.split(" to FILE")[0] or name in ("submit", "validate", "partition",
+                                                                        "report", "report-all", "audit")
+
+
+def test_ingest_help_calls_its_output_the_table():
+    text = " ".join(run("ingest", "--help", expect=0).stdout.split())
+    assert "-o, --output FILE Write the canonical results table to FILE" in text
+
+
+def test_a_refused_submit_prints_no_empty_fragment(tmp_path):
+    result = run("submit", DATA / "results-value-with-space.csv", "--submitter", "Dell", "--round", "v6.0",
+                 "--root", tmp_path / "a", expect=1)
+    assert result.stdout.splitlines() == ["refused: nothing written", "summary: findings=1, errors=1"]
+    markdown = run("submit", DATA / "results-value-with-space.csv", "--submitter", "Dell", "--round", "v6.0",
+                   "--root", tmp_path / "a", "--format", "markdown", expect=1).stdout
+    assert "| |" not in markdown and "||" not in markdown.replace("|---|", "")
+
+
+def test_figures_on_a_terminal_are_rounded_and_carry_units(tmp_path):
+    results = write_canonical(tmp_path / "results.csv", [
+        canonical_row(), canonical_row(submitter="Dell", system="D1", value=101234.5678,
+                                       source="v6.0/Dell/v1/results.csv:2")])
+    lines = run("compare", results, expect=0).stdout.splitlines()
+    [row] = [line for line in lines if line.startswith("agree")]
+    assert "+1.23%" in row and "101,235 Tokens/s" in row and "100,000 Tokens/s" in row
+    assert "1.23457" not in row and "101234" not in row
+    doc = run_json("compare", results, expect=0)      # the raw figures stay in the data outputs
+    assert doc["rows"][0]["value"] == 101234.5678
+
+
+def test_the_pipeline_stages_options_are_listed_apart():
+    text = run("compare", "--help", expect=0).stdout
+    options, stage = text.split("\nOptions:\n")[1].split("\nPipeline stage options (dvc.yaml):\n")
+    for name in ("--verified-dir", "--post-deadline-dir", "--summary-out", "--exit-zero"):
+        assert f"  {name} " in stage and f"  {name} " not in options
+    assert "--verdict" in options and "--verdict" not in stage

@@ -279,7 +279,7 @@ def test_one_new_version_rereads_one_partner_and_a_new_submitter_needs_no_edit(b
     newcomer.write_text("\n".join([rows[0]] + [r.replace("Vultr,", "Lenovo,", 1) for r in rows[1:]]) + "\n")
     for path, submitter in ((changed, "Vultr"), (newcomer, "Lenovo")):
         _run([project / "bin/mlrepro", "submit", path, "--submitter", submitter, "--round", "v5.1",
-              "--status", "verified", "--submitted-at", "2025-07-31T10:00:00+00:00"], project)
+              "--status", "verified", "--submitted-at", "2025-07-31T10:00:00+00:00", "--force"], project)
     # ingest counts a version from when it entered the branch (pipeline/clock.py): merged in time
     when = ("GIT_AUTHOR_DATE=2025-07-31T12:00:00Z", "GIT_COMMITTER_DATE=2025-07-31T12:00:00Z")
     git = ["env", *when, "git", "-c", "user.name=t", "-c", "user.email=t@example.org"]

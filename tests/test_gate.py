@@ -71,8 +71,9 @@ def submit(repo: Path, text: str, submitter: str, status: str = "verified",
            when: str = ON_TIME, name: str = "results.csv", round_: str = ROUND, *extra: object) -> None:
     source = Path(tempfile.mkdtemp(dir=repo.parent)) / name
     source.write_text(text, encoding="utf-8")
+    force = ("--force",) if status == "verified" else ()   # declared verified into a round now closed, too
     done = mlrepro(repo, "submit", source, "--submitter", submitter, "--round", round_,
-                   "--status", status, "--submitted-at", when, "--root", "submissions", *extra,
+                   "--status", status, "--submitted-at", when, "--root", "submissions", *force, *extra,
                    env={"MLREPRO_SCHEMAS": str(repo / "schemas")})   # the partner's own checkout
     assert done.returncode == 0, done.stdout + done.stderr
 

@@ -280,3 +280,125 @@ def test_a_count_in_the_name_larger_than_the_nodes_hold_is_refused_in_a_partners
     assert (f["code"], f["severity"], f["line"], f["column"]) == ("label-mismatch", "error", 2,
                                                                   "accelerators_per_node")
     assert "4 stated in the name 'XE8640_4xH100_vLLM'" == f["found"] and "1 x per node 1" in f["expected"]
+
+
+# ---- a file no reader recognises: said against the format it most resembles ----------
+
+DELL = (DATA / "results-dell.csv").read_text()
+
+
+def _only_finding(tmp_path, name: str, text: str):
+    sample = tmp_path / name
+    sample.write_text(text)
+    assert readers.detect(sample) is None
+    result = readers.read(sample, name)
+    assert list(result.records) == []
+    [f] = result.findings
+    return f
+
+
+def test_a_results_file_without_units_names_the_missing_column(tmp_path):
+    f = _only_finding(tmp_path, "dell.csv", "\n".join(",".join(cells[:8] + cells[9:]) for cells in
+                                                      (line.split(",") for line in DELL.splitlines())) + "\n")
+    assert (f.code, f.where, f.found) == ("missing-column", Source("dell.csv", line=1), "no column units")
+    assert f.expected.startswith("the results-csv columns submitter, system, accelerator, ")
+    assert f.message == ("cannot detect the file's format: it looks like results-csv without its column "
+                         "units: add it to the header line")
+
+
+def test_a_column_named_in_another_case_is_named_as_found(tmp_path):
+    f = _only_finding(tmp_path, "dell.csv", DELL.replace(",units,", ",Units,", 1))
+    assert f.code == "missing-column"
+    assert f.found == "no column units (the header has Units: column names are case-sensitive)"
+
+
+@pytest.mark.parametrize(("separator", "name"), [(";", "semicolons"), ("\t", "tabs")])
+def test_a_file_separated_by_semicolons_or_tabs_says_so(tmp_path, separator, name):
+    text = DELL.replace(",", separator).replace("100282", "100282,5")   # the decimal comma that comes with it
+    f = _only_finding(tmp_path, "dell.csv", text)
+    assert (f.code, f.where, f.expected) == ("wrong-separator", Source("dell.csv", line=1),
+                                             "fields separated by commas (,)")
+    assert f.found == f"fields separated by {name} ({separator!r})"
+    assert f.message.startswith(f"the file looks like results-csv with its fields separated by {name}: "
+                                "save it as comma-separated values")
+
+
+@pytest.mark.parametrize(("text", "found"), [("", "0 bytes"), ("\n \n", "only blank lines")])
+def test_an_empty_file_is_empty_not_of_an_unknown_format(tmp_path, text, found):
+    f = _only_finding(tmp_path, "dell.csv", text)
+    assert (f.code, f.where, f.found) == ("empty-file", Source("dell.csv"), found)
+    assert f.message == "the file is empty: nothing to read as results-csv"
+
+
+def test_an_empty_file_in_its_declared_format_is_empty_too(tmp_path):
+    sample = tmp_path / "dell.csv"
+    sample.write_text("")
+    [f] = readers.read(sample, "dell.csv", "results-csv").findings
+    assert (f.code, f.found, f.message) == ("empty-file", "0 bytes", "the file is empty")
+
+
+def test_a_header_of_no_known_format_says_which_it_comes_closest_to(tmp_path):
+    f = _only_finding(tmp_path, "notes.csv", "submitter,system,comment\nDell,x,y\n")
+    assert f.code == "unknown-format"
+    assert f.found == "a first line matching no known header; closest: results-csv, 2 of its 11 columns"
+
+
+def test_json_that_is_not_the_published_summary_says_so(tmp_path):
+    f = _only_finding(tmp_path, "results.json", '{"results": []}\n')
+    assert (f.code, f.found) == ("unknown-format", "a JSON object")
+    assert "Performance_Result" in f.expected
+
+
+def test_the_cli_reports_the_missing_column_of_an_undetected_file(tmp_path):
+    sample = tmp_path / "dell.csv"
+    sample.write_text((DATA / "results-missing-column.csv").read_text())
+    done = run("validate", sample, "--round", "v6.0", expect=1)
+    assert "[missing-column]" in done.stderr and "found no column units)" in done.stderr
+
+
+# ---- a row with one field too many: which field holds the unquoted comma -----------------
+
+def _field_count(tmp_path, text: str, line: int = 2):
+    sample = tmp_path / "dell.csv"
+    sample.write_text(text)
+    result = readers.read(sample, "dell.csv", "results-csv")
+    list(result.records)
+    [f] = [f for f in result.findings if f.line == line]
+    assert (f.code, f.expected) == ("format-mismatch", "11 fields, as the header")
+    return f
+
+
+def test_an_unquoted_comma_decimal_is_named_in_its_column(tmp_path):
+    f = _field_count(tmp_path, DELL.replace("100282", "103,48"))
+    assert (f.where, f.found) == (Source("dell.csv", line=2, column="value"), "12 fields")
+    assert f.message == ("the row has one field too many: the value field probably holds an unquoted "
+                         "comma (103,48); write 103.48")
+
+
+def test_a_thousands_separator_in_every_row_is_still_found(tmp_path):
+    """No good row to learn the columns from: the number columns are known by name."""
+    text = DELL.replace("100282", "100,282").replace("88000", "88,000")
+    for line in (2, 3):
+        f = _field_count(tmp_path, text, line)
+        assert f.where.column == "value"
+        assert f.message.endswith("; write 100.282 (a decimal) or 100282 (thousands)" if line == 2 else
+                                  "; write 88.000 (a decimal) or 88000 (thousands)")
+
+
+def test_an_unquoted_comma_in_a_name_says_to_quote_it(tmp_path):
+    f = _field_count(tmp_path, DELL.replace("PowerEdge_XE9785", "PowerEdge, XE9785", 1))
+    assert f.where.column == "system"
+    assert f.message.endswith('; quote the field ("PowerEdge, XE9785_8xMI355X")')
+
+
+def test_a_comma_ending_the_line_says_to_remove_it(tmp_path):
+    lines = DELL.splitlines()
+    f = _field_count(tmp_path, "\n".join([lines[0], lines[1] + ",", lines[2]]) + "\n")
+    assert f.message == "the row has one field too many: a comma ends the line; remove it"
+
+
+def test_two_fields_too_many_get_no_guess(tmp_path):
+    lines = DELL.splitlines()
+    f = _field_count(tmp_path, "\n".join([lines[0], lines[1] + ",x,y", lines[2]]) + "\n")
+    assert (f.where, f.found) == (Source("dell.csv", line=2), "13 fields")
+    assert f.message == "the row has too many fields: unquoted commas in a field?"

@@ -332,7 +332,7 @@ def test_each_round_lists_the_deviating_rows_first_and_folds_the_rest_by_reason(
 
 
 def test_figures_are_rounded_and_carry_their_units():
-    from pipeline.output.report import figures
+    from pipeline.output import figures
 
     cases = [(figures.readable(1016380.0), "1,016,380"), (figures.readable(123.456), "123.5"),
              (figures.readable(23.5726), "23.57"), (figures.readable(8.0), "8"),

@@ -25,7 +25,7 @@ def snapshot(folder) -> dict:
 def test_submit_creates_v1_with_a_sealed_manifest(root):
     source = DATA / "results-dell.csv"
     result = submit(root, source)
-    assert result.stdout.splitlines()[0] == f"created {root / 'v6.0' / 'Dell' / 'v1'}"
+    assert result.stdout.splitlines()[0] == f"created {root / 'v6.0' / 'Dell' / 'v1'} (verified)"
 
     v1 = root / "v6.0" / "Dell" / "v1"
     assert sorted(p.name for p in v1.iterdir()) == ["manifest.yaml", "results-dell.csv"]
@@ -47,11 +47,13 @@ def test_second_submit_creates_v2_and_never_touches_v1(root, tmp_path):
     corrected = tmp_path / "results.csv"
     corrected.write_text((DATA / "results-dell.csv").read_text().replace("100282", "100300"))
     doc = run_json("submit", corrected, "--submitter", "Dell", "--round", "v6.0",
-                   "--status", "verified", "--submitted-at", ON_TIME, "--root", root, expect=0)
+                   "--status", "verified", "--submitted-at", ON_TIME, "--root", root, "--force", expect=0)
     assert doc["summary"]["created"] == "v6.0/Dell/v2"
     assert doc["rows"] == []
-    # v6.0's deadline is past: submit warns before sealing (a warning, not a refusal)
-    assert [(f["code"], f["severity"]) for f in doc["findings"]] == [("verified-after-deadline", "warning")]
+    # v6.0's deadline is past: forced, submit seals with a warning on the version it sealed
+    [late] = doc["findings"]
+    assert (late["code"], late["severity"]) == ("verified-after-deadline", "warning")
+    assert late["file"] == f"{root.as_posix()}/v6.0/Dell/v2/manifest.yaml"
 
     m2 = manifest_of(root, version=2)
     assert m2["version"] == 2
@@ -77,8 +79,8 @@ def test_submitters_and_rounds_are_versioned_separately(root):
     ("results-value-with-space.csv", [], "malformed-number", "100 282"),
     ("results-value-with-comma.csv", [], "malformed-number", "103,48"),
     ("results-unknown-accelerator.csv", [], "unknown-accelerator", "AMD Instinct MI999X"),
-    # Without its units column the file is no known format; named, it lacks a column.
-    ("results-missing-column.csv", [], "unknown-format", "no reader recognises it"),
+    # Without its units column the file is reported against the format it most resembles.
+    ("results-missing-column.csv", [], "missing-column", "no column units"),
     ("results-missing-column.csv", ["--input-format", "results-csv"], "missing-column", "'units'"),
 ])
 def test_submit_refuses_a_file_that_does_not_parse(root, sample, extra, code, found):
@@ -283,7 +285,7 @@ def test_an_unlisted_file_is_an_error(root):
 
 
 def test_a_late_verified_submission_is_sealed_as_declared(root):
-    # submit records what was declared; the deadline is judged when read.
+    # forced, submit records what was declared; the deadline is judged when read.
     submit(root, DATA / "results-dell.csv", submitted_at=LATE)
     m = manifest_of(root)
     assert m["status"] == "verified" and m["submitted_at"] == LATE
@@ -456,3 +458,146 @@ def test_submit_refuses_a_submitted_at_the_gate_would_refuse(root, when):
     done = submit(root, DATA / "results-dell.csv", "Dell", "verified", when, expect=2)
     assert "--submitted-at" in done.output
     assert not (root / "v6.0" / "Dell").exists()
+
+
+# ---- the partner who submits today: status auto, verified refused after the deadline ------
+
+FUTURE_ROUND = """  v9.9:
+    opens: "2026-01-01T00:00:00+00:00"
+    submission_deadline: "2099-01-01T00:00:00+00:00"
+    publication_date: "2099-02-01"
+    estimated: {submission_deadline: true, publication_date: true}
+    note: A test round whose deadline is still ahead.
+"""
+
+
+@pytest.fixture
+def future_round(tmp_path, monkeypatch):
+    """The project's schemas with a round v9.9 whose deadline is ahead."""
+    from conftest import REPO, clear_rule_caches
+
+    schemas = tmp_path / "schemas"
+    shutil.copytree(REPO / "schemas", schemas)
+    rounds = schemas / "rounds.yaml"
+    rounds.write_text(rounds.read_text(encoding="utf-8") + FUTURE_ROUND, encoding="utf-8")
+    clear_rule_caches()
+    monkeypatch.setenv("MLREPRO_SCHEMAS", str(schemas))
+    yield "v9.9"
+    monkeypatch.delenv("MLREPRO_SCHEMAS")
+    clear_rule_caches()
+
+
+def test_verified_after_the_deadline_is_refused_naming_the_fix(root):
+    result = run("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0",
+                 "--status", "verified", "--root", root, expect=1)
+    assert result.stdout.splitlines() == ["refused: nothing written", "summary: findings=1, errors=1"]
+    assert result.stderr.startswith(f"error: {root / 'v6.0' / 'Dell' / 'v1' / 'manifest.yaml'}: key status: "
+                                    "[verified-after-deadline] declared verified after the v6.0 deadline, it "
+                                    "would count as post-deadline: submit it with --status post-deadline "
+                                    "(or --status auto); nothing written (expected sealed at or before "
+                                    "2026-02-27T13:00:00-08:00 (the v6.0 deadline); found ")
+    assert list(root.iterdir()) == []        # not even the round folder
+
+
+def test_the_refusal_names_the_version_it_would_have_sealed(root):
+    submit(root, DATA / "results-dell.csv", status="post-deadline", submitted_at=LATE)
+    doc = run_json("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0",
+                   "--status", "verified", "--root", root, expect=1)
+    [f] = doc["findings"]
+    assert (f["code"], f["file"], f["key"]) == ("verified-after-deadline",
+                                                f"{root.as_posix()}/v6.0/Dell/v2/manifest.yaml", "status")
+    assert doc["summary"]["created"] is None
+    assert not (root / "v6.0" / "Dell" / "v2").exists()
+
+
+def test_auto_is_the_default_and_seals_post_deadline_after_the_deadline(root):
+    doc = run_json("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0",
+                   "--root", root, expect=0)
+    assert (doc["summary"]["created"], doc["summary"]["status"]) == ("v6.0/Dell/v1", "post-deadline")
+    assert doc["findings"] == []
+    assert manifest_of(root)["status"] == "post-deadline"
+    run_json("validate", root, expect=0)     # the gate's reading agrees: nothing late, nothing to fix
+
+
+def test_auto_seals_verified_before_the_deadline(root, future_round):
+    source = root.parent / "dell.csv"
+    source.write_text((DATA / "results-dell.csv").read_text())
+    done = run("submit", source, "--submitter", "Dell", "--round", future_round, "--status", "auto",
+               "--root", root, expect=0)
+    assert done.stdout.splitlines()[0] == f"created {root / future_round / 'Dell' / 'v1'} (verified)"
+    assert manifest_of(root, round_=future_round)["status"] == "verified"
+
+
+def test_a_forced_late_verified_version_fails_with_the_same_fix(root):
+    submit(root, DATA / "results-dell.csv", submitted_at=LATE)          # --force (conftest)
+    doc = run_json("validate", root, expect=1)
+    [late] = [f for f in doc["findings"] if f["code"] == "verified-after-deadline"]
+    assert "--status post-deadline (or --status auto)" in late["message"]
+
+
+def test_a_dry_run_with_auto_says_which_status_it_would_seal(root, tmp_path):
+    submit(root, as_amd(tmp_path), "AMD", "post-deadline", LATE)
+    done = run("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0", "--root", root,
+               "--dry-run", "--format", "json", expect=0)
+    import json as json_mod
+    doc = json_mod.loads(done.stdout)
+    assert (doc["summary"]["status"], doc["summary"]["verdict"], doc["summary"]["sealed"]) == (
+        "post-deadline", "pass", False)
+    assert not (root / "v6.0" / "Dell").exists()
+    text = run("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0", "--root", root,
+               "--dry-run", expect=0).stdout.splitlines()
+    assert text[0] == "dry run, nothing sealed: submit would seal it post-deadline"
+    refused = run("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0", "--root", root,
+                  "--status", "verified", "--dry-run", expect=1).stdout.splitlines()
+    assert refused[0] == "dry run, nothing sealed: submit would refuse it"
+
+
+def test_a_time_before_the_previous_versions_is_refused(root):
+    submit(root, DATA / "results-dell.csv", status="post-deadline", submitted_at=LATE)
+    doc = run_json("submit", DATA / "results-dell.csv", "--submitter", "Dell", "--round", "v6.0",
+                   "--status", "post-deadline", "--submitted-at", "2026-03-01T00:00:00+00:00", "--root", root,
+                   expect=1)
+    [f] = doc["findings"]
+    assert (f["code"], f["file"], f["key"]) == ("submitted-before-previous",
+                                                f"{root.as_posix()}/v6.0/Dell/v2/manifest.yaml", "submitted_at")
+    assert f["expected"] == f"at or after {LATE} (v1's submitted_at)"
+    assert not (root / "v6.0" / "Dell" / "v2").exists()
+
+
+def test_submit_reads_its_clock_once_it_holds_the_lock(root, monkeypatch):
+    """A submit waiting for the submitter folder's lock (another submit sealing)
+    seals the time it took the lock, never the earlier time it started at."""
+    import fcntl
+    import os
+    import threading
+    from datetime import datetime, timezone
+
+    from pipeline.gate import submit as submit_mod
+    from pipeline.store import clock
+
+    now = [datetime(2026, 11, 2, 9, 0, tzinfo=timezone.utc)]
+    monkeypatch.setattr(clock, "now", lambda: now[0])
+    waiting = threading.Event()
+    locked = submit_mod._locked
+
+    def announced(folder):
+        waiting.set()
+        return locked(folder)
+
+    monkeypatch.setattr(submit_mod, "_locked", announced)
+    folder = root / "v6.0" / "Dell"
+    folder.mkdir(parents=True)
+    held = os.open(folder, os.O_RDONLY)
+    fcntl.flock(held, fcntl.LOCK_EX)                  # another submit holds the folder
+    done = {}
+    worker = threading.Thread(target=lambda: done.update(result=submit_mod.submit(
+        DATA / "results-dell.csv", "Dell", "v6.0", "post-deadline", root)))
+    worker.start()
+    try:
+        assert waiting.wait(timeout=120)
+        now[0] = datetime(2026, 11, 2, 9, 5, tzinfo=timezone.utc)   # the other submit takes five minutes
+    finally:
+        os.close(held)                                 # ... and releases the lock
+    worker.join(timeout=120)
+    assert done["result"].version is not None, done["result"].findings
+    assert manifest_of(root)["submitted_at"] == "2026-11-02T09:05:00+00:00"

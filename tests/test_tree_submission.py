@@ -27,8 +27,9 @@ def tree(tmp_path) -> Path:
 
 
 def _submit(tree: Path, root: Path, expect: int = 0):
+    """Declared verified, on time: replayed today, after the deadline (--force)."""
     return run_json("submit", tree, "--submitter", "MiTAC", "--round", "v5.1", "--status", "verified",
-                    "--submitted-at", "2025-07-30T10:00:00+00:00", "--root", root, expect=expect)
+                    "--submitted-at", "2025-07-30T10:00:00+00:00", "--root", root, "--force", expect=expect)
 
 
 def test_a_tree_is_sealed_then_read_from_its_logs(tree, tmp_path):

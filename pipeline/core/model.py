@@ -28,6 +28,7 @@ from typing import ClassVar
 VERIFIED = "verified"
 POST_DEADLINE = "post-deadline"
 STATUSES = (VERIFIED, POST_DEADLINE)
+AUTO = "auto"   # submit: verified when sealed by the round's deadline, post-deadline after it
 LABEL_VERIFIED = "verified"
 LABEL_UNVERIFIED = "unverified"
 
@@ -46,6 +47,7 @@ CHERRY_PICKED = "cherry-picked"   # holds, but only against a comparator that is
 UNMATCHED = "unmatched"
 AMBIGUOUS = "ambiguous"
 INVALID = "invalid"
+CLAIM_VERDICTS = (HOLDS, DOES_NOT_HOLD, CHERRY_PICKED, NO_REFERENCE, UNMATCHED, AMBIGUOUS, INVALID)
 UNVERIFIED_FOOTNOTE = "Result not verified by MLCommons Association."
 COMPARISON_DISCLAIMER = (
     "Unverified results have not been through an MLPerf review and may use measurement "

@@ -28,7 +28,8 @@ from pipeline.store.versions import root_name
 
 def dry_run(source: Path, submitter: str, round_: str, status: str, root: Path,
             submitted_at: datetime | None, fmt: str | None, notes: str | None,
-            withdraws: list[dict] | None, params_path: Path | None) -> GateReport:
+            withdraws: list[dict] | None, params_path: Path | None, force: bool = False) -> GateReport:
+    """The gate's report on the version ``submit`` would seal (a refusal's findings when it would refuse)."""
     compare = params_mod.load(params_path if params_path and params_path.is_file() else None)["compare"]
     pol = Policy.of(rules.schemas_dir(), compare, "local (the installed tool's or $MLREPRO_SCHEMAS schemas, "
                     "--params)")
@@ -43,13 +44,14 @@ def dry_run(source: Path, submitter: str, round_: str, status: str, root: Path,
                                 ignore=shutil.ignore_patterns(".*"))
         copy.mkdir(parents=True, exist_ok=True)
         sealed = seal(source, submitter, round_, status, copy, root_name(root), submitted_at, fmt, notes,
-                      withdraws)
+                      withdraws, force)
         report.findings.extend(sealed.findings)
         if sealed.version is not None:
             report.versions = [Gated(round_, submitter, sealed.version.number)]
             with active(pol):
                 check(report, copy, root_name(root), pol, now)
-    report.summary = {"dry_run": True, "sealed": False, "policy": pol.source, "clock": now.isoformat(),
+    report.summary = {"dry_run": True, "sealed": False, "status": sealed.status, "policy": pol.source,
+                      "clock": now.isoformat(),
                       "versions": [v.display for v in report.versions], **counts(report),
                       "tolerance_pct": pol.tolerance_pct, "reference_submitter": pol.reference_submitter,
                       "reference_vendor": pol.reference_vendor, "withdrawals": report.withdrawals,

@@ -3,10 +3,14 @@
 
 The file is read first by ingest, as any version's files are read later: one
 that does not parse in its format, or whose rows fail their checks or name
-another submitter, is refused (findings, nothing written). Status and
-tolerance are not judged here: they are decided when the version is read,
-so the sealed version records what was declared (a warning says when a
-version declared verified will count as post-deadline).
+another submitter, is refused (findings, nothing written).
+
+The status is decided under the submitter folder's lock, with the clock read
+there too (so a version never seals an earlier time than the one before it):
+``auto`` is verified when the version is sealed by the round's deadline and
+post-deadline after it; ``verified`` after the deadline is refused, naming
+the fix, unless forced (then a warning: the version counts as post-deadline
+and the gate fails it). Tolerance is judged when the version is read.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import shutil
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 import yaml
@@ -27,11 +31,11 @@ from pipeline import readers
 from pipeline.core import rules
 from pipeline.core.errors import UsageError
 from pipeline.core.findings import Finding, located
-from pipeline.core.model import STATUSES, VERIFIED, Source
+from pipeline.core.model import AUTO, POST_DEADLINE, STATUSES, VERIFIED, Source
 from pipeline.ingest.submissions import ingest
 from pipeline.store import clock
 from pipeline.store.hashes import sha256_file, sha256_tree
-from pipeline.store.manifests import MANIFEST, Version, declared_status, load_manifest
+from pipeline.store.manifests import MANIFEST, Version, declared_status, declared_submitted_at, load_manifest
 from pipeline.store.versions import VERSION_DIR, root_name, version_at
 
 ROUND_NAME = re.compile(r"^v\d+\.\d+$")
@@ -42,22 +46,25 @@ SUBMITTER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 class SubmitResult:
     version: Version | None
     findings: list[Finding]
+    status: str | None = None        # the status sealed (``auto`` decided), None when refused
 
 
 def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
            submitted_at: datetime | None = None, fmt: str | None = None,
-           notes: str | None = None, withdraws: list[dict] | None = None) -> SubmitResult:
+           notes: str | None = None, withdraws: list[dict] | None = None, force: bool = False) -> SubmitResult:
     """Seal SOURCE as the next version of ``root/round/submitter``, or refuse it
-    (its findings, nothing written)."""
-    return seal(source, submitter, round_, status, root, root_name(root), submitted_at, fmt, notes, withdraws)
+    (its findings, nothing written). ``status``: verified, post-deadline or
+    auto; ``force`` seals a version declared verified after the deadline."""
+    return seal(source, submitter, round_, status, root, root_name(root), submitted_at, fmt, notes, withdraws,
+                force)
 
 
 def seal(source: Path, submitter: str, round_: str, status: str, root: Path, shown: str | None,
          submitted_at: datetime | None = None, fmt: str | None = None,
-         notes: str | None = None, withdraws: list[dict] | None = None) -> SubmitResult:
+         notes: str | None = None, withdraws: list[dict] | None = None, force: bool = False) -> SubmitResult:
     """:func:`submit` into ROOT, whose locations name it SHOWN (a dry run seals
     into a copy of the user's root)."""
-    submitted_at = _arguments(source, submitter, round_, status, submitted_at)
+    _arguments(source, submitter, round_, status, submitted_at)
     fmt = fmt or readers.detect(source)
     if fmt is None or fmt not in readers.READERS:
         return SubmitResult(None, readers.read(source, source.as_posix(),
@@ -70,14 +77,20 @@ def seal(source: Path, submitter: str, round_: str, status: str, root: Path, sho
                                                "a submitted tree may not hold links")])
     else:
         digest = sha256_file(source)
-    problems = refusals(source, fmt, submitter, round_, status)
+    problems = refusals(source, fmt, submitter, round_, VERIFIED if status == AUTO else status)
     if problems:
         return SubmitResult(None, problems)
-    warnings = _late_warning(round_, submitter, status, submitted_at, shown)
+    sub_dir = root / round_ / submitter
+    # refused before the submitter folder is made; decided again under the lock, whose clock seals
+    number = _next(sub_dir)
+    _, early = _status(round_, status, max(submitted_at or clock.now(), clock.now()), force,
+                       _where(round_, submitter, number, shown))
+    if any(f.severity == "error" for f in early):
+        return SubmitResult(None, early)
 
-    def manifest(number: int, supersedes: int | None) -> dict:
+    def manifest(number: int, when: datetime, declared: str, supersedes: int | None) -> dict:
         out = {"submitter": submitter, "round": round_, "version": number,
-               "submitted_at": submitted_at.isoformat(), "status": status,
+               "submitted_at": when.isoformat(), "status": declared,
                "files": [{"path": source.name, "format": fmt, "sha256": digest}]}
         if supersedes:
             out["supersedes"] = supersedes
@@ -87,30 +100,41 @@ def seal(source: Path, submitter: str, round_: str, status: str, root: Path, sho
             out["withdraws"] = [dict(w) for w in withdraws]
         return out
 
-    target, refused = _seal(source, manifest, status, root / round_ / submitter, root, shown)
-    if refused is not None:
-        return SubmitResult(None, [refused])
+    def decide(number: int, now: datetime, previous: datetime | None) -> tuple[datetime, str | None, list[Finding]]:
+        """Under the lock: the time sealed, the status sealed (None: refused), findings."""
+        when = submitted_at or now
+        where = _where(round_, submitter, number, shown)
+        if submitted_at is None:
+            _plausible(round_, when, "the time now,")
+        if previous is not None and when < previous:
+            return when, None, [located("submitted-before-previous", where.at(key="submitted_at"),
+                                        f"at or after {previous.isoformat()} (v{number - 1}'s submitted_at)",
+                                        when.isoformat(), "a version cannot be submitted before the one it follows")]
+        declared, found = _status(round_, status, max(when, now), force, where)
+        return when, declared, found
+
+    target, declared, found = _seal(source, manifest, decide, sub_dir, root, shown)
+    if target is None:
+        return SubmitResult(None, found)
     version = version_at(target, root)
     load_manifest(version)
-    return SubmitResult(version, warnings)
+    return SubmitResult(version, found, declared)
 
 
-def _arguments(source: Path, submitter: str, round_: str, status: str,
-               submitted_at: datetime | None) -> datetime:
-    """The submitted_at to seal; a usage error for any argument that cannot be right."""
-    if status not in STATUSES:
-        raise UsageError(f"--status must be one of {', '.join(STATUSES)}, not {status!r}")
+def _arguments(source: Path, submitter: str, round_: str, status: str, submitted_at: datetime | None) -> None:
+    """A usage error for any argument that cannot be right."""
+    if status not in (AUTO, *STATUSES):
+        raise UsageError(f"--status must be one of {', '.join((AUTO, *STATUSES))}, not {status!r}")
     if not ROUND_NAME.match(round_):
         raise UsageError(f"--round must look like v6.0, not {round_!r}")
     if not SUBMITTER_NAME.match(submitter):
         raise UsageError(f"--submitter {submitter!r}: letters, digits, _ . - only")
     if not (source.is_file() or source.is_dir()):
         raise UsageError(f"{source}: not a file or folder")
-    submitted_at = submitted_at or datetime.now(timezone.utc).replace(microsecond=0)
-    if submitted_at.tzinfo is None:
-        raise UsageError("--submitted-at needs a time zone (e.g. 2026-02-20T10:00:00+00:00)")
-    _plausible(round_, submitted_at)
-    return submitted_at
+    if submitted_at is not None:
+        if submitted_at.tzinfo is None:
+            raise UsageError("--submitted-at needs a time zone (e.g. 2026-02-20T10:00:00+00:00)")
+        _plausible(round_, submitted_at)
 
 
 def refusals(source: Path, fmt: str, submitter: str, round_: str, status: str) -> list[Finding]:
@@ -125,16 +149,22 @@ def refusals(source: Path, fmt: str, submitter: str, round_: str, status: str) -
     return problems
 
 
-def _seal(source: Path, manifest, status: str, sub_dir: Path, root: Path,
-          shown: str | None) -> tuple[Path, Finding | None]:
+def _seal(source: Path, manifest, decide, sub_dir: Path, root: Path,
+          shown: str | None) -> tuple[Path | None, str | None, list[Finding]]:
     """Write the next version folder of SUB_DIR whole (built hidden beside it,
-    then renamed into place); ``manifest(number, supersedes)`` is its manifest.
-    Returns (its path, None), or (the path, why not)."""
+    then renamed into place). Under the folder's lock, with the clock read
+    there, ``decide(number, now, previous version's submitted_at)`` gives the
+    time and status to seal (a status None refuses) and its findings;
+    ``manifest(number, time, status, supersedes)`` is the manifest. Returns
+    (the version's path, its status, findings), or (None, None, why not)."""
     sub_dir.mkdir(parents=True, exist_ok=True)
-    with _locked(sub_dir):   # concurrent submits for one submitter each take the next number
-        existing = sorted(int(m.group(1)) for p in sub_dir.iterdir() if (m := VERSION_DIR.match(p.name)))
-        number = max(existing, default=0) + 1
-        previous = [n for n in existing if declared_status(sub_dir / f"v{n}") == status]
+    with _locked(sub_dir):   # concurrent submits for one submitter each take the next number, in time order
+        number = _next(sub_dir)
+        previous = declared_submitted_at(sub_dir / f"v{number - 1}") if number > 1 else None
+        when, status, found = decide(number, clock.now(), previous)
+        if status is None:
+            return None, None, found
+        same = [n for n in range(1, number) if declared_status(sub_dir / f"v{n}") == status]
         target = sub_dir / f"v{number}"
         tmp = Path(tempfile.mkdtemp(prefix=f".v{number}.", dir=sub_dir))
         try:
@@ -142,18 +172,30 @@ def _seal(source: Path, manifest, status: str, sub_dir: Path, root: Path,
                 shutil.copytree(source, tmp / source.name)
             else:
                 shutil.copyfile(source, tmp / source.name)
-            (tmp / MANIFEST).write_text(yaml.safe_dump(manifest(number, previous[-1] if previous else None),
+            (tmp / MANIFEST).write_text(yaml.safe_dump(manifest(number, when, status, same[-1] if same else None),
                                                        sort_keys=False), encoding="utf-8",
                                         newline="\n")
             if target.exists():
                 where = Source(target.relative_to(root).as_posix(), root=shown)
-                return target, located("version-exists", where, "a new version folder", "it exists",
-                                       "versions are immutable")
+                return None, None, [located("version-exists", where, "a new version folder", "it exists",
+                                            "versions are immutable")]
             os.rename(tmp, target)
         finally:
             if tmp.exists():
                 shutil.rmtree(tmp)
-    return target, None
+    return target, status, found
+
+
+def _next(sub_dir: Path) -> int:
+    """The number of the next version of a submitter folder."""
+    if not sub_dir.is_dir():
+        return 1
+    return max((int(m.group(1)) for p in sub_dir.iterdir() if (m := VERSION_DIR.match(p.name))), default=0) + 1
+
+
+def _where(round_: str, submitter: str, number: int, shown: str | None) -> Source:
+    """The manifest of version NUMBER (sealed, or the one a refusal did not write)."""
+    return Source(f"{round_}/{submitter}/v{number}/{MANIFEST}", key="status", root=shown)
 
 
 @contextmanager
@@ -168,27 +210,35 @@ def _locked(folder: Path):
         os.close(fd)      # closing the descriptor releases the lock
 
 
-def _plausible(round_: str, submitted_at: datetime) -> None:
+def _plausible(round_: str, submitted_at: datetime, what: str = "--submitted-at") -> None:
     """Refuse a submitted_at that the gate would refuse (see :mod:`pipeline.store.clock`)."""
     info = rules.rounds().get(round_)
     if info is not None and info.opens is not None and submitted_at < info.opens:
-        raise UsageError(f"--submitted-at {submitted_at.isoformat()} is before {round_} opens "
+        raise UsageError(f"{what} {submitted_at.isoformat()} is before {round_} opens "
                          f"({info.opens.isoformat()})")
     if submitted_at > clock.now() + clock.FUTURE_SLACK:
-        raise UsageError(f"--submitted-at {submitted_at.isoformat()} is more than a day in the future")
+        raise UsageError(f"{what} {submitted_at.isoformat()} is more than a day in the future")
 
 
-def _late_warning(round_: str, submitter: str, status: str, submitted_at: datetime,
-                  shown: str | None) -> list[Finding]:
-    """Before sealing: a version declared verified that would already be past the
-    round's deadline when it becomes visible (now, at the earliest)."""
+def _status(round_: str, status: str, visible: datetime, force: bool,
+            where: Source) -> tuple[str | None, list[Finding]]:
+    """The status to seal for a version that becomes visible at VISIBLE (None:
+    refused), and why. ``auto``: verified by the round's deadline, else
+    post-deadline; ``verified`` after it: refused naming the fix, or with
+    ``force`` sealed with a warning (it counts as post-deadline)."""
     info = rules.rounds().get(round_)
-    when = max(submitted_at, clock.now())
-    if status != VERIFIED or info is None or when <= info.submission_deadline:
-        return []
-    where = Source(f"{round_}/{submitter}/v<next>/{MANIFEST}", key="submitted_at", root=shown)
-    return [located("verified-after-deadline", where,
-                    f"at or before {info.submission_deadline.isoformat()} (the {round_} deadline)",
-                    f"{when.isoformat()} (the earliest it can become visible)",
-                    "declared verified, but it will count as post-deadline: the gate's clock and the "
-                    "commit time decide, not submitted_at", severity="warning")]
+    on_time = info is not None and visible <= info.submission_deadline
+    if status == AUTO:
+        return (VERIFIED if on_time else POST_DEADLINE), []
+    if status != VERIFIED or on_time or info is None:
+        return status, []
+    expected = f"sealed at or before {info.submission_deadline.isoformat()} (the {round_} deadline)"
+    found = f"{visible.isoformat()} (the earliest it can become visible)"
+    if not force:
+        return None, [located("verified-after-deadline", where, expected, found,
+                              f"declared verified after the {round_} deadline, it would count as post-deadline: "
+                              "submit it with --status post-deadline (or --status auto); nothing written")]
+    return status, [located("verified-after-deadline", where, expected, found,
+                            "sealed as declared (--force), but it counts as post-deadline wherever the commit "
+                            "time or the gate's clock decides, and the gate fails it: declare it post-deadline "
+                            "(--status post-deadline or auto)", severity="warning")]

@@ -22,6 +22,7 @@ from pipeline.core.files import write_table, write_text
 from pipeline.core.findings import Finding
 from pipeline.core.model import (AGREE, DEVIATES, EXCLUDED, LABEL_UNVERIFIED, NO_REFERENCE, UNVERIFIED_FOOTNOTE,
                                  Source, plain)
+from pipeline.output.figures import claim_figure, pct, signed_pct, quantity
 
 FORMATS = ("text", "json", "junit", "github", "markdown", "csv")
 # -o PATH: the format its extension names (.csv and .parquet write the table itself)
@@ -61,20 +62,38 @@ def _cell_text(value: object) -> str:
     return str(value)
 
 
+# columns a terminal shows as figures (rounded, with their units), as the HTML report does;
+# the raw values stay in the json, csv and parquet outputs
+FIGURES = {
+    "deviation_pct": lambda r: signed_pct(r.get("deviation_pct")),
+    "efficiency_pct": lambda r: pct(r.get("efficiency_pct")),
+    "value": lambda r: quantity(r.get("value"), r.get("units")),
+    "reference_value": lambda r: quantity(r.get("reference_value"), r.get("units")),
+    "published_value": lambda r: quantity(r.get("published_value"), r.get("units")),
+    "expected": lambda r: quantity(r.get("expected"), r.get("units")),
+    "claimed": lambda r: claim_figure(r, "claimed"),
+    "computed": lambda r: claim_figure(r, "computed"),
+}
+
+
 def table_lines(rows: list[dict], columns: tuple[str, ...]) -> list[str]:
-    """An aligned table; a column is as wide as its widest cell (identifiers are never cut)."""
-    cells = [[_cell_text(r.get(c)) for c in columns] for r in rows]
+    """An aligned table; a column is as wide as its widest cell (identifiers are
+    never cut); figures are rounded, carry their units and align right."""
+    cells = [[FIGURES[c](r) if c in FIGURES else _cell_text(r.get(c)) for c in columns] for r in rows]
     widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
-    out = ["  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip()]
-    out += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells]
-    return out
+
+    def line(values) -> str:
+        return "  ".join(v.rjust(w) if c in FIGURES else v.ljust(w)
+                         for c, v, w in zip(columns, values, widths)).rstrip()
+
+    return [line(columns)] + [line(row) for row in cells]
 
 
 def summary_line(report) -> str:
-    s = report.summary
-    shown = ", ".join(f"{k}={_cell_text(v)}" for k, v in s.items()
-                      if v is not None and not isinstance(v, (dict, list)))
-    return f"summary: {shown}, findings={report.finding_count()}, errors={report.error_count()}"
+    parts = [f"{k}={_cell_text(v)}" for k, v in report.summary.items()
+             if v is not None and not isinstance(v, (dict, list))]
+    parts += [f"findings={report.finding_count()}", f"errors={report.error_count()}"]
+    return "summary: " + ", ".join(parts)
 
 
 def text(report, columns: tuple[str, ...] | None = None, limit: int | None = TEXT_LIMIT,
@@ -112,10 +131,17 @@ def gate_verdict(report) -> str:
             f"{len(report.errors)} error(s)")
 
 
+def _base_line(summary: dict) -> str:
+    """What the gate judged against: the git base, or (submit --dry-run) the version submit would seal."""
+    if summary.get("dry_run"):
+        status = summary.get("status")
+        return "dry run, nothing sealed: " + (f"submit would seal it {status}" if status else "submit would refuse it")
+    return f"base: {summary.get('base') or '-'} ({summary.get('versioning')})"
+
+
 def gate_text(report, with_findings: bool = True) -> str:
     s = report.summary
-    lines = [f"base: {s.get('base') or '-'} ({s.get('versioning')})" + (f"; head: {s['head']}" if s.get("head")
-                                                                         else ""),
+    lines = [_base_line(s) + (f"; head: {s['head']}" if s.get("head") else ""),
              f"policy: {s.get('policy')}; clock: {s.get('clock')}"]
     lines += [f"gated: {v.display}" for v in report.versions]
     lines += _gate_extra_lines(report)
@@ -305,8 +331,9 @@ def markdown(report, limit: int = 100) -> str:
     else:
         icon = "✅" if report.ok else "❌"
         out = [f"## {icon} mlrepro: {'passed' if report.ok else 'failed'}", ""]
-        scalars = {k: v for k, v in report.summary.items() if not isinstance(v, (dict, list))}
-        out += _table(list(scalars), [list(scalars.values())]) + [""]
+        scalars = {k: v for k, v in report.summary.items() if v is not None and not isinstance(v, (dict, list))}
+        if scalars:
+            out += _table(list(scalars), [list(scalars.values())]) + [""]
         results = report.rows
         if results:
             columns = list(dict.fromkeys(k for r in results[:limit] for k in r))
@@ -327,9 +354,10 @@ def markdown(report, limit: int = 100) -> str:
 def _gate_head(report) -> list[str]:
     s = report.summary
     icon = "✅" if report.ok else "❌"
+    judged = (_base_line(s).capitalize() if s.get("dry_run")
+              else f"Base `{s.get('base') or '-'}` ({s.get('versioning')})")
     out = [f"## {icon} mlrepro gate: {'passed' if report.ok else 'failed'}", "",
-           f"Base `{s.get('base') or '-'}` ({s.get('versioning')}); reference "
-           f"{s.get('reference_submitter')}, tolerance ±{s.get('tolerance_pct')}%.", ""]
+           f"{judged}; reference {s.get('reference_submitter')}, tolerance ±{s.get('tolerance_pct')}%.", ""]
     extra = _gate_extra_lines(report)
     if extra:
         out += ["```", *extra, "```", ""]

@@ -21,8 +21,9 @@ import inspect
 from collections.abc import Mapping
 from pathlib import Path
 
-from pipeline.core.findings import located
+from pipeline.core.findings import Finding
 from pipeline.core.model import Source
+from pipeline.readers import resemble
 from pipeline.readers.base import ReadResult, as_source
 
 # format name -> (module under pipeline.readers, reads folders)
@@ -73,12 +74,8 @@ def detect(path: Path) -> str | None:
     if path.is_dir():
         return next((name for name, (_, folders) in _MODULES.items()
                      if folders and _folder_sniffer(name)(path)), None)
-    if not path.is_file():
-        return None
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(HEAD_BYTES).decode("utf-8", errors="replace").lstrip("\ufeff")
-    except OSError:
+    head = _head(path)
+    if head is None:
         return None
     first = head.split("\n", 1)[0]
     for name, module in ((n, READERS[n]) for n, (_, folders) in _MODULES.items() if not folders):
@@ -86,6 +83,27 @@ def detect(path: Path) -> str | None:
         if sniff_head(head) if sniff_head else module.sniff(first):
             return name
     return None
+
+
+def _head(path: Path) -> str | None:
+    """A file's first 64 KiB as text (None: not a readable file)."""
+    if not path.is_file():
+        return None
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(HEAD_BYTES).decode("utf-8", errors="replace").lstrip("\ufeff")
+    except OSError:
+        return None
+
+
+def undetected(path: Path, where: Source) -> Finding:
+    """Why no reader recognises PATH, against the format it most resembles
+    (:mod:`pipeline.readers.resemble`): what its header lacks, a wrong
+    separator, or empty content."""
+    csv_formats = {name: tuple(dict.fromkeys((*getattr(READERS[name], "SNIFF_COLUMNS", ()),
+                                              *READERS[name].REQUIRED)))
+                   for name in ("results-csv", "mlcommons-summary-csv")}
+    return resemble.undetected(path, where, None if path.is_dir() else _head(path), list(FORMATS), csv_formats)
 
 
 def read(path: Path, where: Source | str, fmt: str | None = None, round_: str | None = None) -> ReadResult:
@@ -96,9 +114,7 @@ def read(path: Path, where: Source | str, fmt: str | None = None, round_: str | 
     fmt = fmt or detect(path)
     if fmt is None:
         out = ReadResult()
-        out.findings.append(located("unknown-format", where.at(line=1),
-                                    f"one of the formats {list(FORMATS)}", "no reader recognises it",
-                                    "cannot detect the file's format"))
+        out.findings.append(undetected(path, where))
         return out
     module = READERS[fmt]
     if round_ is not None and "round_" in inspect.signature(module.read).parameters:

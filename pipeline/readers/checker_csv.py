@@ -47,9 +47,12 @@ COLUMN_MAP = {
 POWER_COLUMNS = {"power": "has_power", "power_data": "design_power_watts"}   # read when present
 
 
+SNIFF_COLUMNS = ("Organization", "Platform", "MlperfModel", "Result")   # the columns that recognise the file
+
+
 def sniff(header_line: str) -> bool:
     cols = {c.strip().strip('"') for c in header_line.split(",")}
-    return {"Organization", "Platform", "MlperfModel", "Result"} <= cols
+    return set(SNIFF_COLUMNS) <= cols
 
 
 def read(path: Path, where: Source | str) -> ReadResult:

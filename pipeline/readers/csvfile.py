@@ -3,18 +3,21 @@ row, as a stream (a file of a million rows is never held as rows).
 
 :func:`open_csv` reads the file and checks its header; :func:`complete_rows`
 then gives each row that has the header's field count and rejects any other
-on its line. An empty line is no row; a line of empty fields is a row whose
-values are missing."""
+on its line, saying which field of a row with one field too many probably
+holds an unquoted comma. An empty line is no row; a line of empty fields is
+a row whose values are missing."""
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import islice
 
-from pipeline.core.findings import located
+from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
 from pipeline.readers.base import Disposition, ReadResult, read_text
 
@@ -24,6 +27,7 @@ class CsvFile:
     where: Source                               # the file
     header: list[str]                           # column names, stripped
     rows: Iterator[tuple[int, list[str]]]       # (1-based line, fields) of each row, read once
+    text: str = field(default="", repr=False)   # the whole file (a bad row's hint samples the good ones)
 
 
 def open_csv(path, where: Source, required: tuple[str, ...], expected: str, out: ReadResult) -> CsvFile | None:
@@ -33,12 +37,17 @@ def open_csv(path, where: Source, required: tuple[str, ...], expected: str, out:
     if text is None:
         out.findings.extend(found)
         return None
+    if not text.strip():
+        out.findings.append(located("empty-file", where, f"a header line ({expected}) and one row per result",
+                                    "only blank lines" if text else "0 bytes", "the file is empty"))
+        return None
     header, rows = parse(text)
     missing = [c for c in required if c not in header]
     if not missing:
-        return CsvFile(where, header, rows)
+        return CsvFile(where, header, rows, text)
     out.findings.append(located("missing-column", where.at(line=1), expected, f"missing {missing}",
-                                f"required column {missing[0]!r} is absent"))
+                                f"required column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+                                f"absent: add {'it' if len(missing) == 1 else 'them'} to the header line"))
     out.dispositions.extend(Disposition(f"{where.file}:{line}", "rejected", "missing-column",
                                         "the file lacks a required column") for line, _ in rows)
     return None
@@ -87,14 +96,93 @@ def complete_rows(csv_file: CsvFile, out: ReadResult) -> Iterator[tuple[int, lis
     """(line, fields) of every row with the header's field count; the others
     are rejected in ``out``."""
     width = len(csv_file.header)
-    where = csv_file.where
+    kinds: list[bool | None] = []
     for line, fields in csv_file.rows:
         if len(fields) != width:
-            out.reject(f"{where.file}:{line}", [located(
-                "format-mismatch", where.at(line=line), f"{width} fields", f"{len(fields)} fields",
-                "the row has the wrong number of fields")])
+            if len(fields) == width + 1 and not kinds:
+                kinds = column_kinds(csv_file)
+            out.reject(f"{csv_file.where.file}:{line}", [field_count(csv_file, line, fields, kinds)])
             continue
         yield line, fields
+
+
+# number columns of the CSV formats (results-csv, the checker's summary.csv): what a bad row is
+# lined up against when the file has no good row to learn its columns from
+NUMBER_COLUMNS = frozenset({"value", "accelerators_per_node", "nodes", "total_accelerators", "Result",
+                            "number_of_nodes"})
+SAMPLE_ROWS = 200
+_NUMBER = re.compile(r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$")
+_INTEGER, _DIGITS = re.compile(r"^\s*[+-]?\d+$"), re.compile(r"^\d+\s*$")
+
+
+def column_kinds(csv_file: CsvFile) -> list[bool | None]:
+    """Per column: True when it holds numbers, False when text, None when
+    unknown; learnt from the file's first good rows, else from the column's name."""
+    width = len(csv_file.header)
+    _, rows = parse(csv_file.text)
+    sample = [fields for _, fields in islice((r for r in rows if len(r[1]) == width), SAMPLE_ROWS)]
+    if not sample:
+        return [True if name in NUMBER_COLUMNS else None for name in csv_file.header]
+    kinds: list[bool | None] = []
+    for j in range(width):
+        values = [row[j] for row in sample if row[j].strip()]
+        kinds.append(all(_NUMBER.match(v) for v in values) if values else None)
+    return kinds
+
+
+def field_count(csv_file: CsvFile, line: int, fields: list[str], kinds: list[bool | None]) -> Finding:
+    """A row whose field count is not the header's; with one field too many,
+    the field that probably holds an unquoted comma, when one lines the row
+    up with its columns best."""
+    header, where = csv_file.header, csv_file.where.at(line=line)
+    expected, found = f"{len(header)} fields, as the header", f"{len(fields)} fields"
+    if len(fields) == len(header) + 1:
+        at = _unquoted_comma(fields, kinds)
+        if at == len(header):
+            return located("format-mismatch", where.at(column=header[-1]), expected, found,
+                           "the row has one field too many: a comma ends the line; remove it")
+        if at is not None:
+            first, second = fields[at], fields[at + 1]
+            if _INTEGER.match(first) and _DIGITS.match(second):
+                fix = f"write {first.strip()}.{second.strip()}" + (
+                    f" (a decimal) or {first.strip()}{second.strip()} (thousands)" if len(second.strip()) == 3 else "")
+            else:
+                fix = f'quote the field ("{first},{second}")'
+            return located("format-mismatch", where.at(column=header[at]), expected, found,
+                           f"the row has one field too many: the {header[at]} field probably holds an unquoted "
+                           f"comma ({first},{second}); {fix}")
+    why = ("too many fields: unquoted commas in a field?" if len(fields) > len(header)
+           else "too few fields: a field missing, or a quote not closed?")
+    return located("format-mismatch", where, expected, found, f"the row has {why}")
+
+
+def _unquoted_comma(fields: list[str], kinds: list[bool | None]) -> int | None:
+    """Where the comma that splits one field in two most probably is: the i
+    whose fields i and i+1, joined, line the row up with the columns' kinds
+    best (``len(kinds)``: a comma ending the line); None when no one position
+    is best."""
+    def agree(row: list[str], skip: int | None = None) -> int:
+        return sum(kind == bool(_NUMBER.match(value)) for j, (kind, value) in enumerate(zip(kinds, row))
+                   if kind is not None and j != skip)
+
+    def joined(i: int) -> float:
+        """How well fields i and i+1 read as one field of column i."""
+        first, second = fields[i], fields[i + 1]
+        number_pair = bool(_INTEGER.match(first) and _DIGITS.match(second))   # 103,48 or 100,282
+        text_pair = second.startswith(" ")                                      # "Dell, Inc."
+        if kinds[i] is True:
+            return 1.5 if number_pair else 0.0
+        if kinds[i] is False:
+            return (not number_pair) + 0.5 * text_pair
+        return 0.5 * (number_pair or text_pair)
+
+    width = len(kinds)
+    scores = {i: agree(fields[:i] + [""] + fields[i + 2:], skip=i) + joined(i) for i in range(width)}
+    if not fields[-1].strip():
+        scores[width] = agree(fields[:-1]) + 0.5
+    best = max(scores.values())
+    at = [i for i, score in scores.items() if score == best]
+    return at[0] if len(at) == 1 else None
 
 
 def single_round(values: Iterable[object]) -> str | None:

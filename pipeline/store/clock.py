@@ -161,4 +161,5 @@ def effective_status(version, visible: Visible | None, implausible: bool) -> tup
     return POST_DEADLINE, [located(
         "verified-after-deadline", m.where(version, "submitted_at"),
         f"at or before {info.submission_deadline.isoformat()} (the {m.round} deadline)", shown,
-        "declared verified after the deadline: its rows go to the post-deadline set")]
+        "declared verified after the deadline: its rows go to the post-deadline set; declare it "
+        "post-deadline: seal it again with mlrepro submit --status post-deadline (or --status auto)")]

@@ -273,6 +273,18 @@ def declared_status(version_dir: Path) -> str | None:
     return data.get("status") if isinstance(data, dict) and not found else None
 
 
+def declared_submitted_at(version_dir: Path) -> datetime | None:
+    """The submitted_at a version's manifest declares, None when it does not read."""
+    where = Source(f"{version_dir.as_posix()}/{MANIFEST}")
+    text, _ = _text(version_dir / MANIFEST, where)
+    data, _, found = parse(text, where) if text is not None else (None, {}, [])
+    try:
+        when = datetime.fromisoformat(str(data["submitted_at"]).replace("Z", "+00:00"))
+    except (TypeError, KeyError, ValueError):
+        return None
+    return when if not found and when.tzinfo is not None else None
+
+
 def key_lines(path: Path) -> dict[str, int]:
     """The line of each key of a manifest file (none when it does not read)."""
     where = Source(path.as_posix())

@@ -25,7 +25,7 @@ from pipeline.core.model import VERIFIED
 from pipeline.output.report import answers, validation
 from pipeline.output.report.html import TITLE, Table, page, wrap
 from pipeline.output.report.load import NO_ROUND, Data, Inputs, load
-from pipeline.output.report.figures import count, tolerance
+from pipeline.output.figures import count, tolerance
 from pipeline.output.report.sections import (DEVIATION_COLUMNS, anchor, deviation_frame, round_section, round_title,
                                               tolerance_pct)
 

@@ -19,7 +19,7 @@ import pandas as pd
 from pipeline.core.model import (AGREE, CHERRY_PICKED, DEVIATES, DOES_NOT_HOLD, EXCLUDED, HOLDS, NO_REFERENCE,
                                  POST_DEADLINE, VERIFIED)
 from pipeline.output.report.claims import figure, verdict_label
-from pipeline.output.report.figures import count, number, signed_pct
+from pipeline.output.figures import count, number, signed_pct
 from pipeline.output.report.html import Cell, Table, footnote, unverified, verdict, wrap
 from pipeline.output.report.load import PARTNER, Data, claim_round, is_unverified
 from pipeline.output.report.sections import anchor

@@ -13,7 +13,7 @@ import math
 from html import escape
 
 from pipeline.core.model import DEVIATES
-from pipeline.output.report.figures import axis_pct, number, pct, signed_pct, tolerance as band_text
+from pipeline.output.figures import axis_pct, number, pct, signed_pct, tolerance as band_text
 
 
 def _ticks(span: float) -> list[float]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from html import escape
 
 from pipeline.core.model import AMBIGUOUS, CHERRY_PICKED, DOES_NOT_HOLD, HOLDS, NO_REFERENCE, UNMATCHED
-from pipeline.output.report.figures import number, pct, quantity, ratio, stated
+from pipeline.output.figures import claim_figure as figure, number, pct, quantity, ratio, stated
 from pipeline.output.report.html import Cell, Table, footnote, unverified, verdict, wrap
 from pipeline.output.report.load import is_unverified
 
@@ -29,19 +29,6 @@ def verdict_label(claim: dict) -> str:
 
 def rank(claim: dict) -> int:
     return VERDICTS.get(str(claim.get("verdict")), ("", 5))[1]
-
-
-def figure(claim: dict, key: str) -> str:
-    """``claimed`` or ``computed`` (or ``computed_vs_best``) in the claim's own measure."""
-    x = number(claim.get(key))
-    if x is None:
-        return ""
-    measure = claim.get("measure")
-    if measure == "ratio":
-        return f"{stated(x)}×" if key == "claimed" else ratio(x)
-    if measure == "max_abs_deviation_pct":
-        return f"within ±{stated(x)}%" if key == "claimed" else f"max |deviation| {pct(x, 2)}"
-    return f"{stated(x)}%" if key == "claimed" else pct(x)
 
 
 def comparator(claim: dict) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from html import escape
 
 from pipeline.core.model import COMPARISON_DISCLAIMER, UNVERIFIED_FOOTNOTE, LABEL_UNVERIFIED as UNVERIFIED_LABEL
-from pipeline.output.report.figures import readable
+from pipeline.output.figures import readable
 
 TITLE = "mlrepro report: MLPerf Inference partner results against the reference"
 

@@ -13,7 +13,7 @@ import pandas as pd
 from pipeline.core.model import AGREE, DEVIATES, NO_REFERENCE, POST_DEADLINE, VERIFIED
 from pipeline.output.report.charts import deviation_strip, scaling_bars
 from pipeline.output.report.claims import claims_table
-from pipeline.output.report.figures import count, number, pct, readable, signed_pct
+from pipeline.output.figures import count, number, pct, readable, signed_pct
 from pipeline.output.report.html import Cell, Table, footnote, text, unverified, verdict, wrap
 from pipeline.output.report.load import NO_ROUND, PARTNER, Data, claim_round, is_unverified, round_of
 

@@ -1,6 +1,7 @@
-"""Every figure the report prints, as a reader sees it: rounded, and with its
-unit (the raw values stay in the CSV and JSON outputs). Plain text here; the
-HTML around it is :mod:`.html`'s.
+"""Every figure mlrepro prints for a reader, rounded and with its unit: the
+same on a terminal (:mod:`pipeline.output.render`'s text tables) and in the
+HTML report (the raw values stay in the CSV, Parquet and JSON outputs). Plain
+text, standard library only.
 
 ============================ ==================================================
 a value with its units       ``26,006 Tokens/s``, ``0.0515 Samples/s``
@@ -89,3 +90,17 @@ def axis_pct(value: float) -> str:
 def count(n: int, noun: str, plural: str | None = None) -> str:
     """``1 partner``, ``7 partners``."""
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def claim_figure(claim: dict, key: str) -> str:
+    """``claimed`` or ``computed`` (or ``computed_vs_best``) of a claim in its
+    own measure: 3.1× and 3.13×, 93% and 93.2%, within ±4% and max |deviation| 6.99%."""
+    x = number(claim.get(key))
+    if x is None:
+        return ""
+    measure = claim.get("measure")
+    if measure == "ratio":
+        return f"{stated(x)}×" if key == "claimed" else ratio(x)
+    if measure == "max_abs_deviation_pct":
+        return f"within ±{stated(x)}%" if key == "claimed" else f"max |deviation| {pct(x, 2)}"
+    return f"{stated(x)}%" if key == "claimed" else pct(x)
