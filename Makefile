@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 export DVC_NO_ANALYTICS := 1
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: install run test bench fuzz clean
+.PHONY: install run test bench fuzz docs clean
 
 install: $(VENV)/.installed
 
@@ -18,8 +18,7 @@ $(VENV)/.installed: pyproject.toml
 
 ## run: the whole pipeline on the shipped submissions (dvc repro); a dvc.lock
 ## left unreadable by a killed run is first restored from git (bin/restore-lock,
-## which then runs dvc repro in the same process: one start-up, not two); the list
-## of outputs is one printf, not a shell per line
+## which then runs dvc repro in the same process)
 run: install
 	$(BIN)/python bin/restore-lock dvc repro
 	@printf '%s\n' '' \
@@ -32,7 +31,7 @@ run: install
 	  '           data/agreement_summary.json     agreement per partner' \
 	  '           results/verified/               verified set: results.csv, agreement.csv' \
 	  '           results/post_deadline/          post-deadline (unverified) set: results.csv, agreement.csv' \
-	  '  audit    audit/validation.json           Great Expectations results (Data Docs: mlrepro audit, see README)' \
+	  '  audit    audit/validation.json           Great Expectations results (Data Docs: mlrepro audit, docs/auditor.md)' \
 	  '  report   metrics.json, metrics/          counts and agreement rates (dvc metrics show)' \
 	  '           audit/claims.json               the claims ledger (claims.yaml), recomputed' \
 	  '           audit/scaling.json              multi-node scaling efficiencies' \
@@ -44,12 +43,16 @@ run: install
 test: install
 	$(BIN)/pytest -q
 
+## docs: the generated reference pages (docs/cli.md, docs/findings.md) from the code
+docs: install
+	$(BIN)/python bin/write-docs
+
 ## fuzz: the parser fuzzers at length (hypothesis profile "fuzz": 5000 examples each)
 fuzz: install
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest -q tests/test_fuzz.py
 
-## bench: each goal of issue 12 measured against its floor, in the same run; figures to
-## benchmarks/results.json and README's Benchmarks table (MLREPRO_BENCH_QUICK=1: small inputs,
+## bench: each speed goal measured against its floor, in the same run; figures to
+## benchmarks/results.json and docs/benchmarks.md (MLREPRO_BENCH_QUICK=1: small inputs,
 ## few runs, written to a temporary file)
 bench: install
 	$(BIN)/python benchmarks/run.py

@@ -59,14 +59,14 @@ def machine() -> dict:
 
 def commit() -> str:
     """HEAD of the repository, with ``+dirty`` when tracked files differ
-    (other than the results and the README that the run rewrites)."""
+    (other than the results and the page that the run rewrites)."""
     def git(*args: str) -> str:
         done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True)
         return done.stdout.strip() if done.returncode == 0 else ""
     head = git("rev-parse", "HEAD") or "unknown"
     # the files a run writes itself do not count
     dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".",
-                ":!benchmarks/results.json", ":!README.md")
+                ":!benchmarks/results.json", ":!docs/benchmarks.md")
     return head + ("+dirty" if dirty else "")
 
 
@@ -151,7 +151,7 @@ def save(key: str, figures: dict, goals: list[dict], method: str) -> dict:
              "machine": machine(), "method": method, "goals": goals, "figures": figures}
     existing.setdefault("benchmarks", {})[key] = entry
     existing["about"] = ("Written by `make bench` (benchmarks/run.py); every figure measured by the run "
-                         "named beside it; README.md's Benchmarks table is generated from this file.")
+                         "named beside it; docs/benchmarks.md's table is generated from this file.")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(existing, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return entry

@@ -1,13 +1,13 @@
 """`make bench`: every benchmark, its figures printed and merged into
-benchmarks/results.json, then README.md's Benchmarks table regenerated from
+benchmarks/results.json, then docs/benchmarks.md's table regenerated from
 it. None of these is a test: figures depend on the machine and its load, so
 they are recorded with the machine, date, commit and method, not asserted.
 
     .venv/bin/python benchmarks/run.py [make_run|gate|scale|tree ...]
 
 MLREPRO_BENCH_QUICK=1: small inputs, few runs (`make run` measured once);
-MLREPRO_BENCH_OUT=FILE: write the figures there; README.md is then left as it
-is (only the real figures of benchmarks/results.json go into the README).
+MLREPRO_BENCH_OUT=FILE: write the figures there; docs/benchmarks.md is then left
+as it is (only the real figures of benchmarks/results.json go into the page).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sys
 
 import gate_latency
 import incremental
-import readme
+import page
 import scale
 import tree_ingest
 from common import QUICK, REPO, RESULTS, machine, out_path
@@ -36,8 +36,8 @@ def main(argv: list[str]) -> int:
     for name in chosen:
         BENCHMARKS[name]()
     if out_path() == RESULTS:
-        readme.rewrite(RESULTS, REPO / "README.md")
-        print("wrote benchmarks/results.json and README.md's Benchmarks table")
+        page.rewrite(RESULTS, REPO / "docs" / "benchmarks.md")
+        print("wrote benchmarks/results.json and docs/benchmarks.md's table")
     else:
         print(f"wrote {out_path()}")
     return 0

@@ -1,4 +1,4 @@
-"""The benchmarks measure what they show: README's table is generated from
+"""The benchmarks measure what they show: docs/benchmarks.md's table is generated from
 benchmarks/results.json, every figure carries its machine, date, commit and
 method, and the polars floor does the same work as the pipeline. Nothing here
 times anything."""
@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 import common  # noqa: E402  (benchmarks/ is a folder of scripts)
-import readme  # noqa: E402
+import page  # noqa: E402
 import synthetic  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results.json"
@@ -28,9 +28,9 @@ def results() -> dict:
     return json.loads(RESULTS.read_text(encoding="utf-8"))
 
 
-def test_the_readme_table_is_the_one_results_json_gives():
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    assert readme.block(text) == readme.table(results())
+def test_the_benchmarks_page_is_the_one_results_json_gives():
+    text = (REPO / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    assert page.block(text) == page.table(results())
 
 
 def test_every_figure_says_where_when_how_and_by_what_commit():
@@ -56,7 +56,7 @@ def test_results_json_holds_no_figure_the_run_did_not_measure():
 def test_a_goal_is_met_or_missed_by_how_much(measured, target, at_most, met, by):
     goal = common.goal("g", measured, target, "s", at_most=at_most)
     assert (goal["met"], goal["missed_by_pct"]) == (met, by)
-    assert ("met" if met else f"missed** by {by:g} %") in readme.table(
+    assert ("met" if met else f"missed** by {by:g} %") in page.table(
         {"benchmarks": {"x": {"goals": [goal], "method": "m", "commit": "c", "mode": "full",
                               "measured_at": "2026-01-01T00:00:00+00:00",
                               "machine": {"cpus": 2, "cpu": "c", "load_average_1m_when_saved": 0}}}})

@@ -1,6 +1,13 @@
-"""The README is the user's manual: every command and option of `--help` is
-documented in its Commands section, and every command it shows runs, in a copy
-of the repository, with exactly the output shown."""
+"""The docs are the user's manual, and what they show runs.
+
+- README.md stays a newcomer's five minutes: at most 300 lines.
+- Every relative link of README.md and docs/*.md names a file that exists.
+- docs/cli.md and docs/findings.md are what the code generates (`make docs`).
+- Every shell block marked runnable (``<!-- runnable -->`` on the line before
+  a ```sh fence; ``<!-- runnable exit=N -->`` when the block must end with
+  exit N) runs, each document's blocks in order, in a fresh copy of the
+  repository (a new git repository on main holding the project's files) at
+  today's date, and ends with the exit code it declares."""
 
 from __future__ import annotations
 
@@ -8,79 +15,90 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-import click
 import pytest
 
 from conftest import REPO
 
 from pipeline.cli import cli
+from pipeline.output.docs import pages
 
-README = (REPO / "README.md").read_text(encoding="utf-8")
-COMMANDS_SECTION = README.split("## Commands and exit codes", 1)[1].split("\n## ", 1)[0]
-MLREPRO = Path(sys.executable).parent / "mlrepro"
-
-
-def _options(command: click.Command) -> list[str]:
-    return sorted({opt for p in command.params if isinstance(p, click.Option)
-                   for opt in p.opts + p.secondary_opts})
+DOCS = sorted([REPO / "README.md", *(REPO / "docs").glob("*.md")])
+RUNNABLE = re.compile(r"^<!-- runnable(?: exit=(\d+))? -->\n```sh\n(.*?)^```", re.MULTILINE | re.DOTALL)
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
 
-@pytest.mark.parametrize("name", sorted(cli.commands))
-def test_every_command_and_option_of_help_is_in_the_readme(name):
-    command = cli.commands[name]
-    assert f"### `mlrepro {name}" in COMMANDS_SECTION, f"no section for `mlrepro {name}`"
-    missing = [opt for opt in _options(command) if not re.search(rf"`{re.escape(opt)}[` ,=\]]|{re.escape(opt)}[ ,\]`]", COMMANDS_SECTION)]
-    assert not missing, f"`mlrepro {name}` options not in the README's Commands section: {missing}"
+def test_the_readme_is_a_five_minute_read():
+    assert len((REPO / "README.md").read_text(encoding="utf-8").splitlines()) <= 300
 
 
-def test_every_input_format_choice_is_in_the_readme():
-    from pipeline.readers import FORMATS
-
-    for fmt in FORMATS:
-        assert f"`{fmt}`" in COMMANDS_SECTION, fmt
-
-
-def console_blocks(text: str) -> list[list[tuple[str, list[str]]]]:
-    """```console blocks as [(command, expected output lines)]."""
-    blocks = []
-    for body in re.findall(r"```console\n(.*?)```", text, re.DOTALL):
-        steps: list[tuple[str, list[str]]] = []
-        for line in body.splitlines():
-            if line.startswith("$ "):
-                steps.append((line[2:], []))
-            elif steps:
-                steps[-1][1].append(line)
-        blocks.append(steps)
-    return blocks
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.relative_to(REPO).as_posix())
+def test_every_relative_link_names_a_file_that_exists(doc):
+    text = doc.read_text(encoding="utf-8")
+    broken = [target for target in LINK.findall(text)
+              if "://" not in target and not (doc.parent / target).exists()]
+    assert broken == []
 
 
-def _copy(tmp_path: Path) -> Path:
-    work = tmp_path / "repo"
-    work.mkdir()
-    for name in ("submissions", "schemas"):
-        shutil.copytree(REPO / name, work / name)
-    for name in ("params.yaml", "claims.yaml"):
-        shutil.copy(REPO / name, work / name)
-    shutil.copytree(REPO / "tests" / "data", work / "tests" / "data")
+@pytest.mark.parametrize("name", sorted(pages(cli)))
+def test_the_generated_reference_pages_are_current(name):
+    on_disk = (REPO / "docs" / name).read_text(encoding="utf-8")
+    assert on_disk == pages(cli)[name], f"docs/{name} is stale: run `make docs`"
+
+
+def runnable_blocks(text: str) -> list[tuple[str, int]]:
+    """(shell text, expected exit code) of every runnable block, in order."""
+    return [(body, int(code or 0)) for code, body in RUNNABLE.findall(text)]
+
+
+def test_a_runnable_block_is_recognised_with_its_exit_code():
+    text = "x\n<!-- runnable exit=1 -->\n```sh\nfalse\n```\n```sh\nnot this\n```\n<!-- runnable -->\n```sh\ntrue\n```\n"
+    assert runnable_blocks(text) == [("false\n", 1), ("true\n", 0)]
+
+
+def fresh_copy(tmp_path: Path) -> Path:
+    """The project's files (tracked, and new ones not ignored) in a new git
+    repository on main, with the project's .venv linked in."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=REPO, capture_output=True, check=True).stdout.split(b"\0")
+    work = tmp_path / "clone"
+    for raw in filter(None, listed):
+        rel = raw.decode("utf-8")
+        source = REPO / rel
+        if not source.exists() and not source.is_symlink():     # deleted, not yet committed
+            continue
+        target = work / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            target.symlink_to(os.readlink(source))
+        else:
+            shutil.copy2(source, target)
+    (work / ".venv").symlink_to(REPO / ".venv")
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "the project"]):
+        subprocess.run(["git", *args], cwd=work, check=True, capture_output=True, env=_env(work))
     return work
 
 
-def test_the_readme_shows_commands():
-    assert sum(len(b) for b in console_blocks(README)) >= 4
+def _env(work: Path) -> dict[str, str]:
+    env = {**os.environ, "PATH": f"{work / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+           "GIT_AUTHOR_NAME": "Docs Reader", "GIT_AUTHOR_EMAIL": "reader@example.invalid",
+           "GIT_COMMITTER_NAME": "Docs Reader", "GIT_COMMITTER_EMAIL": "reader@example.invalid",
+           "DVC_NO_ANALYTICS": "1"}
+    for name in ("MLREPRO_SCHEMAS", "GITHUB_BASE_REF", "MLREPRO_MAX_FILE_BYTES"):
+        env.pop(name, None)
+    return env
 
 
-@pytest.mark.parametrize("index", range(len(console_blocks(README))))
-def test_every_command_shown_in_the_readme_runs_with_the_output_shown(tmp_path, index):
-    work = _copy(tmp_path)
-    env = {**os.environ, "COLUMNS": "80"}
-    env.pop("MLREPRO_SCHEMAS", None)
-    for command, expected in console_blocks(README)[index]:
-        args = command.split()
-        assert args[0] == "mlrepro", command
-        done = subprocess.run([str(MLREPRO), *args[1:]], cwd=work, env=env, capture_output=True,
-                              text=True, check=False)
-        shown = (done.stdout + done.stderr).rstrip("\n").splitlines()
-        assert shown == expected, f"$ {command}\n" + "\n".join(shown)
+DOCS_WITH_BLOCKS = [doc for doc in DOCS if runnable_blocks(doc.read_text(encoding="utf-8"))]
+
+
+@pytest.mark.parametrize("doc", DOCS_WITH_BLOCKS, ids=lambda p: p.relative_to(REPO).as_posix())
+def test_every_runnable_block_runs_as_written(doc, tmp_path):
+    work = fresh_copy(tmp_path)
+    for number, (body, expected) in enumerate(runnable_blocks(doc.read_text(encoding="utf-8")), 1):
+        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", body], cwd=work, env=_env(work),
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == expected, (
+            f"{doc.name} block {number} exited {done.returncode}, expected {expected}:\n{body}\n"
+            f"stdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}")

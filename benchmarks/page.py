@@ -1,10 +1,10 @@
-"""README.md's Benchmarks table, generated from benchmarks/results.json:
-one row per goal of issue 12 with the figure, the floor measured in the same
-run, the verdict (met, or missed by how much) and when, where and how it was
-measured. `make bench` rewrites the block between the markers; a test checks
-that the README says what results.json says.
+"""docs/benchmarks.md's table, generated from benchmarks/results.json: one
+row per goal with the figure, the floor measured in the same run, the verdict
+(met, or missed by how much) and when, where and how it was measured.
+`make bench` rewrites the block between the markers; a test checks that the
+page says what results.json says.
 
-    python benchmarks/readme.py [results.json] [README.md]
+    python benchmarks/page.py [results.json] [docs/benchmarks.md]
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-BEGIN = "<!-- benchmarks:begin (generated from benchmarks/results.json by benchmarks/readme.py) -->"
+BEGIN = "<!-- benchmarks:begin (generated from benchmarks/results.json by benchmarks/page.py) -->"
 END = "<!-- benchmarks:end -->"
 ORDER = ("make_run", "gate_latency", "scale", "tree_ingest")
 
@@ -54,24 +54,24 @@ def table(results: dict) -> str:
     return "\n".join([BEGIN, "", *lines, "", "How each was measured:", "", *methods, "", END])
 
 
-def block(readme_text: str) -> str | None:
-    """The generated block as it stands in the README, or None."""
-    start, end = readme_text.find(BEGIN), readme_text.find(END)
+def block(page_text: str) -> str | None:
+    """The generated block as it stands in the page, or None."""
+    start, end = page_text.find(BEGIN), page_text.find(END)
     if start < 0 or end < 0:
         return None
-    return readme_text[start:end + len(END)]
+    return page_text[start:end + len(END)]
 
 
-def rewrite(results_path: Path, readme_path: Path) -> None:
+def rewrite(results_path: Path, page_path: Path) -> None:
     results = json.loads(results_path.read_text(encoding="utf-8"))
-    text = readme_path.read_text(encoding="utf-8")
+    text = page_path.read_text(encoding="utf-8")
     old = block(text)
     if old is None:
-        raise SystemExit(f"{readme_path}: no {BEGIN!r} ... {END!r} markers")
-    readme_path.write_text(text.replace(old, table(results)), encoding="utf-8")
+        raise SystemExit(f"{page_path}: no {BEGIN!r} ... {END!r} markers")
+    page_path.write_text(text.replace(old, table(results)), encoding="utf-8")
 
 
 if __name__ == "__main__":
     args = [Path(a) for a in sys.argv[1:]]
     rewrite(args[0] if args else REPO / "benchmarks" / "results.json",
-            args[1] if len(args) > 1 else REPO / "README.md")
+            args[1] if len(args) > 1 else REPO / "docs" / "benchmarks.md")
