@@ -81,15 +81,22 @@ def output_help(what: str) -> str:
             ".csv or .parquet (the rows), .json (with summary and findings), .xml (JUnit), .md, else text.")
 
 
-def output_options(what: str = "the report"):
-    """--format, -o/--output (WHAT the command writes), -q, -v."""
+def printed_options(fmt_help: str = "Output format of what is printed."):
+    """--format, -q, -v: how much of the report is printed, and how."""
     def wrap(f):
         f = click.option("-v", "--verbose", is_flag=True, help="Print every row and finding (no cap of 200).")(f)
         f = click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")(f)
+        return click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text",
+                            show_default=True, help=fmt_help)(f)
+    return wrap
+
+
+def output_options(what: str = "the report"):
+    """--format, -o/--output (WHAT the command writes), -q, -v."""
+    def wrap(f):
         f = click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
                          metavar="FILE", help=output_help(what))(f)
-        return click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text",
-                            show_default=True, help="Output format of what is printed.")(f)
+        return printed_options()(f)
     return wrap
 
 
@@ -101,6 +108,11 @@ params_option = click.option("--params", "params_path", type=click.Path(dir_okay
 reference_option = click.option("--reference-submitter",
                                 help="Whose results are the reference (default: "
                                      "compare.reference_submitter in the parameters).")
+
+
+def output_file(name: str, help: str):
+    """A file a pipeline stage must write (required: its DVC stage names it)."""
+    return click.option(name, type=click.Path(dir_okay=False, path_type=Path), required=True, help=help)
 
 
 def filter_options(verdicts: str | tuple[str, ...], *keys: str):
@@ -465,10 +477,8 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
 
 @cli.command(short_help="Split a table into the verified and post-deadline sets.")
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--verified-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The verified set (CSV or Parquet).")
-@click.option("--post-deadline-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The post-deadline (unverified) set.")
+@output_file("--verified-out", "The verified set (CSV or Parquet).")
+@output_file("--post-deadline-out", "The post-deadline (unverified) set.")
 @output_options("the report")
 @exit_zero
 def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verbose, exit_zero):
@@ -490,12 +500,9 @@ def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verb
 
 @cli.command("ingest-all", short_help="The ingest stage: every submission into the canonical table.")
 @click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--rejected-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="CSV of rejected and excluded rows.")
-@click.option("--findings-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="JSON of every recorded finding.")
-@click.option("--versions-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="CSV of versions, used or superseded.")
+@output_file("--rejected-out", "CSV of rejected and excluded rows.")
+@output_file("--findings-out", "JSON of every recorded finding.")
+@output_file("--versions-out", "CSV of versions, used or superseded.")
 @click.option("--cache", type=click.Path(file_okay=False, path_type=Path),
               help="Folder of per-submitter outputs, reused while a submitter's files, "
                    "the code and schemas/ are unchanged (DVC pipeline: .cache/ingest).")
@@ -540,10 +547,7 @@ def ingest_all(root, rejected_out, findings_out, versions_out, cache, fmt, outpu
               help="Write the report to PATH (format from its extension, or FORMAT=PATH: "
                    "json, junit, github, markdown, csv, text; '-' is stdout). Repeatable: one run "
                    "writes every format (-o junit=gate.xml -o markdown=summary.md).")
-@click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True,
-              help="Output format of the report.")
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
-@click.option("-v", "--verbose", is_flag=True, help="Print every row and finding (no cap of 200).")
+@printed_options("Output format of the report.")
 def gate(paths, base, root, params_path, allow_maintenance, worktree, outputs, fmt, quiet, verbose):
     """Gate the change from the git base to the HEAD commit, as git stores both:
     a submission (new version folders of one partner) or, with the maintainers'
@@ -739,10 +743,7 @@ def claims(ledger, results, reference_submitter, params_path, only_verdict, fmt,
 @click.option("--versions", type=click.Path(dir_okay=False, path_type=Path),
               help=f"Submission versions (default {DEFAULT_VERSIONS}, the ingest stage's): the Data Docs show "
                    "the newest submitted_at of the versions the sets hold as the data's time.")
-@click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True,
-              help="Output format of the report printed.")
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
-@click.option("-v", "--verbose", is_flag=True, help="Print every row and finding (no cap of 200).")
+@printed_options("Output format of the report printed.")
 @exit_zero
 def audit(verified_path, post_deadline_path, out_dir, suites, no_data_docs, versions, fmt, quiet, verbose,
           exit_zero):
@@ -815,24 +816,18 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
               help="JSON of `mlrepro audit` (audit/validation.json), rendered in the report.")
 @click.option("--ledger", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
               help="The claims ledger (claims.yaml).")
-@click.option("--claims-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The claims recomputed (audit/claims.json).")
-@click.option("--scaling-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The scaling efficiencies (audit/scaling.json).")
+@output_file("--claims-out", "The claims recomputed (audit/claims.json).")
+@output_file("--scaling-out", "The scaling efficiencies (audit/scaling.json).")
 @click.option("--crosscheck", "crosschecks", nargs=2, multiple=True, metavar="PUBLISHED OUT",
               type=click.Path(dir_okay=False, path_type=Path),
               help="A published MLCommons table and where its crosscheck goes (repeatable).")
-@click.option("--metrics-out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="metrics.json (dvc metrics show).")
+@output_file("--metrics-out", "metrics.json (dvc metrics show).")
 @click.option("--details-out", type=click.Path(file_okay=False, path_type=Path),
               help="Folder of the agreement counts per status, round and partner (default: "
                    "--metrics-out without .json, e.g. metrics/).")
 @report_outputs(stdout=False)
 @params_option
-@click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True,
-              help="Output format of the report printed (one row per step).")
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
-@click.option("-v", "--verbose", is_flag=True, help="Print every row and finding (no cap of 200).")
+@printed_options("Output format of the report printed (one row per step).")
 @exit_zero
 def report_all(results, agreement, rejected, versions, validation, ledger, claims_out, scaling_out, crosschecks,
                metrics_out, details_out, plot_data, output, params_path, fmt, quiet, verbose, exit_zero):

@@ -10,6 +10,8 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
+import stat
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,6 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, settings
 
 from pipeline.core import rules
-from pipeline.store import manifests as store
 from pipeline.ingest import table
 from pipeline.cli import cli
 
@@ -187,3 +188,14 @@ def chromium(tmp_path: Path, *args: str):
          "--disable-dev-shm-usage", "--hide-scrollbars", "--host-resolver-rules=MAP * ~NOTFOUND",
          f"--user-data-dir={profile}", *args],
         capture_output=True, text=True, timeout=120, env={**os.environ, "HOME": str(tmp_path)})
+
+
+def writable_copy(src: Path, dst: Path) -> Path:
+    """A copy of (part of) the read-only real data that a test may change."""
+    shutil.copytree(src, dst)
+    for folder, dirs, files in os.walk(dst):
+        for name in dirs + files:
+            path = Path(folder) / name
+            path.chmod(path.stat().st_mode | stat.S_IWUSR)
+    Path(dst).chmod(Path(dst).stat().st_mode | stat.S_IWUSR)
+    return dst

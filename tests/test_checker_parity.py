@@ -13,15 +13,14 @@ stated; TEST01 passes in non-deterministic mode.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import stat
 from pathlib import Path
 
 import pytest
 
 from pipeline.core.model import Source
 from pipeline.readers import folder_checks, round_rules, tree
+from conftest import writable_copy
 
 TREE = Path(__file__).resolve().parent / "real" / "v5.1-submission-tree"
 RESULT = Path("results") / "8xMI325X_2xEPYC_9575F"
@@ -29,14 +28,6 @@ COMPLIANCE = Path("compliance") / "8xMI325X_2xEPYC_9575F"
 ROUNDS = round_rules.all_rounds()
 FORMATS = round_rules.formats()
 
-
-def writable_copy(src: Path, dst: Path) -> Path:
-    shutil.copytree(src, dst)
-    for folder, dirs, files in os.walk(dst):
-        for name in dirs + files:
-            path = Path(folder) / name
-            path.chmod(path.stat().st_mode | stat.S_IWUSR)
-    return dst
 
 
 def giga(root: Path, division: str = "closed") -> Path:

@@ -330,7 +330,7 @@ def test_a_corrupt_table_is_data_failing_a_check_not_a_crash(tmp_path, command):
     assert bad.as_posix() in result.stdout + result.stderr
 
 
-# ---- outputs never overwrite inputs (issue 10) -------------------------------------------
+# ---- outputs never overwrite inputs -------------------------------------------
 
 def _raw(tmp_path: Path) -> Path:
     src = tmp_path / "ok.csv"

@@ -10,11 +10,11 @@ manifest and ledger keys), which is where parsers break.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -349,16 +349,10 @@ PARTNER_FILE = st.one_of(
 def gate_repo(tmp_path_factory) -> Path:
     """main: the project's schemas with round v9.9 (deadline ahead), AMD's and
     Dell's v1; the branch ``pr`` is where each example's version is committed."""
-    from gitrepo import commit, git, init
-    from test_gate import AMD, DELL_SYSTEM, add_policy, csv_text as gate_csv, submit
+    from gitrepo import git
+    from test_gate import base_repository
 
-    repo = tmp_path_factory.mktemp("fuzz-gate") / "repo"
-    init(repo, "Fuzz")
-    add_policy(repo)
-    commit(repo, "policy", when="2026-01-02T00:00:00Z")
-    submit(repo, gate_csv("AMD", AMD), "AMD")
-    submit(repo, gate_csv("Dell", {"Server": "99000"}, DELL_SYSTEM), "Dell")
-    commit(repo, "base", when="2026-02-21T00:00:00Z")
+    repo = base_repository(tmp_path_factory.mktemp("fuzz-gate") / "repo")
     git(repo, "checkout", "-q", "-b", "pr")
     return repo
 
@@ -394,12 +388,8 @@ def test_fuzz_the_gate_never_exits_4(partner_file, manifest, gate_repo, one_resu
         "submitter: Dell\nround: v9.9\nversion: 2\nsubmitted_at: '2026-02-20T10:00:00+00:00'\n"
         f"status: verified\nfiles:\n- path: {name}\n  format: {fmt}\n  sha256: {digest}\n").encode("utf-8"))
     commit(gate_repo, "Dell v2")
-    here = Path.cwd()
-    os.chdir(gate_repo)
-    try:
+    with contextlib.chdir(gate_repo):
         result = run("gate", "--base", "main", "--format", "json")
-    finally:
-        os.chdir(here)
     assert result.exit_code in (0, 1), (result.exit_code, result.stderr[-2000:])
     assert "internal error" not in result.stderr
     json.loads(result.stdout)

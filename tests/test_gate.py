@@ -80,8 +80,11 @@ def submit(repo: Path, text: str, submitter: str, status: str = "verified",
 
 @pytest.fixture(scope="session")
 def base_repo(tmp_path_factory) -> Path:
+    return base_repository(tmp_path_factory.mktemp("base") / "repo")
+
+
+def base_repository(repo: Path) -> Path:
     """main: AMD v1 (reference) and Dell v1 (agrees), committed."""
-    repo = tmp_path_factory.mktemp("base") / "repo"
     init(repo, "Gate Test")
     add_policy(repo)
     commit(repo, "policy: the project's schemas with round v9.9, params.yaml", when="2026-01-02T00:00:00Z")

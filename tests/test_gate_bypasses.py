@@ -1,4 +1,4 @@
-"""Issue 9: every way a pull request talked its way past the gate, each in a
+"""Every way a pull request could talk its way past the gate, each in a
 real temporary git repository (a base on `main` holding the project's policy
 and a round whose deadline is ahead, then a pull-request branch), each
 failing with its located finding; read from the JSON report."""

@@ -1,4 +1,4 @@
-"""Issue 11: the gate fails a result declared verified that MLCommons did not
+"""The gate fails a result declared verified that MLCommons did not
 publish as declared, reading the published tables of the base (published/ is
 policy, like schemas/)."""
 

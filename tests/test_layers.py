@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 
 import grimp
 from importlinter.cli import lint_imports
@@ -17,13 +16,9 @@ from conftest import REPO
 
 def test_every_import_goes_down_the_floors_of_pyproject():
     out = io.StringIO()
-    before = os.getcwd()
-    os.chdir(REPO)
-    try:
+    with contextlib.chdir(REPO):
         with contextlib.redirect_stdout(out):
             code = lint_imports(config_filename=str(REPO / "pyproject.toml"), no_cache=True, no_logo=True)
-    finally:
-        os.chdir(before)
     assert code == 0, out.getvalue()
 
 

@@ -19,7 +19,7 @@ MARKER, KEYED = loadgen.MARKER, loadgen.MARKER + ' {"key": "'
 
 
 def reference_scan(text: str, keys):
-    """The scan as it was before issue 12 (one substring search of each line)."""
+    """The plain scan (one substring search of each line), the tuned scan's oracle."""
     todo = []
     marked = number = pos = 0
     size = len(text)

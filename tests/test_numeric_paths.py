@@ -9,9 +9,9 @@ they run whatever the profile."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -180,12 +180,8 @@ def gate_on(repo: Path, text: str):
     git(repo, "clean", "-qfdx")
     sealed_version(repo, "Dell", 2, text)
     commit(repo, "Dell v2")
-    here = Path.cwd()
-    os.chdir(repo)
-    try:
+    with contextlib.chdir(repo):
         result = run("gate", "--base", "main", "--format", "json")
-    finally:
-        os.chdir(here)
     ok(result)
     return result.exit_code, json.loads(result.stdout)
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import stat
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,7 @@ from _loadgen import generated_runs, make_tree, relaxed_rules
 from pipeline import readers
 from pipeline.ingest.submissions import ingest
 from pipeline.readers import tree
+from conftest import writable_copy
 
 SHARED = Path(__file__).resolve().parent / "real"   # tests/real/PROVENANCE.md
 TREE = SHARED / "v5.1-submission-tree"
@@ -27,16 +26,6 @@ DETAIL = "performance/run_1/mlperf_log_detail.txt"
 V60_SEEDS = (2465351861681999779, 14276810075590677512, 3936089224930324775)
 V51_SEEDS = (1780908523862526354, 14771362308971278857, 18209322760996052031)
 
-
-def writable_copy(src: Path, dst: Path) -> Path:
-    """A copy of (part of) the read-only real tree that tests may change."""
-    shutil.copytree(src, dst)
-    for folder, dirs, files in os.walk(dst):
-        for name in dirs + files:
-            path = Path(folder) / name
-            path.chmod(path.stat().st_mode | stat.S_IWUSR)
-    Path(dst).chmod(Path(dst).stat().st_mode | stat.S_IWUSR)
-    return dst
 
 
 def edit_key(log: Path, key: str, old: str, new: str) -> None:
@@ -466,7 +455,7 @@ def test_parallel_reading_from_a_threaded_process(big_tree):
 
 def test_reading_a_tree_imports_no_table_library():
     """The tree reader runs without pandas, pandera or pyarrow (imports off
-    the paths that do not need them: issue 12)."""
+    the paths that do not need them)."""
     import subprocess
     import sys
 

@@ -229,7 +229,7 @@ def test_an_unknown_format_is_a_finding_not_a_crash(tmp_path):
     assert [f.code for f in result.findings] == ["unknown-format"]
 
 
-# ---- issue 11: one label per mixed cluster, variants kept, published counts ----
+# ---- one label per mixed cluster, variants kept, published counts ----
 
 def _one_row(tmp_path, **fields) -> dict:
     from conftest import results_row, write_results_csv

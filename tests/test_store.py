@@ -291,7 +291,7 @@ def test_a_late_verified_submission_is_sealed_as_declared(root):
     assert m["status"] == "verified" and m["submitted_at"] == LATE
 
 
-# ---- submit for real teams (issue 9) ------------------------------------------------------
+# ---- submit for real teams ------------------------------------------------------
 
 def test_twenty_concurrent_submits_each_take_the_next_number(root, tmp_path):
     """Twenty processes at once: twenty versions v1..v20, no error, nothing half-written."""

@@ -1,6 +1,6 @@
 """The whole output of a tree ingest, byte for byte, against a committed snapshot.
 
-The reader of submission trees is tuned for speed (issue 12); what it decides
+The reader of submission trees is tuned for speed; what it decides
 must not move. The snapshot (tests/data/tree-snapshot.json) holds everything
 the reader and ``ingest`` return for the real v5.1 tree of tests/real and for
 a copy of it with a fault in most results (every record with its fields and
@@ -14,15 +14,15 @@ commit."""
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
 from dataclasses import asdict
 import shutil
-import stat
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import writable_copy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -32,14 +32,6 @@ SNAPSHOT = Path(__file__).resolve().parent / "data" / "tree-snapshot.json"
 DETAIL = "performance/run_1/mlperf_log_detail.txt"
 RESULTS = "closed/{}/results/{}/{}/{}"
 
-
-def _writable_copy(src: Path, dst: Path) -> Path:
-    shutil.copytree(src, dst)
-    for folder, dirs, files in os.walk(dst):
-        for name in dirs + files:
-            path = Path(folder) / name
-            path.chmod(path.stat().st_mode | stat.S_IWUSR)
-    return dst
 
 
 def _edit(path: Path, old: str, new: str, count: int = 1) -> None:
@@ -133,12 +125,8 @@ def read_doc(root: Path, display: str, round_: str | None, workers: int | None) 
 def ingest_doc(cwd: Path, name: str) -> dict:
     from pipeline.ingest.submissions import ingest
 
-    here = Path.cwd()
-    os.chdir(cwd)
-    try:
+    with contextlib.chdir(cwd):
         report = ingest([Path(name)], None, "v5.1", "verified")
-    finally:
-        os.chdir(here)
     doc = report.to_dict()
     doc["dispositions"] = [d.to_dict() for d in report.dispositions]
     return doc
@@ -147,7 +135,7 @@ def ingest_doc(cwd: Path, name: str) -> dict:
 def documents(tmp: Path, workers: int | None = None) -> dict:
     """Everything the snapshot holds; ``workers`` 1 reads serially, None in parallel
     when the tree is large enough (it is not: both ways are tested below)."""
-    bad = faulty(_writable_copy(REAL / TREE, tmp / "faulty"))
+    bad = faulty(writable_copy(REAL / TREE, tmp / "faulty"))
     return {
         "real tree, read": read_doc(REAL / TREE, "tree", None, workers),
         "real tree, ingest": ingest_doc(REAL, TREE),
