@@ -102,3 +102,16 @@ def test_every_runnable_block_runs_as_written(doc, tmp_path):
         assert done.returncode == expected, (
             f"{doc.name} block {number} exited {done.returncode}, expected {expected}:\n{body}\n"
             f"stdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}")
+
+
+def test_the_readme_names_every_deliberate_difference_from_the_checker():
+    """docs/checker-differences.md has the rules; the README names each, so a
+    new difference is not added to the docs alone."""
+    text = (REPO / "docs" / "checker-differences.md").read_text(encoding="utf-8")
+    table = text.split("## Where mlrepro is deliberately stricter", 1)[1].split("\n\n", 2)[1]
+    checks = [line.split("|")[1].strip() for line in table.splitlines()[2:] if line.startswith("|")]
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Where mlrepro is stricter than MLCommons' checker", 1)[1].split("\n## ", 1)[0]
+    named = [line.split("**")[1] for line in section.splitlines() if line.startswith("- **")]
+    assert len(checks) >= 8
+    assert named == checks

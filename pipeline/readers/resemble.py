@@ -49,7 +49,11 @@ def _empty(path: Path, where: Source, head: str) -> Finding:
 def _csv(where: Source, head: str, formats: list[str], csv_formats: dict[str, tuple[str, ...]]) -> Finding:
     number, line = next((n, text) for n, text in enumerate(head.split("\n"), 1) if text.strip())
     at = where.at(line=number)
-    (share, _, _), sep, fmt, header = max(_candidates(line, csv_formats), key=lambda c: c[0])
+    best = max(_candidates(line, csv_formats), key=lambda c: c[0], default=None)
+    if best is None:   # no separator splits the line (a NUL byte, say)
+        return located("unknown-format", at, f"one of the formats {formats}",
+                       "a first line that is not CSV text", "cannot detect the file's format")
+    (share, _, _), sep, fmt, header = best
     needed = csv_formats[fmt]
     if share < RESEMBLES:
         closest = f"; closest: {fmt}, {round(share * len(needed))} of its {len(needed)} columns" if share else ""
