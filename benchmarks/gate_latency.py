@@ -6,8 +6,8 @@ processes, interleaved; the goal is the ratio of their medians.
 Builds a temporary git repository whose base commit holds a copy of the
 project's submissions/ (the context: every round and submitter), adds on a
 branch one new partner version of N results (llama2-70b, gpt-oss-120b and
-friends on one 8xMI355X node, within the tolerance of AMD's figures where
-AMD has one), then runs `mlrepro gate --base main` as a fresh process.
+friends on one 8xMI355X node, within 1 % of AMD's shipped figures where AMD
+has one, so the gate passes), then runs `mlrepro gate --base main` as a fresh process.
 "Cold" means a new interpreter per run (imports, schemas, git, ingest and
 compare all paid again); the operating system's file cache stays warm. The
 package's bytecode is compiled once first, as installing it does (pandas'
@@ -17,6 +17,7 @@ every run would otherwise compile the whole package again.
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 import subprocess
@@ -39,13 +40,26 @@ METHOD = (f"`mlrepro gate --base main --format json` in a temporary git reposito
 MODELS = ("llama2-70b-99", "llama2-70b-99.9", "gpt-oss-120b", "llama3.1-8b", "deepseek-r1",
           "llama3.1-405b")
 SCENARIOS = ("Offline", "Server", "Interactive")
-# AMD's single-node MI355X figures in submissions/v6.0/AMD/v1 (the partner agrees within 1 %).
-REFERENCES = {("llama2-70b-99.9", "Server"): 100282.0}
 HEADER = ("submitter,system,accelerator,accelerators_per_node,nodes,model,scenario,value,units,"
           "division,availability")
 
 
+def references() -> dict[tuple[str, str], float]:
+    """AMD's single-node closed-division MI355X figures in Tokens/s, as its
+    shipped v6.0 summary.csv states them: the partner's results agree with them
+    within 1 %, so the gate measured is one that passes."""
+    with (REPO / "submissions" / "v6.0" / "AMD" / "v1" / "summary.csv").open(encoding="utf-8", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["number_of_nodes"] == "1" and r["Units"] == "Tokens/s"
+                and r["Division"] == "closed" and "MI355X" in r["accelerator_model_name"]]
+    best: dict[tuple[str, str], float] = {}
+    for r in rows:
+        key = (r["MlperfModel"], r["Scenario"])
+        best[key] = max(best.get(key, 0.0), float(r["Result"]))
+    return best
+
+
 def partner_csv(n: int) -> str:
+    refs = references()
     rows, seen = [HEADER], set()
     for i in range(n):
         model, scenario = MODELS[(i // 3) % len(MODELS)], SCENARIOS[i % 3]
@@ -53,7 +67,7 @@ def partner_csv(n: int) -> str:
         if (system, model, scenario) in seen:
             system += "b"
         seen.add((system, model, scenario))
-        value = REFERENCES.get((model, scenario), 50000 + 1000 * i / 0.99) * 0.99
+        value = refs.get((model, scenario), 50000 + 1000 * i) * 0.99   # no AMD figure: no-reference
         rows.append(f"Bench,{system},AMD Instinct MI355X 288GB HBM3E,8,1,{model},{scenario},"
                     f"{value:.1f},Tokens/s,closed,available")
     return "\n".join(rows) + "\n"
@@ -75,8 +89,7 @@ def build_repo(tmp: Path, n: int) -> Path:
     source = tmp / "results.csv"
     source.write_text(partner_csv(n), encoding="utf-8")
     subprocess.run([str(MLREPRO), "submit", str(source), "--submitter", "Bench", "--round", "v6.0",
-                    "--status", "verified", "--submitted-at", "2026-02-20T10:00:00+00:00",
-                    "--root", "submissions", "--force"], cwd=repo, check=True, capture_output=True)
+                    "--root", "submissions"], cwd=repo, check=True, capture_output=True)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "Bench v1")
     return repo
@@ -87,7 +100,7 @@ def measure() -> None:
     with tempfile.TemporaryDirectory(prefix="gate-bench-") as tmp:
         repo = build_repo(Path(tmp), RESULTS)
         gate = [MLREPRO, "gate", "--base", "main", "--format", "json"]
-        runs = interleaved({"gate": lambda: run(gate, cwd=repo, ok=(0, 1)),
+        runs = interleaved({"gate": lambda: run(gate, cwd=repo),
                             "pandera": lambda: run(FLOOR, cwd=repo)}, GATE_RUNS)
     summary = json.loads(runs["gate"][-1][2])["summary"]
     gate_s, floor_s = median([r[0] for r in runs["gate"]]), median([r[0] for r in runs["pandera"]])
