@@ -72,7 +72,9 @@ def _resolve_dir(env: str | None) -> Path:
     return path.resolve()
 
 
+@cached()
 def load_yaml(name: str) -> dict:
+    """A schemas/ file, parsed once per run (libyaml's parser); callers read it, never change it."""
     path = schemas_dir() / name
     try:
         with open(path, encoding="utf-8") as fh:

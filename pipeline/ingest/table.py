@@ -36,11 +36,11 @@ PANDERA_UNUSED = ("hypothesis",)
 
 @rules.cached()
 def schema():
-    import pandera.pandas as pa
+    from pandera.io.pandas_io import deserialize_schema   # the parsed file: pandera's own parse is pure Python
 
     path = schemas_dir() / SCHEMA_FILE
     try:
-        loaded = pa.DataFrameSchema.from_yaml(path)
+        loaded = deserialize_schema(rules.load_yaml(SCHEMA_FILE))
     except Exception as exc:  # pandera raises several types for a bad file
         raise ConfigError(f"cannot load {path}: {exc}") from exc
     if tuple(loaded.columns) != COLUMNS:
