@@ -11,9 +11,9 @@ import math
 import pandas as pd
 import pytest
 
-from conftest import REPO, read_csv, run, run_json, write_results_csv, results_row
+from conftest import REPO, read_csv, run_json, write_results_csv, results_row
 
-from pipeline.analyses import compare as compare_mod
+from pipeline.analyses import compare as compare_mod, reference
 from pipeline.ingest import submissions as ingest_mod
 from pipeline.core.formulas import deviation_pct
 
@@ -200,7 +200,7 @@ def test_the_shipped_v60_submissions_are_lines_of_the_official_table(official):
             assert line.startswith(f'"{submitter}",'), submitter
             lines.add(published.index(line) + 1)
     t = official.table.assign(line=official.table["source"].str.rsplit(":", n=1).str[1].astype(int))
-    on_amd = t["accelerator"].map(lambda a: compare_mod.vendors_of(a) == {"AMD"})
+    on_amd = t["accelerator"].map(lambda a: reference.vendors_of(a) == {"AMD"})
     comparators = t["accelerator"].isin(["B200", "B300"]) & t["model"].isin(
         ["llama2-70b-99", "llama2-70b-99.9", "gpt-oss-120b", "wan-2.2-t2v-a14b"])
     assert set(t[t["submitter"] == "AMD"]["line"]) <= lines   # AMD's references

@@ -45,7 +45,8 @@ import pandas as pd
 
 from pipeline.core import rules
 from pipeline.analyses import scaling
-from pipeline.analyses.compare import compare, power_capped_name
+from pipeline.analyses.compare import compare
+from pipeline.analyses.reference import power_capped_name
 from pipeline.analyses.ledger import INT_KEYS, Claim, Ledger
 from pipeline.core.findings import Finding, ReportShape, located
 from pipeline.core.formulas import ratio, within

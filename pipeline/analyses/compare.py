@@ -35,7 +35,8 @@ from pipeline.core.formulas import VERDICT_WITHIN, deviation_pct, rounded_pct, w
 from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR,
                                  DEFAULT_TOLERANCE_PCT, DEVIATES, LABEL_UNVERIFIED, Row, plain, typed_rows)
 from pipeline.ingest.table import release_unused
-from pipeline.analyses.reference import (COLUMNS, DECISION, MATCH, PARTNER_COLUMNS, REF_FIELDS, decide as _decide, decision, deviation_finding, power_capped_name, reference_index, vendors, vendors_of)
+from pipeline.analyses.reference import (COLUMNS, DECISION, MATCH, PARTNER_COLUMNS, REF_FIELDS, decision,
+                                         deviation_finding, reference_index)
 
 
 @dataclass

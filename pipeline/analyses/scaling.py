@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from pipeline.core import rules
-from pipeline.analyses.compare import power_capped_name
+from pipeline.analyses.reference import power_capped_name
 from pipeline.core.formulas import EPSILON, efficiency_pct, linear_expectation
 from pipeline.core.findings import Finding, ReportShape
 from pipeline.core.model import (DEFAULT_REFERENCE_SUBMITTER, LABEL_UNVERIFIED, NO_REFERENCE, POST_DEADLINE,

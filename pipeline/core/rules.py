@@ -239,11 +239,6 @@ def canonical_model(text: str) -> str | None:
     return _registry()[1].get(text.strip().lower())
 
 
-def model_spellings() -> dict[str, str]:
-    """Every spelling of models.yaml (lower case) -> its benchmark id."""
-    return dict(_registry()[1])
-
-
 _SEPARATORS = re.compile(r"[\s_]+")
 
 

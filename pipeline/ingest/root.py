@@ -65,13 +65,6 @@ class MergeReport(TableReport):
                 "recorded_findings": len(self.recorded), **self.cache}
 
 
-def merge(folder: Path) -> MergeReport:
-    parts = sorted(p.parent for p in folder.rglob("results.parquet"))
-    if not parts:
-        raise ConfigError(f"{folder}: no ingest outputs (results.parquet) found")
-    return merge_parts(parts, folder.as_posix())
-
-
 def merge_parts(parts: list[Path], display: str = "<table>") -> MergeReport:
     """Join part folders, in the order given, into one validated table
     (``display`` names it in the schema's findings)."""

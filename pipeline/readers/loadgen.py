@@ -142,7 +142,8 @@ def _scan(text: str, keys: frozenset[str] | None) -> tuple[int, list[tuple[int, 
                 if close > 0:
                     key = text[pos + keyed:close]
                     if key not in keys and "\\" not in key:
-                        # _another_key, inlined (it runs for most lines)
+                        # does "key" occur again after the key's closing quote? A line whose value is an
+                        # array (loaded_qsl_set: 137 KB of integers) is searched from its first quote on
                         if startswith(_ARRAY_AFTER_KEY, close):
                             quote = find('"', close + after, end)
                             again = quote >= 0 and find('"key"', quote, end) >= 0
@@ -154,19 +155,6 @@ def _scan(text: str, keys: frozenset[str] | None) -> tuple[int, list[tuple[int, 
             todo.append((number, text[pos:end]))
         pos = end + 1
     return marked, todo
-
-
-def _another_key(text: str, close: int, end: int) -> bool:
-    """Whether ``"key"`` occurs again in the line after its key's closing
-    quote (``text[close:end]``, as ``text.find('"key"', close, end) >= 0``).
-    A line whose value is an array right after the key (``loaded_qsl_set``,
-    137 KB of integers) is not searched byte by byte: a ``"key"`` starts with
-    a quote, and the first quote after ``"value": [`` is found by memchr, so
-    the search starts there (the array holds no quote when it is integers)."""
-    if text.startswith(_ARRAY_AFTER_KEY, close):
-        quote = text.find('"', close + len(_ARRAY_AFTER_KEY), end)
-        return quote >= 0 and text.find('"key"', quote, end) >= 0
-    return text.find('"key"', close, end) >= 0
 
 
 def _same(a: object, b: object) -> bool:

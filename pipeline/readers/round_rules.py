@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 
 from pipeline.core.errors import ConfigError
 from pipeline.core import rules
@@ -175,17 +174,6 @@ def _all_rounds(folder: Path) -> dict[str, RoundRules]:
             rules = from_mapping(load_yaml(f"{RULES_DIR}/{path.name}"), path.name)
             out[rules.round] = rules
     return out
-
-
-def load_file(path: Path) -> RoundRules:
-    """Rules from any YAML file (tests use relaxed copies)."""
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"cannot load {path}: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping at the top level")
-    return from_mapping(data, str(path))
 
 
 def from_mapping(data: dict, where: str) -> RoundRules:

@@ -110,10 +110,6 @@ def history_clock(top: Path, rev: str, path_of: Callable[[object], "str | None"]
     return visible
 
 
-def fixed_clock(at: datetime, how: str) -> Clock:
-    return lambda version: Visible(at, how)
-
-
 def plausibility(versions: list, at: datetime) -> dict[str, list[Finding]]:
     """version display -> findings on its declared submitted_at (versions with a manifest)."""
     out: dict[str, list[Finding]] = {}

@@ -86,7 +86,7 @@ def partner_tables(data: Data, rounds: list[str]) -> list[str]:
         others = mine[~mine["submitter"].isin(set(ours["submitter"]))]
         table.foot = _others(round_, others)
         title = f'<a href="#{anchor("round", round_)}">{escape(round_)}</a>'
-        body = table.html() if rows else (f'<p class="empty">No partner result.</p>'
+        body = table.html() if rows else ('<p class="empty">No partner result.</p>'
                                           + (f'<p class="small">{table.foot}</p>' if len(others) else ""))
         out.append(f'<div class="round-partners" data-round="{escape(round_)}"><h3>{title}: '
                    f"{count(ours['submitter'].nunique(), 'partner')}</h3>{body}</div>")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from html import escape
 
 from pipeline.core.model import AMBIGUOUS, CHERRY_PICKED, DOES_NOT_HOLD, HOLDS, NO_REFERENCE, UNMATCHED
-from pipeline.output.figures import claim_figure as figure, number, pct, quantity, ratio, stated
+from pipeline.output.figures import claim_figure as figure, number, quantity
 from pipeline.output.report.html import Cell, Table, footnote, unverified, verdict, wrap
 from pipeline.output.report.load import is_unverified
 
