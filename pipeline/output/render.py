@@ -22,7 +22,7 @@ from pipeline.core.files import write_table, write_text
 from pipeline.core.findings import Finding
 from pipeline.core.model import (AGREE, DEVIATES, EXCLUDED, LABEL_UNVERIFIED, NO_REFERENCE, UNVERIFIED_FOOTNOTE,
                                  Source, plain)
-from pipeline.output.figures import claim_figure, pct, signed_pct, quantity
+from pipeline.output.figures import claim_figure, pct, quantity, signed_pct
 
 FORMATS = ("text", "json", "junit", "github", "markdown", "csv")
 # -o PATH: the format its extension names (.csv and .parquet write the table itself)
