@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from conftest import canonical_row
 from pipeline.analyses import claims, ledger as claims_ledger
@@ -30,6 +30,7 @@ from pipeline import readers
 from pipeline.store import manifests as store
 from pipeline.core import textcheck
 from pipeline.core.findings import Finding
+from pipeline.core.model import Source
 from pipeline.readers import jsonsafe, loadgen, tree
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -259,10 +260,13 @@ def test_fuzz_claims_ledger(data, work, results_frame):
 # ---- text hygiene and format detection ----------------------------------------------------
 
 @given(text=st.one_of(TEXT, st.text(), st.lists(NASTY_TEXT | st.text(max_size=5)).map("".join)))
+@example(text="*a")            # an alias, an anchor and a merge key: every refusal of the YAML guard, each run
+@example(text="a: &b 1\nc: *b\n")
+@example(text="<<: {a: 1}")
 def test_fuzz_textcheck(text):
     for checks in (textcheck.TABULAR, textcheck.JSON, textcheck.NONE):
         assert_findings(textcheck.check(text, "x", checks))
-    assert_findings(textcheck.yaml_guard(text, "x.yaml", "ledger-invalid", aliases=False))
+    assert_findings(textcheck.yaml_guard(text, Source("x.yaml"), "ledger-invalid", aliases=False))
 
 
 @fixture_ok
