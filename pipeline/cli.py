@@ -23,7 +23,7 @@ import click
 
 from pipeline.core.errors import ConfigError, DataError, UsageError
 from pipeline.core.findings import Report, check_filters, filtered
-from pipeline.core.model import AGREEMENT_VERDICTS, AUTO, CLAIM_VERDICTS, STATUSES
+from pipeline.core.model import AGREEMENT_VERDICTS, AUTO, CLAIM_VERDICTS, STATUSES, VERIFIED
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_CONFIG, EXIT_BUG = 0, 1, 2, 3, 4
 EXIT_CODES = """\b
@@ -387,7 +387,7 @@ def ingest(sources, status, rejected_out, findings_out, versions_out, input_fmt,
 
 @cli.command(short_help="Check submissions or raw files; change nothing.")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--status", type=STATUS_CHOICE, default="verified", show_default=True,
+@click.option("--status", type=STATUS_CHOICE, default=VERIFIED, show_default=True,
               help="Status assumed for raw files.")
 @_ingest_options
 @output_options("the report")

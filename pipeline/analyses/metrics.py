@@ -27,7 +27,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.core.model import AGREE, AGREEMENT_VERDICTS, DEVIATES, EXCLUDED, NO_REFERENCE, POST_DEADLINE, VERIFIED
+from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, DEVIATES, EXCLUDED, NO_REFERENCE, POST_DEADLINE,
+                                 REJECTED, VERIFIED)
 
 STATUSES = {VERIFIED: "verified", POST_DEADLINE: "post_deadline"}   # status -> its name in a file name
 KEYS = ("results", "compared", "agree", "deviates", "no_reference", "excluded", "agreement_rate")
@@ -70,8 +71,8 @@ def _safe(name: str) -> str:
 def compute(results: Path, agreement: Path, rejected: Path) -> Metrics:
     res, agr, rej = _read(results), _read(agreement), _read(rejected)
     outcome = rej["outcome"] if "outcome" in rej else pd.Series(dtype=str)
-    totals = {"results": int(len(res)), "rejected": int((outcome == "rejected").sum()),
-              "excluded": int((outcome == "excluded").sum())}
+    totals = {"results": int(len(res)), "rejected": int((outcome == REJECTED).sum()),
+              "excluded": int((outcome == EXCLUDED).sum())}
     metrics = Metrics(totals)
     for status, key in STATUSES.items():
         mine, rows = agr[agr["status"] == status], res[res["status"] == status]

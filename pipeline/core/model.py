@@ -35,10 +35,10 @@ LABEL_UNVERIFIED = "unverified"
 # ---- verdicts ------------------------------------------------------------------------------------
 
 # compare: a partner result against its reference (the agreement table's ``verdict``)
-AGREE = "agree"
-DEVIATES = "deviates"
+AGREE = "agree"                 # within the tolerance of its reference
+DEVIATES = "deviates"           # outside it
 NO_REFERENCE = "no-reference"   # also a scaling row's and a claim's: nothing to compare with
-EXCLUDED = "excluded"
+EXCLUDED = "excluded"           # not a partner result (another vendor's parts, power-capped...)
 AGREEMENT_VERDICTS = (AGREE, DEVIATES, NO_REFERENCE, EXCLUDED)
 # a claim of the ledger, recomputed
 HOLDS = "holds"
@@ -56,12 +56,7 @@ COMPARISON_DISCLAIMER = (
 )
 
 
-# What became of a partner result (compare's verdicts) and of an input row (the gate's outcomes).
-AGREE = "agree"                  # within the tolerance of its reference
-DEVIATES = "deviates"            # outside it
-NO_REFERENCE = "no-reference"    # no reference result to compare with
-EXCLUDED = "excluded"            # not a partner result (another vendor's parts, power-capped...)
-VERDICTS = (AGREE, DEVIATES, NO_REFERENCE, EXCLUDED)
+# What became of an input row (the gate's outcomes, beside compare's verdicts above).
 REFERENCE = "reference"          # the gate: a result of the reference submitter itself
 ACCEPTED = "accepted"            # an input row that became a row of the table
 REJECTED = "rejected"            # an input row refused, with its findings

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pipeline.core import rules
 from pipeline.core.findings import Finding, located
 from pipeline.core.formulas import plausible
+from pipeline.core.model import EXCLUDED
 from pipeline.ingest import resolve
 from pipeline.readers.base import Disposition, RawRecord, ReadResult, clean, rejection
 
@@ -186,7 +187,7 @@ class _Memo:
                    get("total_accelerators"))
             acc = accelerators.get(key) or self._accelerators(key)
             if acc[2]:
-                dispositions.append(Disposition(rec.cell, "excluded", "", EXCLUDED_CPU))
+                dispositions.append(Disposition(rec.cell, EXCLUDED, "", EXCLUDED_CPU))
                 continue
             if get("power") == "true":
                 label = self._labels(rec)
@@ -196,7 +197,7 @@ class _Memo:
                     if any(f.severity == "error" for f in here):
                         dispositions.append(rejection(rec.cell, here))
                         continue
-                dispositions.append(Disposition(rec.cell, "excluded", "", EXCLUDED_POWER))
+                dispositions.append(Disposition(rec.cell, EXCLUDED, "", EXCLUDED_POWER))
                 continue
             round_text = get("round")
             rnd = rounds.get(round_text) or self._round(round_text)

@@ -34,7 +34,7 @@ import pandas as pd
 from pipeline.ingest import table
 from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, TableReport
-from pipeline.core.model import Source
+from pipeline.core.model import EXCLUDED, REJECTED, Source
 from pipeline.store.manifests import misplaced_files
 
 PARTS = ("results.parquet", "rejected.csv", "findings.json", "versions.csv")
@@ -60,8 +60,8 @@ class MergeReport(TableReport):
     @property
     def summary(self) -> dict:
         outcome = self.rejected["outcome"] if "outcome" in self.rejected else pd.Series(dtype=str)
-        return {"accepted": len(self.table), "rejected": int((outcome == "rejected").sum()),
-                "excluded": int((outcome == "excluded").sum()),
+        return {"accepted": len(self.table), "rejected": int((outcome == REJECTED).sum()),
+                "excluded": int((outcome == EXCLUDED).sum()),
                 "recorded_findings": len(self.recorded), **self.cache}
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.core.findings import Finding, TableReport, located
-from pipeline.core.model import Source
+from pipeline.core.model import EXCLUDED, POST_DEADLINE, REJECTED, VERIFIED, Source
 from pipeline.ingest import table, walk
 from pipeline.ingest.normalise import Accepted, Normaliser
 from pipeline.readers.base import Disposition
@@ -44,10 +44,10 @@ class IngestReport(TableReport):
         d = pd.Series([x.outcome for x in self.dispositions], dtype="str")
         return {
             "accepted": len(self.table),
-            "rejected": int((d == "rejected").sum()),
-            "excluded": int((d == "excluded").sum()),
-            "verified": int((self.table["status"] == "verified").sum()),
-            "post_deadline": int((self.table["status"] == "post-deadline").sum()),
+            "rejected": int((d == REJECTED).sum()),
+            "excluded": int((d == EXCLUDED).sum()),
+            "verified": int((self.table["status"] == VERIFIED).sum()),
+            "post_deadline": int((self.table["status"] == POST_DEADLINE).sum()),
             "versions_used": sum(1 for v in self.versions if v["used"]),
             "versions_superseded": sum(1 for v in self.versions if not v["used"]),
         }

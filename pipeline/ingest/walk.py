@@ -30,7 +30,7 @@ from pipeline import readers
 from pipeline.core import rules
 from pipeline.core.errors import UsageError
 from pipeline.core.findings import located
-from pipeline.core.model import Source
+from pipeline.core.model import STATUSES, Source
 from pipeline.ingest.normalise import Context, Normaliser
 from pipeline.readers.base import Disposition, ReadResult
 from pipeline.store.manifests import (MANIFEST, VERSION_DIR, Version, find_versions, load_manifest, version_at)
@@ -227,7 +227,7 @@ def _reject_unsealed(version: Version, report) -> None:
 
 
 def _read_raw(path: Path, fmt, round_, status, normaliser: Normaliser, report, published: bool) -> None:
-    if status not in ("verified", "post-deadline"):
+    if status not in STATUSES:
         raise UsageError(f"--status must be verified or post-deadline, not {status!r}")
     where = Source(path.as_posix())
     result = readers.read(path, where, fmt, round_=round_)

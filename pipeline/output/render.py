@@ -20,8 +20,8 @@ from pathlib import Path
 
 from pipeline.core.files import write_table, write_text
 from pipeline.core.findings import Finding
-from pipeline.core.model import (AGREE, DEVIATES, EXCLUDED, LABEL_UNVERIFIED, NO_REFERENCE, UNVERIFIED_FOOTNOTE,
-                                 Source, plain)
+from pipeline.core.model import (AGREE, DEVIATES, EXCLUDED, LABEL_UNVERIFIED, NO_REFERENCE, REJECTED,
+                                 UNVERIFIED_FOOTNOTE, Source, plain)
 from pipeline.output.figures import claim_figure, pct, quantity, signed_pct
 
 FORMATS = ("text", "json", "junit", "github", "markdown", "csv")
@@ -223,7 +223,7 @@ def junit(report) -> str:
                              line="" if where.line is None else str(where.line))
         for f in row_findings.pop((where.file, where.line), []):
             _failure(case, f)
-        if r.get("outcome") in ("excluded", "rejected") and case.find("failure") is None \
+        if r.get("outcome") in (EXCLUDED, REJECTED) and case.find("failure") is None \
                 or r.get("verdict") in (NO_REFERENCE, EXCLUDED):
             ET.SubElement(case, "skipped", message=r.get("reason") or "")
     for (file, _line), found in row_findings.items():       # lines without a row
