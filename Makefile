@@ -51,7 +51,7 @@ docs: install
 fuzz: install
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest -q tests/test_fuzz.py
 
-## bench: each speed goal measured against its floor, in the same run; figures to
+## bench: the speed goals (each ratio against its floor, measured in the same run); figures to
 ## benchmarks/results.json and docs/benchmarks.md (MLREPRO_BENCH_QUICK=1: small inputs,
 ## few runs, written to a temporary file)
 bench: install

@@ -24,6 +24,7 @@ import click
 from pipeline.core.errors import ConfigError, DataError, UsageError
 from pipeline.core.findings import Report, check_filters, filtered
 from pipeline.core.model import AGREEMENT_VERDICTS, AUTO, CLAIM_VERDICTS, STATUSES, VERIFIED
+from pipeline.core.params import DEFAULT_FILE as DEFAULT_PARAMS
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_CONFIG, EXIT_BUG = 0, 1, 2, 3, 4
 EXIT_CODES = """\b
@@ -33,7 +34,6 @@ Exit codes:
   2  usage error (an option, a path or a filter value)
   3  configuration or environment problem (schemas/, params, a file not writable)
   4  internal error: a bug, please report it"""
-DEFAULT_PARAMS = Path("params.yaml")
 DEFAULT_VERSIONS = Path("data/versions.csv")
 OUTPUT_FORMATS = ("text", "json", "junit", "github", "markdown", "csv")
 STATUS_CHOICE = click.Choice(list(STATUSES))

@@ -199,3 +199,10 @@ def writable_copy(src: Path, dst: Path) -> Path:
             path.chmod(path.stat().st_mode | stat.S_IWUSR)
     Path(dst).chmod(Path(dst).stat().st_mode | stat.S_IWUSR)
     return dst
+
+
+@pytest.fixture
+def no_project_params(tmp_path, monkeypatch):
+    """Run where there is no ./params.yaml (compare and claims read it by
+    default), so the built-in defaults (4.0 %, AMD) apply unless a test passes --params."""
+    monkeypatch.chdir(tmp_path)

@@ -16,9 +16,7 @@ from test_scaling import frame, published_rows
 from pipeline.analyses import claims, ledger as claims_ledger
 from pipeline.core.formulas import within
 from pipeline.core.model import COMPARISON_DISCLAIMER
-@pytest.fixture(autouse=True)
-def _no_project_params(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("no_project_params")
 
 
 def ledger_file(tmp_path, text: str):

@@ -25,9 +25,7 @@ from pipeline.cli import cli
 COMMANDS = sorted(cli.commands)
 
 
-@pytest.fixture(autouse=True)
-def _no_project_params(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # compare would read ./params.yaml
+pytestmark = pytest.mark.usefixtures("no_project_params")
 
 
 # ---- exit codes -------------------------------------------------------------------

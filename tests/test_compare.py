@@ -9,11 +9,7 @@ import pytest
 from conftest import UNVERIFIED_FOOTNOTE, canonical_row, read_csv, run, run_json, write_canonical
 
 
-@pytest.fixture(autouse=True)
-def _no_project_params(tmp_path, monkeypatch):
-    """compare reads ./params.yaml by default: run where there is none, so the
-    built-in defaults (4.0 %, AMD) apply unless a test passes --params."""
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("no_project_params")
 
 
 def ref(**kw) -> dict:
