@@ -50,10 +50,11 @@ from pipeline.analyses.reference import power_capped_name
 from pipeline.analyses.ledger import INT_KEYS, Claim, Ledger
 from pipeline.core.findings import Finding, ReportShape, located
 from pipeline.core.formulas import ratio, within
-from pipeline.core.model import (AGREE, AMBIGUOUS, CHERRY_PICKED, COMPARISON_DISCLAIMER, DEFAULT_REFERENCE_SUBMITTER,
-                                 DEFAULT_REFERENCE_VENDOR, DEVIATES, DOES_NOT_HOLD, HOLDS, INVALID,
-                                 LABEL_UNVERIFIED, LABEL_VERIFIED, NO_REFERENCE, UNMATCHED,
-                                 UNVERIFIED_FOOTNOTE, VERIFIED, Row, Source, typed_rows)
+from pipeline.core.model import (AGREE, AMBIGUOUS, CHERRY_PICKED, COMPARISON_DISCLAIMER,
+                                 DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEVIATES, DOES_NOT_HOLD,
+                                 HOLDS, INVALID, LABEL_INCLUDING_POST_DEADLINE, LABEL_UNVERIFIED,
+                                 NO_REFERENCE, POST_DEADLINE, UNMATCHED, UNVERIFIED_FOOTNOTE, VERIFIED, Row,
+                                 Source, footnote, label, typed_rows)
 
 # differences the MLCommons messaging guidelines say a comparison must state
 STATED = (("round", "round (version)"), ("division", "division"),
@@ -223,9 +224,8 @@ def _subject(claim: Claim, results: Results, ledger: Ledger):
 
 def _label(row: dict, used: list[dict]) -> dict:
     statuses = {u["status"] for u in used}
-    verified = statuses == {VERIFIED}
-    row.update(verified=verified, label=LABEL_VERIFIED if verified else LABEL_UNVERIFIED,
-               footnote="" if verified else UNVERIFIED_FOOTNOTE,
+    status = VERIFIED if statuses == {VERIFIED} else POST_DEADLINE
+    row.update(verified=status == VERIFIED, label=label(status), footnote=footnote(status),
                disclaimer=COMPARISON_DISCLAIMER if len(statuses) > 1 else "")
     return row
 
@@ -410,7 +410,8 @@ def _reproducibility_figures(claim: Claim, rows: list, reference_submitter: str)
     others = [f"{r['submitter']} {r['system']} {r['model']} {r['scenario']}: {r['verdict']} ({r['reason']})"
               for r in rows if r["verdict"] not in (AGREE, DEVIATES)]
     if not compared:
-        return {"verdict": NO_REFERENCE, "reason": "no partner result could be compared", "notes": others}
+        return {"verdict": NO_REFERENCE, "reason": "no partner result could be compared", "notes": others,
+                "measure": "max_abs_deviation_pct"}
     outside = [{k: r[k] for k in ("submitter", "system", "model", "scenario", "value", "reference_system",
                                   "reference_value", "deviation_pct", "label")}
                for r in compared if r["verdict"] == DEVIATES]
@@ -436,8 +437,6 @@ KIND_CHECKS = {"ratio": _ratio, "scaling": _scaling, "reproducibility": _reprodu
 
 
 # ---- the figure including post-deadline results ----------------------------------------
-
-LABEL_INCLUDING_POST_DEADLINE = "including post-deadline (unverified)"
 
 
 def _including_post_deadline(claim: Claim, row: dict, official: Results, every: Results, ledger: Ledger,
@@ -478,7 +477,7 @@ def _including_post_deadline(claim: Claim, row: dict, official: Results, every: 
 
 
 def _late_figure(figures: dict, added: list[dict]) -> dict:
-    keep = ("verdict", "computed", "holds", "comparator", "best_comparator", "computed_vs_best", "range_min",
+    keep = ("verdict", "measure", "computed", "holds", "comparator", "best_comparator", "computed_vs_best", "range_min",
             "range_max", "eligible_comparators", "cherry_picked", "compared", "within", "share_within_pct",
             "outside", "not_compared", "notes")
     return {"label": LABEL_INCLUDING_POST_DEADLINE, "post_deadline_results": added,

@@ -31,6 +31,7 @@ STATUSES = (VERIFIED, POST_DEADLINE)
 AUTO = "auto"   # submit: verified when sealed by the round's deadline, post-deadline after it
 LABEL_VERIFIED = "verified"
 LABEL_UNVERIFIED = "unverified"
+LABEL_INCLUDING_POST_DEADLINE = "including post-deadline (unverified)"   # a claim's figure with late results
 
 # ---- verdicts ------------------------------------------------------------------------------------
 

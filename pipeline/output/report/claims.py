@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from html import escape
 
-from pipeline.core.model import AMBIGUOUS, CHERRY_PICKED, DOES_NOT_HOLD, HOLDS, NO_REFERENCE, UNMATCHED
+from pipeline.core.model import (AMBIGUOUS, CHERRY_PICKED, DOES_NOT_HOLD, HOLDS, LABEL_INCLUDING_POST_DEADLINE,
+                                 NO_REFERENCE, UNMATCHED)
 from pipeline.output.figures import claim_figure as figure, number, quantity
 from pipeline.output.report.html import Cell, Table, footnote, unverified, verdict, wrap
 from pipeline.output.report.load import is_unverified
@@ -59,7 +60,7 @@ def post_deadline_figure(claim: dict) -> str:
     if claim.get("kind") == "reproducibility" and late.get("compared") is not None:
         parts.append(f"{late.get('within')} of {late.get('compared')} partner results within")
     parts.append(verdict_label(shown))
-    label = str(late.get("label") or "including post-deadline (unverified)")
+    label = str(late.get("label") or LABEL_INCLUDING_POST_DEADLINE)
     return (f'<div class="small post-deadline">{escape(label)}<sup>1</sup>: '
             f'{escape(", ".join(p for p in parts if p))}</div>')
 
