@@ -311,3 +311,35 @@ def test_the_summary_lists_every_partner_result_not_compared_in_every_format(rep
               and (c.find("skipped") is not None or c.find("failure") is not None)}
     assert {3, 4, 5} <= marked
 
+
+
+def test_deleting_a_file_outside_any_version_folder_is_no_submission(repo):
+    """A submission only adds version folders: a deletion elsewhere under the
+    root (a loose README) is a maintenance change, never a silent pass."""
+    git(repo, "checkout", "-q", "main")
+    write(repo, "submissions/README.md", "what lives here\n")
+    commit(repo, "a note under the root")
+    git(repo, "checkout", "-q", "-B", "pr")
+    (repo / "submissions" / "README.md").unlink()
+    commit(repo, "the note goes")
+    done = gate(repo, "--format", "json")
+    assert done.returncode == 1, done.stdout
+    doc = doc_of(done)
+    assert doc["summary"]["change"] == "maintenance"
+    assert [(f["code"], f["file"]) for f in doc["findings"]] == [("maintenance-change", "submissions/README.md")]
+    assert "a deletion outside any version folder" in doc["findings"][0]["found"]
+
+
+BOMB = "".join(f"{k}: &{k} [{', '.join([f'*{p}'] * 10) if p else '1'}]\n"
+               for p, k in zip(["", "a", "b", "c", "d", "e", "f", "g"], "abcdefgh"))
+
+
+def test_a_policy_file_that_expands_through_aliases_is_not_expanded(repo):
+    """An alias bomb in a changed policy file is one finding for the file, at
+    once (expanding it would run the gate into its job's timeout)."""
+    write(repo, "schemas/extra.yaml", BOMB)
+    commit(repo, "an alias bomb")
+    done = gate(repo, "--format", "json")
+    assert done.returncode == 1, done.stdout
+    assert {(f["code"], f["file"], f["key"]) for f in doc_of(done)["findings"]} == {
+        ("policy-change", "schemas/extra.yaml", None)}

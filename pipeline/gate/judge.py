@@ -189,7 +189,10 @@ def _on_commits(report: GateReport, call: _Call, top: Path, base: str | None, al
     report.findings.extend(found + judged.findings)
     gitstore.materialise(top, head, [_join(root, f) for f in context_folders(gated, pol.reference_submitter)],
                          call.scratch / "head")
-    committed = clock.history_clock(top, history, lambda v: _join(root, f"{v.display}/{MANIFEST}"))
+    # the versions already on the base are dated by the base's history, never by the pull request's own
+    # commits (their dates are the submitter's to choose); anything else is new, seen now by the gate's clock
+    committed = clock.history_clock(top, base_commit, lambda v: _join(root, f"{v.display}/{MANIFEST}"),
+                                    call.now)
     _judge_versions(report, call.scratch / "head" / root, call, pol, committed)
     flips_checked = allow and judged.kind == "maintenance" and (
         bool(scope.submitters or scope.loose) or any(f.code == "policy-change" for f in judged.findings))

@@ -151,10 +151,15 @@ def _flatten(value, at: str = "") -> dict[str, object]:
 
 
 def yaml_changes(old: bytes | None, new: bytes | None) -> list[tuple[str, object, object]] | None:
-    """(dotted key, old, new) for every leaf that differs; None when either side is not YAML."""
+    """(dotted key, old, new) for every leaf that differs; None when either side
+    is not YAML, or is too deep or expands too far through aliases to read (a
+    pull request's file: the gate never expands what it has not bounded)."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        a = yaml.safe_load(old.decode("utf-8")) if old is not None else {}
-        b = yaml.safe_load(new.decode("utf-8")) if new is not None else {}
+        texts = [t.decode("utf-8") if t is not None else None for t in (old, new)]
+        if any(t is not None and textcheck.yaml_guard(t, Source("policy"), "policy-change") for t in texts):
+            return None
+        a, b = (yaml.load(t, Loader=loader) if t is not None else {} for t in texts)
     except (yaml.YAMLError, UnicodeDecodeError):
         return None
     fa, fb = _flatten(a), _flatten(b)

@@ -32,6 +32,7 @@ from pipeline.core.model import Source
 from pipeline.gate import gitstore, policy as policy_mod
 from pipeline.gate.versioning import Gated
 from pipeline.store.manifests import MANIFEST
+from pipeline.store.versions import VERSION_DIR
 
 LABEL = "maintenance"          # the maintainers' pull-request label; the workflow passes --allow-maintenance
 DVC_LOCK = "dvc.lock"          # written by every `dvc repro`, beside dvc.yaml
@@ -72,6 +73,9 @@ def classify(changes: list[gitstore.Change], root: str) -> Scope:
             continue
         rel = change.path[len(prefix):]
         parts = rel.split("/")
+        if change.status == "D" and (len(parts) < 4 or not VERSION_DIR.match(parts[2])):
+            scope.outside.append((change, "a deletion outside any version folder"))   # a maintainer's
+            continue
         if len(parts) >= 3:
             scope.submitters.add(parts[1])
         else:
