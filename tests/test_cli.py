@@ -154,6 +154,13 @@ def test_every_table_read_is_validated_whatever_pandera_validation_depth(tmp_pat
     assert doc["rows"] == []          # the two bad rows are not compared; AMD's is the reference
 
 
+def test_a_bad_row_without_a_source_is_named_by_its_line_in_the_table(tmp_path):
+    results = write_canonical(tmp_path / "results.csv", [
+        canonical_row(), canonical_row(submitter="Dell", system="D1", value=-5.0, source="")])
+    doc = run_json("compare", results, expect=1)
+    [f] = [f for f in doc["findings"] if f["code"] == "schema-violation" and f["column"] == "value"]
+    assert (f["file"], f["place"]) == (results.as_posix(), "line 3, column value")
+
 def test_exit_4_for_a_crash_with_no_traceback(tmp_path, monkeypatch):
     import pipeline.analyses.compare
 

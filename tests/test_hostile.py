@@ -493,3 +493,11 @@ def test_mojibake_is_told_from_real_accented_text(text, is_mojibake):
 
     found = textcheck.check(text, "x.csv", ("mojibake",))
     assert bool(found) == is_mojibake, found
+
+
+def test_a_column_named_twice_after_blank_lines_is_found_on_the_header_line(tmp_path):
+    from pipeline.core import textcheck
+    from pipeline.core.model import Source
+
+    [f] = textcheck.check("\n\nsubmitter,value,value\nDell,1,2\n", Source("r.csv"))
+    assert (f.code, f.where) == ("duplicate-column", Source("r.csv", line=3, column="value"))

@@ -19,7 +19,7 @@ from conftest import REAL, UNVERIFIED_FOOTNOTE, canonical_row, run, run_json, wr
 
 from pipeline.ingest import table
 from pipeline.core.formulas import efficiency_pct, linear_expectation, ratio
-from pipeline.ingest.resolve import composition_from_platform
+from pipeline.ingest.composition import counted_in_system_id
 from pipeline.core.rules import canonical_accelerator
 from pipeline.analyses.scaling import LOOKUP, scaling
 
@@ -96,7 +96,7 @@ def published_rows(*ids: str, models=("llama2-70b-99.9",)) -> list[dict]:
     for rec in _published():
         if rec["ID"] not in ids or rec["Model"] not in models:
             continue
-        counts = (composition_from_platform(rec["Platform"])
+        counts = (counted_in_system_id(rec["Platform"])
                   or {canonical_accelerator(rec["Accelerator"]): rec["Nodes"] * rec["a#"]})
         rows.append(canonical_row(
             round="v5.1", submitter=rec["Submitter"], system=rec["Platform"], system_name=rec["System"],

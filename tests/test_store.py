@@ -233,6 +233,19 @@ def test_a_version_without_manifest_has_its_rows_rejected(root, tmp_path):
         ("v6.0/Dell/v1/results.csv:3", "manifest-missing")]
 
 
+def test_a_row_the_reader_refuses_in_a_version_without_manifest_keeps_its_reason(root, tmp_path):
+    """No row of an unsealed version disappears: one with a field too many is
+    rejected by the reader, the others for the missing manifest."""
+    v1 = root / "v6.0" / "Dell" / "v1"
+    v1.mkdir(parents=True)
+    lines = (DATA / "results-dell.csv").read_text().splitlines()
+    (v1 / "results.csv").write_text("\n".join([lines[0], lines[1] + ",extra", lines[2]]) + "\n")
+    rejected = tmp_path / "rejected.csv"
+    run("ingest", root, "-o", tmp_path / "out.csv", "--rejected-out", rejected, expect=1)
+    assert [(r["source"], r["codes"]) for r in read_csv(rejected)] == [
+        ("v6.0/Dell/v1/results.csv:2", "format-mismatch"),
+        ("v6.0/Dell/v1/results.csv:3", "manifest-missing")]
+
 def test_a_manifest_that_breaks_its_schema_is_invalid(root):
     submit(root, DATA / "results-dell.csv")
     mpath = root / "v6.0" / "Dell" / "v1" / "manifest.yaml"

@@ -181,15 +181,16 @@ def _line_ends(text: str, where: Source) -> Finding:
 
 
 def _duplicate_columns(text: str, where: Source) -> list[Finding]:
-    try:
-        header = next(csv.reader(io.StringIO(text[:1 << 16], newline="")), [])
+    reader = csv.reader(io.StringIO(text[:1 << 16], newline=""))
+    try:   # the header is the first line that is not blank, as the CSV readers take it
+        header, line = next(((row, reader.line_num) for row in reader if any(h.strip() for h in row)), ([], 1))
     except csv.Error:
         return []   # the reader reports the header itself
     seen: set[str] = set()
     out = []
     for name in (h.strip() for h in header):
         if name and name in seen:
-            out.append(located("duplicate-column", where.at(line=1, column=name), "each column once",
+            out.append(located("duplicate-column", where.at(line=line, column=name), "each column once",
                                f"{name!r} twice", f"the header names column {name!r} twice"))
         seen.add(name)
     return out

@@ -50,12 +50,6 @@ def parse_count(text: str) -> int | None:
 MAX_COUNT = {"accelerators_per_node": 1024, "nodes": 100_000, "total_accelerators": 10_000_000}
 
 
-def composition_from_platform(platform: str | None) -> dict[str, int]:
-    """Accelerator counts stated by a platform id such as
-    ``87xMI355X_22xEPYC_9575F`` (-> {MI355X: 87}). Empty when it states none."""
-    return composition.counted_in_system_id(platform)
-
-
 Problem = tuple
 
 

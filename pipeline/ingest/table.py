@@ -120,13 +120,21 @@ def validate(frame: pd.DataFrame, display: str = "<table>", root: str | None = N
         if idx is None or pd.isna(idx):
             raise ConfigError(f"table schema failed as a whole: {case.check} on {case.column}")
         bad_index.add(idx)
-        where = (Source.from_cell(frame.at[idx, "source"], root) if "source" in frame.columns
-                 else Source(display, frame.index.get_loc(idx) + 2))
+        where = row_source(frame, idx, display, root)
         findings.append(located(
             "schema-violation", where.at(column=case.column),
             str(case.check), case.failure_case, "the row fails the canonical table schema"))
     mask = frame.index.isin(list(bad_index))
     return frame[~mask], frame[mask], findings
+
+
+def row_source(frame: pd.DataFrame, idx, display: str, root: str | None = None) -> Source:
+    """Where a row of a table came from: its ``source`` cell, else its line in
+    the table DISPLAY (the header is line 1; an empty cell reads as NaN)."""
+    cell = frame.at[idx, "source"] if "source" in frame.columns else None
+    if isinstance(cell, str) and cell:
+        return Source.from_cell(cell, root)
+    return Source(display, frame.index.get_loc(idx) + 2)
 
 
 def read_frame(path: str | Path, **csv_options) -> pd.DataFrame:
@@ -186,7 +194,7 @@ def load(path: str | Path) -> tuple[pd.DataFrame, list[Finding]]:
 
     def drop(rows, col, code, expected, message):
         for idx in frame.index[rows & ~bad]:
-            where = Source.from_cell(frame.at[idx, "source"]) if frame.at[idx, "source"] else Source(display, idx + 2)
+            where = row_source(frame, idx, display)
             found.append(located(code, where.at(column=col), expected, frame.at[idx, col], message))
 
     for col in (*INT_COLUMNS, "value"):   # a number that does not convert: named, row dropped

@@ -221,9 +221,11 @@ def _reject_unsealed(version: Version, report) -> None:
     for path in sorted(version.path.rglob("*")):
         if path.is_file() and path.name != MANIFEST and readers.detect(path):
             result = readers.read(path, version.where(path.relative_to(version.path).as_posix()))
+            cells = result.cells()
+            report.dispositions.extend(result.dispositions)   # rows the reader refused keep its reason
             report.dispositions.extend(Disposition(cell, "rejected", version.findings[0].code,
                                                    "its version's manifest is missing or invalid")
-                                       for cell in result.cells())
+                                       for cell in cells)
 
 
 def _read_raw(path: Path, fmt, round_, status, normaliser: Normaliser, report, published: bool) -> None:

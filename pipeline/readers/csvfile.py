@@ -41,11 +41,11 @@ def open_csv(path, where: Source, required: tuple[str, ...], expected: str, out:
         out.findings.append(located("empty-file", where, f"a header line ({expected}) and one row per result",
                                     "only blank lines" if text else "0 bytes", "the file is empty"))
         return None
-    header, rows = parse(text)
+    header, line, rows = parse(text)
     missing = [c for c in required if c not in header]
     if not missing:
         return CsvFile(where, header, rows, text)
-    out.findings.append(located("missing-column", where.at(line=1), expected, f"missing {missing}",
+    out.findings.append(located("missing-column", where.at(line=line), expected, f"missing {missing}",
                                 f"required column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
                                 f"absent: add {'it' if len(missing) == 1 else 'them'} to the header line"))
     out.dispositions.extend(Disposition(f"{where.file}:{line}", "rejected", "missing-column",
@@ -53,8 +53,9 @@ def open_csv(path, where: Source, required: tuple[str, ...], expected: str, out:
     return None
 
 
-def parse(text: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
-    """The header and (line, fields) of each row after it, as they are read.
+def parse(text: str) -> tuple[list[str], int, Iterator[tuple[int, list[str]]]]:
+    """The header (the first line that is not blank), its line, and (line,
+    fields) of each row after it, as they are read.
 
     A field may be as long as the file (the csv module's default limit is
     128 KiB, and the file is already bounded). Should the csv module still
@@ -73,8 +74,8 @@ def parse(text: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
             header = [h.strip() for h in fields]
             break
     except csv.Error as exc:
-        return [], iter([(start, [f"<not CSV from here on: {exc}>"])])
-    return header, _rows(reader, start)
+        return [], start, iter([(start, [f"<not CSV from here on: {exc}>"])])
+    return header, max(start - 1, 1), _rows(reader, start)
 
 
 def _rows(reader, start: int) -> Iterator[tuple[int, list[str]]]:
@@ -119,7 +120,7 @@ def column_kinds(csv_file: CsvFile) -> list[bool | None]:
     """Per column: True when it holds numbers, False when text, None when
     unknown; learnt from the file's first good rows, else from the column's name."""
     width = len(csv_file.header)
-    _, rows = parse(csv_file.text)
+    _, _, rows = parse(csv_file.text)
     sample = [fields for _, fields in islice((r for r in rows if len(r[1]) == width), SAMPLE_ROWS)]
     if not sample:
         return [True if name in NUMBER_COLUMNS else None for name in csv_file.header]
