@@ -83,13 +83,15 @@ def _text(value) -> str | None:
         or value.__class__.__name__ == "NAType" else str(value)
 
 
-def check(table: pd.DataFrame, published_tables, tolerance_pct: float = 0.0) -> Report:
-    """Look up every verified row of ``table`` in ``published_tables`` (a mapping
-    round -> canonical frame, a list of frames, or one frame). Returns a Report
-    whose rows are the crosscheck verdicts and whose findings are the
-    ``differs`` and ``not-published`` rows."""
+def check(table: pd.DataFrame | list[dict], published_tables, tolerance_pct: float = 0.0) -> Report:
+    """Look up every verified row of ``table`` (a canonical frame, or its
+    :func:`records` when several published tables are checked against it) in
+    ``published_tables`` (a mapping round -> canonical frame, a list of
+    frames, or one frame). Returns a Report whose rows are the crosscheck
+    verdicts and whose findings are the ``differs`` and ``not-published`` rows."""
     published = _by_round(published_tables)
-    return check_rows(records(table), {r: records(f) for r, f in published.items()}, tolerance_pct)
+    rows = table if isinstance(table, list) else records(table)
+    return check_rows(rows, {r: records(f) for r, f in published.items()}, tolerance_pct)
 
 
 def records(frame: pd.DataFrame) -> list[dict]:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.analyses.compare import CompareReport, compare
-from pipeline.core.errors import ConfigError, DataError
+from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, ReportShape, located
 from pipeline.core.model import LABEL_UNVERIFIED, POST_DEADLINE, VERIFIED, Row, Source, typed_rows
 from pipeline.core.model import label_frame
@@ -103,8 +103,6 @@ def read_with_status(path: Path) -> pd.DataFrame:
     any table with a status column (an agreement table)."""
     try:
         return table.read(path)
-    except DataError:
-        raise
     except ConfigError:   # not a canonical table
         frame = table.read_frame(path)
     if "status" not in frame.columns:

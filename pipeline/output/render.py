@@ -147,8 +147,8 @@ def gate_text(report, with_findings: bool = True) -> str:
     lines += _gate_extra_lines(report)
     lines += [f"{f.severity}: {f.render()}" for f in report.findings] if with_findings else []
     for r in report.rows:
-        dev = "" if r.get("deviation_pct") is None else f" {r['deviation_pct']:+.2f}%"
-        lines.append(f"{r.get('verdict') or r['outcome']}: {_row_source(r)}{dev}"
+        dev = signed_pct(r.get("deviation_pct"))
+        lines.append(f"{r.get('verdict') or r['outcome']}: {_row_source(r)}{' ' + dev if dev else ''}"
                      + (f" [{r['label']}]" if r.get("label") == LABEL_UNVERIFIED else ""))
     if any(r.get("label") == LABEL_UNVERIFIED for r in report.rows):
         lines.append(f"{LABEL_UNVERIFIED}: {UNVERIFIED_FOOTNOTE}")
@@ -325,8 +325,8 @@ def markdown(report, limit: int = 100) -> str:
         if results:
             out += ["### Results", ""] + _table(
                 ["file:line", "model", "scenario", "value", "reference", "deviation", "verdict", "label"],
-                [[_row_source(r), r["model"], r["scenario"], r["value"], r["reference_value"],
-                  "" if r["deviation_pct"] is None else f"{r['deviation_pct']:+.2f}%",
+                [[_row_source(r), r["model"], r["scenario"], quantity(r["value"], r.get("units")),
+                  quantity(r["reference_value"], r.get("units")), signed_pct(r["deviation_pct"]),
                   r.get("verdict") or r["outcome"], _label(r)] for r in results[:limit]]) + [""]
     else:
         icon = "✅" if report.ok else "❌"

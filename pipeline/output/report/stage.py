@@ -102,9 +102,10 @@ def report_all(paths: Paths, reference_submitter: str = DEFAULT_REFERENCE_SUBMIT
     _write(efficiency, found, paths.scaling)
     out.add("scaling", [paths.scaling], efficiency.summary, efficiency.findings[len(found):])
 
+    rows = crosscheck.records(frame) if paths.crosscheck else []   # the table's rows, built once for every table
     for published_path, path in paths.crosscheck:
         published, read_findings = crosscheck.load_published([published_path])
-        looked_up = crosscheck.check(frame, published)
+        looked_up = crosscheck.check(rows, published)
         # the published table's own warnings are not this check's; its errors are
         looked_up.findings.extend(f for f in read_findings if f.severity == "error")
         _write(looked_up, found, path)
