@@ -438,7 +438,7 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
     (the DVC pipeline's compare stage)."""
     from pipeline.analyses import compare as compare_mod, partition as partition_mod
     from pipeline.core import params
-    from pipeline.core.files import write_json, write_table
+    from pipeline.core.files import write_json
 
     if (verified_dir is None) != (post_deadline_dir is None):
         raise click.UsageError("--verified-dir and --post-deadline-dir go together")
@@ -459,11 +459,7 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
         report = partition_mod.compare_and_partition(held.pop(), p.tolerance_pct, p.reference_submitter,
                                                      p.reference_vendor, results.as_posix(), agreement_display)
         agreement = report.agreement
-        for name, split in (("results", report.results), ("agreement", report.agreements)):
-            write_table(split.verified, verified_dir / f"{name}.csv")
-            write_table(split.post_deadline, post_deadline_dir / f"{name}.csv")
-        notes = [f"wrote {verified_dir.as_posix()}/ ({len(report.results.verified)} verified) and "
-                 f"{post_deadline_dir.as_posix()}/ ({len(report.results.post_deadline)} post-deadline)"]
+        notes = [report.write(verified_dir, post_deadline_dir)]
     else:
         report = agreement = compare_mod.compare(held.pop(), p.tolerance_pct, p.reference_submitter,
                                                  p.reference_vendor)

@@ -445,6 +445,12 @@ def test_yaml_is_read_with_the_safe_loader_everywhere():
             returned = [ast.unparse(n.value) for n in ast.walk(node) if isinstance(n, ast.Return)]
             if returned != [SAFE_LOADER]:
                 problems.append(f"{where}: _loader returns {returned}")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and _name(node.func.func) == "_loader":
+            calls += 1          # _loader()(text): a parser of the loader checked above
+            continue
+        if isinstance(node, ast.Call) and _name(node.func) in ("yaml.safe_load", "yaml.safe_load_all"):
+            calls += 1
+            continue
         if not (isinstance(node, ast.Call) and _name(node.func) in ("yaml.load", "yaml.compose", "yaml.parse",
                                                                        "yaml.compose_all", "yaml.parse_all")):
             continue

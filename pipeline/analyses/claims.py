@@ -46,7 +46,6 @@ import pandas as pd
 from pipeline.core import rules
 from pipeline.analyses import scaling
 from pipeline.analyses.compare import compare
-from pipeline.analyses.reference import power_capped_name
 from pipeline.analyses.ledger import INT_KEYS, Claim, Ledger
 from pipeline.core.findings import Finding, ReportShape, located
 from pipeline.core.formulas import ratio, within
@@ -250,7 +249,7 @@ def eligible_comparators(claim: Claim, subject: dict, results: Results, default_
             if not (r["source"] == subject["source"] and r["system"] == subject["system"])]
     if "status" not in claim.comparator and subject["status"] == VERIFIED and not any_status:
         pool = [r for r in pool if r["status"] == VERIFIED]
-    return [r for r in pool if not (power_capped_name(r["system"]) or power_capped_name(r["system_name"]))], selector
+    return [r for r in pool if not (rules.power_capped(r["system"]) or rules.power_capped(r["system_name"]))], selector
 
 
 def _comparator_selector(claim: Claim, subject: dict, default_round) -> dict:

@@ -71,15 +71,14 @@ def read_ledger(path: str | Path) -> Ledger:
     if guard:   # too deep, or an alias bomb: never loaded
         ledger.findings.extend(guard)
         return ledger
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        data = yaml.load(text, Loader=loader)
-        lines, duplicates = _lines(yaml.compose(text, Loader=loader))
+        node, data = textcheck.compose(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         bad("ledger-invalid", Source(ledger.path, mark.line + 1 if mark else None), "valid YAML",
             getattr(exc, "problem", None) or str(exc), "the claims ledger is not valid YAML")
         return ledger
+    lines, duplicates = _lines(node)
     for where, key, line in duplicates:
         bad("ledger-invalid", Source(ledger.path, line, key=_claim_key(data, where)), "each key once",
             f"{key!r} twice", "duplicate key (YAML keeps only the last)")

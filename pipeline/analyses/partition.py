@@ -159,6 +159,17 @@ class SetsReport(ReportShape):
     def frame(self) -> pd.DataFrame:
         return self.agreement.frame()
 
+    def write(self, verified_dir: Path, post_deadline_dir: Path) -> str:
+        """The two sets as the compare stage writes them (results.csv and
+        agreement.csv in each folder); what it wrote, in a line."""
+        from pipeline.core.files import write_table
+
+        for name, split in (("results", self.results), ("agreement", self.agreements)):
+            write_table(split.verified, verified_dir / f"{name}.csv")
+            write_table(split.post_deadline, post_deadline_dir / f"{name}.csv")
+        return (f"wrote {verified_dir.as_posix()}/ ({len(self.results.verified)} verified) and "
+                f"{post_deadline_dir.as_posix()}/ ({len(self.results.post_deadline)} post-deadline)")
+
 
 def compare_and_partition(results: pd.DataFrame, tolerance_pct: float, reference_submitter: str,
                           reference_vendor: str, display: str = "<table>",

@@ -24,11 +24,6 @@ COLUMNS = PARTNER_COLUMNS + (
     "partner_status", "status", "label", "footnote")
 
 
-def power_capped_name(text: object) -> bool:
-    """A system id or name that says power-capped (the pattern is in schemas/)."""
-    return bool(rules.power_cap_pattern().search(str(text or "")))
-
-
 def deviation_finding(r: dict, prefix: str = "", own: bool = True) -> Finding:
     """The ``deviates-from-reference`` finding of one agreement row, at the
     partner's file and line (``prefix`` makes root-relative files repo-relative).

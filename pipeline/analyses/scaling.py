@@ -41,7 +41,6 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from pipeline.core import rules
-from pipeline.analyses.reference import power_capped_name
 from pipeline.core.formulas import EPSILON, efficiency_pct, linear_expectation
 from pipeline.core.findings import Finding, ReportShape
 from pipeline.core.model import (DEFAULT_REFERENCE_SUBMITTER, LABEL_UNVERIFIED, NO_REFERENCE, POST_DEADLINE,
@@ -85,7 +84,7 @@ def composition(row: dict) -> dict[str, int]:
 
 
 def _power_capped(row: dict) -> bool:
-    return power_capped_name(row["system"]) or power_capped_name(row.get("system_name"))
+    return rules.power_capped(row["system"]) or rules.power_capped(row.get("system_name"))
 
 
 def single_node_index(results: pd.DataFrame) -> dict[tuple, list[dict]]:

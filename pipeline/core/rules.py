@@ -286,6 +286,11 @@ def power_cap_pattern() -> re.Pattern:
         raise ConfigError(f"conventions.yaml: bad power_cap_pattern: {exc}") from exc
 
 
+def power_capped(text: object) -> bool:
+    """A system id or name that says power-capped (the pattern is in schemas/conventions.yaml)."""
+    return bool(power_cap_pattern().search(str(text or "")))
+
+
 @cached()
 def choices(column: str) -> tuple[str, ...]:
     """The allowed values of a column of the canonical table (its ``isin``

@@ -282,6 +282,18 @@ def _merge_key(event, parent: list) -> bool:
     return bool(event.implicit and event.implicit[0]) or event.tag == "tag:yaml.org,2002:merge"
 
 
+def compose(text: str) -> tuple[object, object]:
+    """(the composed node tree, the data constructed from those same nodes):
+    one libyaml parse gives a document's values and the lines they stand on.
+    Raises yaml.YAMLError; run :func:`yaml_guard` first on untrusted text."""
+    parser = _loader()(text)
+    try:
+        node = parser.get_single_node()
+        return node, (parser.construct_document(node) if node is not None else None)
+    finally:
+        parser.dispose()
+
+
 def duplicate_keys(root) -> list[tuple[str, int]]:
     """(key, line) of every scalar key a mapping of the composed ``root`` states
     twice. Walks iteratively, each node once."""

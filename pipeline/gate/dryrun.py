@@ -16,9 +16,8 @@ import tempfile
 from datetime import datetime
 from pathlib import Path
 
-from pipeline.core import params as params_mod, rules
 from pipeline.gate.judge import GateReport, counts
-from pipeline.gate.policy import Policy, active
+from pipeline.gate.policy import active, local
 from pipeline.gate.results import check
 from pipeline.gate.submit import seal
 from pipeline.gate.versioning import Gated
@@ -30,9 +29,7 @@ def dry_run(source: Path, submitter: str, round_: str, status: str, root: Path,
             submitted_at: datetime | None, fmt: str | None, notes: str | None,
             withdraws: list[dict] | None, params_path: Path | None, force: bool = False) -> GateReport:
     """The gate's report on the version ``submit`` would seal (a refusal's findings when it would refuse)."""
-    compare = params_mod.load(params_path if params_path and params_path.is_file() else None)["compare"]
-    pol = Policy.of(rules.schemas_dir(), compare, "local (the installed tool's or $MLREPRO_SCHEMAS schemas, "
-                    "--params)")
+    pol = local(params_path)
     report = GateReport()
     now = clock.now()
     with tempfile.TemporaryDirectory(prefix="mlrepro-dry-run-") as scratch:

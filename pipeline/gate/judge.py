@@ -40,7 +40,6 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.core import params as params_mod, rules
 from pipeline.core.errors import ConfigError, UsageError
 from pipeline.core.findings import Report, located
 from pipeline.core.model import AGREE, DEVIATES, EXCLUDED, NO_REFERENCE, REFERENCE, REJECTED, Source
@@ -139,10 +138,8 @@ def _on_folders(report: GateReport, call: _Call, top: Path | None) -> tuple[poli
         if not (path if path.is_absolute() else call.cwd / path).is_dir():
             raise UsageError(f"{path}: no such version folder")
     report.versions = _named(call.paths, call.root, call.cwd)
-    full = call.params if call.params.is_absolute() else call.cwd / call.params
-    compare = params_mod.load(full if full.is_file() else None)["compare"]
-    pol = policy_mod.Policy.of(rules.schemas_dir(), compare, "local (no base: the installed tool's or "
-                               "$MLREPRO_SCHEMAS schemas, --params)")
+    pol = policy_mod.local(call.params if call.params.is_absolute() else call.cwd / call.params,
+                           "--params; no base")
     _judge_versions(report, call.root, call, pol)
     why = "no git repository" if top is None else "give --base"
     return pol, {"base": None, "versioning": f"not checked ({why})"}
@@ -256,7 +253,7 @@ def _flips(report: GateReport, top: Path, base: tuple, head: tuple, root: str, p
                                                                policy_mod.scrub(str(exc), base_pol)))
             else:                    # the new policy itself does not load: it cannot pass
                 report.findings.append(located("policy-change", Source("schemas/"), "a policy that loads",
-                                               str(exc).replace(f"{call.scratch.as_posix()}/head-policy/", ""),
+                                               policy_mod.scrub(str(exc), call.scratch / "head-policy"),
                                                "the changed policy does not load"))
             return
     report.flips, found = flips_mod.flips(side["base"], side["head"], call.shown)

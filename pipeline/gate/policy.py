@@ -81,6 +81,14 @@ def active(policy: Policy):
         rules.clear_caches()
 
 
+def local(params_path: Path | None, where: str = "--params") -> Policy:
+    """The policy of this working folder: the installed tool's (or
+    $MLREPRO_SCHEMAS) schemas and PARAMS_PATH's compare section (built-in
+    defaults when it is absent), for runs that have no git base."""
+    compare = params_mod.load(params_path if params_path and params_path.is_file() else None)["compare"]
+    return Policy.of(rules.schemas_dir(), compare, f"local (the installed tool's or $MLREPRO_SCHEMAS schemas, {where})")
+
+
 def policy_at(top: Path, rev: str, params_path: str, scratch: Path, source: str,
               beside: tuple[str, ...] = ()) -> Policy:
     """The policy at REV (a commit or a tree) as git stores it, written into the
@@ -150,33 +158,31 @@ def _flatten(value, at: str = "") -> dict[str, object]:
     return {at or "(document)": value}
 
 
-def yaml_changes(old: bytes | None, new: bytes | None) -> list[tuple[str, object, object]] | None:
-    """(dotted key, old, new) for every leaf that differs; None when either side
-    is not YAML, or is too deep or expands too far through aliases to read (a
-    pull request's file: the gate never expands what it has not bounded)."""
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+def _parsed(text: bytes | None) -> tuple[object, object] | None:
+    """(node tree, data) of a policy file's YAML, parsed once ((None, {}) for
+    an absent file); None when it is not YAML, or is too deep or expands too
+    far through aliases to read (a pull request's file: the gate never expands
+    what it has not bounded)."""
+    if text is None:
+        return None, {}
     try:
-        texts = [t.decode("utf-8") if t is not None else None for t in (old, new)]
-        if any(t is not None and textcheck.yaml_guard(t, Source("policy"), "policy-change") for t in texts):
+        decoded = text.decode("utf-8")
+        if textcheck.yaml_guard(decoded, Source("policy"), "policy-change"):
             return None
-        a, b = (yaml.load(t, Loader=loader) if t is not None else {} for t in texts)
+        return textcheck.compose(decoded)
     except (yaml.YAMLError, UnicodeDecodeError):
         return None
-    fa, fb = _flatten(a), _flatten(b)
+
+
+def yaml_changes(old: tuple | None, new: tuple | None) -> list[tuple[str, object, object]] | None:
+    """(dotted key, old, new) for every leaf that differs between two parsed
+    files (:func:`_parsed`); None when either is not readable YAML."""
+    if old is None or new is None:
+        return None
+    fa, fb = _flatten(old[1]), _flatten(new[1])
     missing = "(absent)"
     return [(k, fa.get(k, missing), fb.get(k, missing)) for k in sorted(set(fa) | set(fb), key=str)
             if fa.get(k, missing) != fb.get(k, missing)]
-
-
-def _key_lines(text: bytes | None) -> dict[str, int]:
-    """The line of each key of a YAML file as it is now (none for a deleted file)."""
-    if text is None:
-        return {}
-    try:
-        node = yaml.compose(text.decode("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (yaml.YAMLError, UnicodeDecodeError):
-        return {}
-    return textcheck.key_lines(node)
 
 
 def policy_findings(top: Path, base: str, head: str, path: str, status: str, params_path: str,
@@ -186,7 +192,8 @@ def policy_findings(top: Path, base: str, head: str, path: str, status: str, par
     compare section is unchanged. TOGETHER is added to each message."""
     old = gitstore.read(top, base, path) if status != "A" else None
     new = gitstore.read(top, head, path) if status != "D" else None
-    keys = yaml_changes(old, new) if path.endswith((".yaml", ".yml")) else None
+    parsed = (_parsed(old), _parsed(new)) if path.endswith((".yaml", ".yml")) else (None, None)
+    keys = yaml_changes(*parsed)
     if path == params_path:
         keys = [k for k in keys or [] if k[0] == PARAMS_POLICY_SECTION
                 or k[0].startswith(PARAMS_POLICY_SECTION + ".")]
@@ -194,7 +201,7 @@ def policy_findings(top: Path, base: str, head: str, path: str, status: str, par
             return []                          # another section: not policy
     out = []
     if keys:
-        lines = _key_lines(new)
+        lines = textcheck.key_lines(parsed[1][0])
         for key, a, b in keys[:MAX_KEYS_SHOWN]:
             out.append(located("policy-change", Source(path, line=lines.get(key), key=key), _show(a),
                                _show(b), f"policy changed: {key}: {_show(a)} -> {_show(b)}{together}",

@@ -443,7 +443,7 @@ def labels_to_check(part: str, value: str | None) -> bool:
     if value is None:
         return False
     if part in ("system", "system_name"):
-        return bool(rules.power_cap_pattern().search(value))
+        return rules.power_capped(value)
     return part == "division" and value == "network"
 
 

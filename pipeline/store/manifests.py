@@ -84,17 +84,12 @@ def parse(text: str, where: Source) -> tuple[object, dict[str, int], list[Findin
     guard = textcheck.yaml_guard(text, where, "manifest-invalid", aliases=False)
     if guard:
         return None, {}, guard
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    parser = loader(text)
-    try:   # composed once: the data is constructed from the same nodes the key lines are read from
-        node = parser.get_single_node()
-        data = parser.construct_document(node) if node is not None else None
+    try:
+        node, data = textcheck.compose(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         return None, {}, [located("manifest-invalid", where.at(line=mark.line + 1 if mark else None),
                                   "valid YAML", str(exc).splitlines()[0], "the manifest is not valid YAML")]
-    finally:
-        parser.dispose()
     duplicates = [located("duplicate-key", where.at(line=line, key=key), f"{key!r} once", f"{key!r} again",
                           "a key stated twice (YAML would keep the last silently)")
                   for key, line in textcheck.duplicate_keys(node)]
