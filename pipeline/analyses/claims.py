@@ -48,7 +48,7 @@ from pipeline.analyses import scaling
 from pipeline.analyses.compare import compare
 from pipeline.analyses.ledger import INT_KEYS, Claim, Ledger
 from pipeline.core.findings import Finding, ReportShape, located
-from pipeline.core.formulas import ratio, within
+from pipeline.core.formulas import PCT_DIGITS, ratio, share_pct, within
 from pipeline.core.model import (AGREE, AMBIGUOUS, CHERRY_PICKED, COMPARISON_DISCLAIMER,
                                  DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEVIATES, DOES_NOT_HOLD,
                                  HOLDS, INVALID, LABEL_INCLUDING_POST_DEADLINE, LABEL_UNVERIFIED,
@@ -303,10 +303,10 @@ def _ratio_figures(claim: Claim, subject: dict, eligible: list[dict]) -> dict:
         notes.append(f"the strongest eligible comparator is {best['submitter']} {best['system']} "
                      f"({best['value']:g}); against it the claim computes {computed(best):.6g}")
     return {"verdict": CHERRY_PICKED if cherry else (HOLDS if holds else DOES_NOT_HOLD),
-            "computed": round(computed(chosen), 6), "holds": holds, "subject": _brief(subject),
+            "computed": round(computed(chosen), PCT_DIGITS), "holds": holds, "subject": _brief(subject),
             "comparator": _brief(chosen), "best_comparator": _brief(best),
-            "computed_vs_best": round(computed(best), 6), "range_min": round(min(values), 6),
-            "range_max": round(max(values), 6), "eligible_comparators": len(eligible), "cherry_picked": cherry,
+            "computed_vs_best": round(computed(best), PCT_DIGITS), "range_min": round(min(values), PCT_DIGITS),
+            "range_max": round(max(values), PCT_DIGITS), "eligible_comparators": len(eligible), "cherry_picked": cherry,
             "notes": notes, "_chosen": chosen, "_best": best}
 
 
@@ -422,13 +422,13 @@ def _reproducibility_figures(claim: Claim, rows: list, reference_submitter: str)
                 f"against {o['reference_value']:g} ({o['reference_system']}): {o['deviation_pct']:+.2f}%"
                 for o in outside]
              + [f"not compared: {o}" for o in others])
-    return {"verdict": HOLDS if holds else DOES_NOT_HOLD, "computed": round(max(abs(d) for d in devs), 6),
+    return {"verdict": HOLDS if holds else DOES_NOT_HOLD, "computed": round(max(abs(d) for d in devs), PCT_DIGITS),
             "holds": holds, "cherry_picked": False,
             "comparator": {"submitter": reference_submitter, "system": None, "value": None},
-            "range_min": round(min(devs), 6), "range_max": round(max(devs), 6),
+            "range_min": round(min(devs), PCT_DIGITS), "range_max": round(max(devs), PCT_DIGITS),
             "eligible_comparators": len(compared), "measure": "max_abs_deviation_pct", "notes": notes,
             "compared": len(compared), "within": inside,
-            "share_within_pct": round(inside / len(compared) * 100, 6), "outside": outside,
+            "share_within_pct": share_pct(inside, len(compared)), "outside": outside,
             "not_compared": len(others)}
 
 

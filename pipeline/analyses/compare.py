@@ -31,7 +31,7 @@ import pandas as pd
 
 from pipeline.core import rules
 from pipeline.core.findings import Finding, ReportShape
-from pipeline.core.formulas import VERDICT_WITHIN, deviation_pct, rounded_pct, within
+from pipeline.core.formulas import VERDICT_WITHIN, deviation_pct, rate, rounded_pct, within
 from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR,
                                  DEFAULT_TOLERANCE_PCT, DEVIATES, LABEL_UNVERIFIED, Row, plain, typed_rows)
 from pipeline.ingest.table import release_unused
@@ -108,7 +108,7 @@ class CompareReport(ReportShape):
             counts = group["verdict"].value_counts()
             p = {v: int(counts.get(v, 0)) for v in AGREEMENT_VERDICTS}
             p["compared"] = p[AGREE] + p[DEVIATES]
-            p["agreement_rate"] = round(p[AGREE] / p["compared"], 6) if p["compared"] else None
+            p["agreement_rate"] = rate(p[AGREE], p["compared"])
             per_partner[str(submitter)] = {"compared": p.pop("compared"), **p}
         counts = t["verdict"].value_counts()
         return {

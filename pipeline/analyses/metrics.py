@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.core.formulas import rate
 from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, DEVIATES, EXCLUDED, NO_REFERENCE, POST_DEADLINE,
                                  REJECTED, VERIFIED)
 
@@ -59,7 +60,7 @@ def counts(results: int, verdicts: pd.Series) -> dict:
     out = {"results": int(results), "compared": compared, "agree": got[AGREE], "deviates": got[DEVIATES],
            "no_reference": got[NO_REFERENCE], "excluded": got[EXCLUDED]}
     if compared:
-        out["agreement_rate"] = round(got[AGREE] / compared, 6)
+        out["agreement_rate"] = rate(got[AGREE], compared)
     return out
 
 

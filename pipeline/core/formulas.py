@@ -61,6 +61,17 @@ def agreement_verdict(deviation: float, tolerance_pct: float) -> str:
 PCT_DIGITS = 6   # a deviation is kept to a millionth of a percent
 
 
+def rate(part: int, whole: int) -> float | None:
+    """part / whole (the agreement rate: agree / compared), kept to PCT_DIGITS
+    decimals; None when nothing was counted."""
+    return round(part / whole, PCT_DIGITS) if whole else None
+
+
+def share_pct(part: int, whole: int) -> float | None:
+    """part / whole in percent (a claim's share of partner results within its band)."""
+    return round(part / whole * 100, PCT_DIGITS) if whole else None
+
+
 def rounded_pct(deviation):
     """A deviation rounded to PCT_DIGITS decimals, half to even: numpy's
     ``round(x, 6)`` (rint of x * 10**6, divided back). Takes a number or a
