@@ -22,7 +22,7 @@ from pathlib import Path
 import click
 
 from pipeline.core.errors import ConfigError, DataError, UsageError
-from pipeline.core.findings import Report, check_filters, filtered
+from pipeline.core.findings import Report, filtered
 from pipeline.core.model import AGREEMENT_VERDICTS, AUTO, CLAIM_VERDICTS, STATUSES, VERIFIED
 from pipeline.core.params import DEFAULT_FILE as DEFAULT_PARAMS
 
@@ -274,9 +274,44 @@ class _Fail(click.ClickException):
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES)
 @click.version_option(package_name="mlrepro")
-def cli() -> None:
+@click.option("--schemas", "schemas", type=click.Path(file_okay=False, path_type=Path), envvar="MLREPRO_SCHEMAS",
+              help="The rules folder (default: $MLREPRO_SCHEMAS, else the project's schemas/).")
+@click.pass_context
+def cli(ctx, schemas) -> None:
     """Validate MLPerf Inference partner results against the vendor's reference,
     keep verified and post-deadline results apart, and gate submissions in CI."""
+    ctx.meta["schemas"] = schemas or None
+
+
+def _rules():
+    """The rules of this invocation: the schemas folder is read here, once, and
+    the value passed down (a missing folder is a configuration error, exit 3)."""
+    from pipeline.core.rules import Rules
+
+    meta = click.get_current_context().meta
+    if "rules" not in meta:
+        meta["rules"] = Rules.load(meta.get("schemas"))
+    return meta["rules"]
+
+
+def check_filters(wanted: dict[str, object], table, rules) -> None:
+    """Refuse (a usage error) a filter value the input cannot hold, so that a
+    misspelled filter never passes quietly by matching nothing: a submitter
+    must be one of ``table``'s, a round one of its or of schemas/rounds.yaml.
+    The message lists the known values (the one differing only in case first)."""
+    for key, values in wanted.items():
+        if not values or key not in getattr(table, "columns", ()):
+            continue
+        known = {str(v) for v in table[key].dropna().unique()}
+        if key == "round":
+            known |= set(rules.rounds())
+        for value in map(str, values):
+            if value in known:
+                continue
+            same = [k for k in sorted(known) if k.casefold() == value.casefold()]
+            hint = f"did you mean {same[0]}? " if same else ""
+            listed = ", ".join(sorted(known, key=str.casefold)) or "none"
+            raise UsageError(f"--{key} {value}: no {key} of that name in the input; {hint}known: {listed}")
 
 
 @cli.command(short_help="Seal a result file as your next version (--dry-run first).")
@@ -326,13 +361,13 @@ def submit(source, submitter, round_, status, force, submitted_at, input_fmt, ro
     if dry_run:
         from pipeline.gate import dryrun as gate_dryrun
 
-        report = gate_dryrun.dry_run(source, submitter, round_, status, root, when, input_fmt, notes,
+        report = gate_dryrun.dry_run(_rules(), source, submitter, round_, status, root, when, input_fmt, notes,
                                      withdraws, params_path or DEFAULT_PARAMS, force)
         _finish(report, fmt, output, quiet, verbose)
         return
     from pipeline.gate.submit import submit as seal
 
-    result = seal(source, submitter, round_, status, root, when, input_fmt, notes, withdraws, force)
+    result = seal(_rules(), source, submitter, round_, status, root, when, input_fmt, notes, withdraws, force)
     if result.version is not None:
         summary = {"created": result.version.display, "path": result.version.path.as_posix(),
                    "status": result.status}
@@ -372,7 +407,7 @@ def ingest(sources, status, rejected_out, findings_out, versions_out, input_fmt,
     _guard({"SOURCE": list(sources)}, {"--output": output, "--rejected-out": rejected_out,
                                        "--findings-out": findings_out, "--versions-out": versions_out})
     from pipeline.ingest import submissions as ingest_mod
-    report = ingest_mod.ingest(list(sources), input_fmt, round_, status, root)
+    report = ingest_mod.ingest(_rules(), list(sources), input_fmt, round_, status, root)
     from pipeline.core.files import write_json, write_table
     if rejected_out:
         write_table(report.dispositions_frame(), rejected_out)
@@ -396,14 +431,14 @@ def validate(paths, status, input_fmt, round_, root, fmt, output, quiet, verbose
     from pipeline.gate.validate import validate as check
 
     _guard({"PATH": list(paths)}, {"--output": output})
-    _finish(check(list(paths), input_fmt, round_, status, root), fmt, output, quiet, verbose, RESULT_COLUMNS)
+    _finish(check(_rules(), list(paths), input_fmt, round_, status, root), fmt, output, quiet, verbose, RESULT_COLUMNS)
 
 
 def _load_table(path: Path):
     """A canonical table, validated: (frame, findings); bad data is a finding."""
     from pipeline.ingest import table
 
-    return table.load(path)
+    return table.load(_rules(), path)
 
 
 AGREEMENT_COLUMNS = ("verdict", "deviation_pct", "round", "submitter", "accelerator", "system", "model",
@@ -450,18 +485,18 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
     _guard({"RESULTS": results, "--params": params_path},
            {"--output": output, "--summary-out": summary_out, **sets})
     frame, found = _load_table(results)
-    check_filters({"submitter": only_submitter, "round": only_round}, frame)
+    check_filters({"submitter": only_submitter, "round": only_round}, frame, _rules())
     held = [frame]
     del frame   # compare lets the table go column by column as it takes the partner rows
     notes = []
     if sets:
         agreement_display = output.as_posix() if output is not None and str(output) != "-" else "<agreement>"
-        report = partition_mod.compare_and_partition(held.pop(), p.tolerance_pct, p.reference_submitter,
+        report = partition_mod.compare_and_partition(_rules(), held.pop(), p.tolerance_pct, p.reference_submitter,
                                                      p.reference_vendor, results.as_posix(), agreement_display)
         agreement = report.agreement
         notes = [report.write(verified_dir, post_deadline_dir)]
     else:
-        report = agreement = compare_mod.compare(held.pop(), p.tolerance_pct, p.reference_submitter,
+        report = agreement = compare_mod.compare(_rules(), held.pop(), p.tolerance_pct, p.reference_submitter,
                                                  p.reference_vendor)
     agreement.read_findings = found
     agreement.prefix = root.as_posix()   # the submissions root, as given: findings name its files under it
@@ -513,7 +548,7 @@ def ingest_all(root, rejected_out, findings_out, versions_out, cache, fmt, outpu
 
     _guard({"ROOT": root, "--cache": cache}, {"--output": output, "--rejected-out": rejected_out,
                                               "--findings-out": findings_out, "--versions-out": versions_out})
-    report = root_mod.ingest_root(root, cache)
+    report = root_mod.ingest_root(_rules(), root, cache)
     write_table(report.rejected, rejected_out)
     write_json(report.recorded, findings_out)
     write_table(report.versions, versions_out)
@@ -563,7 +598,7 @@ def gate(paths, base, root, params_path, allow_maintenance, worktree, outputs, f
             targets.append((None, Path(spec)))
     _guard({"PATH": list(paths), "--params": params_path or DEFAULT_PARAMS},
            {"--output": [p for _, p in targets]})
-    report = gate_mod.run(list(paths), root, base, params_path or DEFAULT_PARAMS,
+    report = gate_mod.run(_rules(), list(paths), root, base, params_path or DEFAULT_PARAMS,
                           allow_maintenance=allow_maintenance, worktree=worktree)
     _finish(report, fmt, targets, quiet, verbose)
 
@@ -618,7 +653,7 @@ def report(results, agreement, rejected, versions, scaling, claims, validation, 
             "--scaling": scaling, "--claims": claims, "--validation": validation, "--params": params_path},
            {"--output": output, "--plot-data": plot_data})
     vendor = params.compare(params_path).reference_vendor   # partners: results on this vendor's accelerators
-    doc = report_mod.build(report_mod.Inputs(results, agreement, rejected, versions, scaling,
+    doc = report_mod.build(_rules(), report_mod.Inputs(results, agreement, rejected, versions, scaling,
                                              claims, data_docs, validation, vendor), output)
     if to_stdout:
         click.echo(doc.html, nl=False)
@@ -695,8 +730,8 @@ def scaling(results, reference_submitter, params_path, only_verdict, only_submit
     ref = params.compare(params_path, reference_submitter=reference_submitter).reference_submitter
     _guard({"RESULTS": results, "--params": params_path}, {"--output": output})
     frame, found = _load_table(results)
-    check_filters({"submitter": only_submitter, "round": only_round}, frame)
-    report = scaling_mod.scaling(frame, ref)
+    check_filters({"submitter": only_submitter, "round": only_round}, frame, _rules())
+    report = scaling_mod.scaling(_rules(), frame, ref)
     report.findings[:0] = found
     report = filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
     _finish(report, fmt, output, quiet, verbose, SCALING_COLUMNS)
@@ -719,9 +754,9 @@ def claims(ledger, results, reference_submitter, params_path, only_verdict, fmt,
 
     p = params.compare(params_path, reference_submitter=reference_submitter)
     _guard({"LEDGER": ledger, "RESULTS": results, "--params": params_path}, {"--output": output})
-    book = ledger_mod.read_ledger(ledger)
+    book = ledger_mod.read_ledger(_rules(), ledger)
     frame, found = _load_table(results)
-    report = claims_mod.check_claims(book, frame, p.reference_submitter, p.reference_vendor)
+    report = claims_mod.check_claims(_rules(), book, frame, p.reference_submitter, p.reference_vendor)
     report.findings[:0] = found
     report = filtered(report, {"verdict": only_verdict})
     _finish(report, fmt, output, quiet, verbose, CLAIM_COLUMNS, exit_zero)
@@ -763,7 +798,7 @@ def audit(verified_path, post_deadline_path, out_dir, suites, no_data_docs, vers
             raise UsageError(f"{docs} exists and is not a GX Data Docs site; not overwriting it")
     # the site is built beside the old one and swapped in whole (a killed run leaves the old one)
     with atomic_dir(docs) if docs is not None else nullcontext() as building:
-        report = audit_mod.audit(verified_path, post_deadline_path, building, suites, versions)
+        report = audit_mod.audit(_rules(), verified_path, post_deadline_path, building, suites, versions)
     write_report(report, validation)
     _finish(report, fmt, None, quiet, verbose, ("suite", "runs_on", "success", "expectations_loaded",
                                                   "failed", "rows"), exit_zero,
@@ -793,9 +828,9 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
     from pipeline.analyses import crosscheck as crosscheck_mod
 
     _guard({"RESULTS": results, "--published": list(published_paths)}, {"--output": output})
-    published, read_findings = crosscheck_mod.load_published(published_paths)
+    published, read_findings = crosscheck_mod.load_published(_rules(), published_paths)
     frame, found = _load_table(results)
-    check_filters({"submitter": only_submitter, "round": only_round}, frame)
+    check_filters({"submitter": only_submitter, "round": only_round}, frame, _rules())
     report = crosscheck_mod.check(frame, published, tolerance_pct)
     # the published table's own warnings are not this check's; its errors are
     report.findings[:0] = found
@@ -838,7 +873,7 @@ def report_all(results, agreement, rejected, versions, validation, ledger, claim
                         metrics_out, details_out or metrics_out.with_suffix(""), output,
                         plot_data or output.parent / "deviation.csv", [tuple(pair) for pair in crosschecks])
     _guard({**paths.inputs(), "--params": params_path}, paths.outputs())
-    report = stage.report_all(paths, p.reference_submitter, p.reference_vendor)
+    report = stage.report_all(_rules(), paths, p.reference_submitter, p.reference_vendor)
     if not quiet:
         for note in report.notes:   # an input the HTML report could not use
             click.echo(f"warning: {note}", err=True)

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.readers import round_rules
+from conftest import RULES
 
 SAMPLES = 8
 V51_SEEDS = (1780908523862526354, 14771362308971278857, 18209322760996052031)
@@ -136,7 +137,7 @@ def relaxed_rules(**changes) -> round_rules.RoundRules:
     """The real v5.1 rules with what a sub-second run cannot meet relaxed:
     the minimum duration, the performance sample count and the Offline
     samples per query."""
-    real = round_rules.all_rounds()["v5.1"]
+    real = round_rules.all_rounds(RULES)["v5.1"]
     relaxed = dataclasses.replace(
         real, min_duration_ms=50,
         sample_count={model: min(count, SAMPLES) for model, count in real.sample_count.items()},

@@ -44,31 +44,38 @@ settings.register_profile("fuzz", max_examples=5000, deadline=None,
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-def clear_rule_caches() -> None:
-    """Everything derived from schemas/ is cached (rules.cached); forget it."""
-    rules.clear_caches()
+# The project's own rules, loaded once: what library calls in tests are given
+# (the CLI loads its own, from --schemas or $MLREPRO_SCHEMAS, at its edge).
+RULES = rules.Rules.load(REPO / "schemas")
+
+
+def normalised(result, ctx):
+    """A reader's whole output normalised on its own, as an ingest does with
+    each file: the frame of its accepted rows, its findings and dispositions."""
+    from types import SimpleNamespace
+
+    from pipeline.ingest.normalise import Accepted, Normaliser
+
+    accepted = Accepted()
+    done = Normaliser(RULES, accepted).add(result, ctx)
+    return SimpleNamespace(frame=accepted.frame(), findings=done.findings, dispositions=done.dispositions)
 
 
 @pytest.fixture(autouse=True)
-def _project_schemas(monkeypatch):
-    """Every test runs against the project's own schemas/ unless it says otherwise."""
-    if os.environ.get("MLREPRO_SCHEMAS"):
-        monkeypatch.delenv("MLREPRO_SCHEMAS")
-        clear_rule_caches()
+def _clean_environment(monkeypatch):
+    """A developer's shell may set these; every test starts without them (the
+    pipeline itself never writes the environment)."""
+    monkeypatch.delenv("MLREPRO_SCHEMAS", raising=False)
     monkeypatch.delenv("MLREPRO_DEBUG", raising=False)
 
 
 @pytest.fixture
 def broken_schemas(tmp_path, monkeypatch):
-    """MLREPRO_SCHEMAS pointing at an empty folder, with the loaders' caches
-    cleared before and after so no other test sees a stale rule set."""
+    """MLREPRO_SCHEMAS pointing at an empty folder: the command line's rules."""
     empty = tmp_path / "empty-schemas"
     empty.mkdir()
-    clear_rule_caches()
     monkeypatch.setenv("MLREPRO_SCHEMAS", str(empty))
-    yield empty
-    monkeypatch.delenv("MLREPRO_SCHEMAS")
-    clear_rule_caches()
+    return empty
 
 
 def run(*args: object, expect: int | None = None):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, chromium, needs_chromium, read_csv, run, run_json
+from conftest import RULES, REPO, chromium, needs_chromium, read_csv, run, run_json
 
 from pipeline.analyses import audit
 from pipeline.core.errors import ConfigError
@@ -72,7 +72,7 @@ def broken_audit(sets):
 # ---- suites are files, counted after loading -------------------------------------------
 
 def test_each_suite_file_loads_with_every_expectation():
-    files = audit.read_suite_files(SUITES)
+    files = audit.read_suite_files(RULES, SUITES)
     assert {f.runs_on for f in files} == {"verified", "post-deadline", "both"}
     context = audit._context(None)
     for suite_file in files:
@@ -134,9 +134,9 @@ def test_a_suite_with_an_invalid_expectation_is_exit_3(tmp_path, sets, broken):
 def test_a_malformed_suite_file_is_a_config_error(tmp_path, content, message):
     (tmp_path / "s.json").write_text(content)
     with pytest.raises(ConfigError, match=message):
-        audit.read_suite_files(tmp_path)
+        audit.read_suite_files(RULES, tmp_path)
     with pytest.raises(ConfigError, match="no expectation suites"):
-        audit.read_suite_files(tmp_path / "empty")
+        audit.read_suite_files(RULES, tmp_path / "empty")
 
 
 # ---- the audit on the shipped sets -----------------------------------------------------
@@ -317,7 +317,7 @@ def test_audit_refuses_to_overwrite_a_folder_that_is_not_data_docs(sets, tmp_pat
 
 
 def test_units_keys_come_from_the_round_rules():
-    keys = audit.units_keys()
+    keys = audit.units_keys(RULES)
     assert "llama2-70b-99.9|Server|Tokens/s" in keys
     assert "wan-2.2-t2v-a14b|SingleStream|Latency (s)" in keys
     assert "llama2-70b-99.9|Server|Samples/s" not in keys
@@ -346,7 +346,7 @@ def test_the_shipped_suites_run_without_loading_scipy_stats_or_altair(sets):
     out = _fresh(f"""
 import sys
 from pipeline.analyses import audit
-report = audit.audit({str(sets['verified'])!r}, {str(sets['post'])!r})
+report = audit.audit(RULES, {str(sets['verified'])!r}, {str(sets['post'])!r})
 assert report.success and report.suites
 print(*(type(sys.modules.get(name)).__name__ for name in audit.GX_DEFERRED))
 """)
@@ -367,7 +367,7 @@ def test_an_expectation_that_uses_scipy_still_runs(sets, tmp_path):
     out = _fresh(f"""
 import json, sys
 from pipeline.analyses import audit
-report = audit.audit({str(sets['verified'])!r}, {str(sets['post'])!r}, suites_folder={str(tmp_path)!r})
+report = audit.audit(RULES, {str(sets['verified'])!r}, {str(sets['post'])!r}, suites_folder={str(tmp_path)!r})
 results = report.results["kl"]["results"]
 print(json.dumps([[r["success"], r["exception_info"]["raised_exception"]] for r in results]))
 print(type(sys.modules["scipy.stats"]).__name__)

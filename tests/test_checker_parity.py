@@ -20,13 +20,13 @@ import pytest
 
 from pipeline.core.model import Source
 from pipeline.readers import folder_checks, round_rules, tree
-from conftest import writable_copy
+from conftest import RULES, writable_copy
 
 TREE = Path(__file__).resolve().parent / "real" / "v5.1-submission-tree"
 RESULT = Path("results") / "8xMI325X_2xEPYC_9575F"
 COMPLIANCE = Path("compliance") / "8xMI325X_2xEPYC_9575F"
-ROUNDS = round_rules.all_rounds()
-FORMATS = round_rules.formats()
+ROUNDS = round_rules.all_rounds(RULES)
+FORMATS = round_rules.formats(RULES)
 
 
 

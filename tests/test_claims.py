@@ -10,7 +10,7 @@ import textwrap
 import pytest
 from hypothesis import given, strategies as st
 
-from conftest import REPO, UNVERIFIED_FOOTNOTE, canonical_row, run, run_json, write_canonical
+from conftest import RULES, REPO, UNVERIFIED_FOOTNOTE, canonical_row, run, run_json, write_canonical
 from test_scaling import frame, published_rows
 
 from pipeline.analyses import claims, ledger as claims_ledger
@@ -189,7 +189,7 @@ def test_a_claim_holds_within_its_tolerance_inclusive(computed, claimed, tol, ho
     comparator = canonical_row(submitter="NVIDIA", system="b200", accelerator="B200", composition="B200:8",
                                value=100.0)
     claim = claims_ledger.Claim("c", "ratio", "", {"submitter": "AMD"}, {"accelerator": "B200"}, claimed, "pct", tol, 1)
-    (row,) = claims.check_claims(claims_ledger.Ledger("l.yaml", "v6.0", [claim]), frame([subject, comparator])).rows
+    (row,) = claims.check_claims(RULES, claims_ledger.Ledger("l.yaml", "v6.0", [claim]), frame([subject, comparator])).rows
     assert row["holds"] is holds
 
 
@@ -256,7 +256,7 @@ def mi325x_server_v51() -> list[dict]:
 def generation(claimed: float, comparator: dict) -> dict:
     claim = claims_ledger.Claim("generation", "ratio", "", {"submitter": "AMD", "accelerator": "MI355X"},
                          comparator, claimed, "ratio", 0.05, 1)
-    (row,) = claims.check_claims(claims_ledger.Ledger("l.yaml", "v6.0", [claim]), frame(mi325x_server_v51())).rows
+    (row,) = claims.check_claims(RULES, claims_ledger.Ledger("l.yaml", "v6.0", [claim]), frame(mi325x_server_v51())).rows
     return row
 
 
@@ -302,7 +302,7 @@ def ratio_rows(subject: float, comparators: list[float], latency: bool) -> list[
        latency=st.booleans())
 def test_a_claim_that_holds_against_the_best_comparator_is_never_cherry_picked(subject, comparators, claimed,
                                                                                tol, latency):
-    (row,) = claims.check_claims(ratio_ledger(claimed, tol, latency), frame(ratio_rows(subject, comparators,
+    (row,) = claims.check_claims(RULES, ratio_ledger(claimed, tol, latency), frame(ratio_rows(subject, comparators,
                                                                                        latency))).rows
     holds_best = within(row["computed_vs_best"] - claimed, tol)
     if holds_best:
@@ -325,8 +325,8 @@ def test_scaling_every_value_by_one_factor_changes_no_claim_verdict(subject, com
         claims_ledger.Claim("s", "scaling", "", {"system": "87x"}, None, claimed, "pct", 1.0, 2),
         claims_ledger.Claim("r", "reproducibility", "", {"submitter": "Dell"}, None, claimed / 10, "pct", 0.0, 3)]
     scaled = [{**r, "value": r["value"] * factor} for r in rows]
-    before = claims.check_claims(ledger, frame(rows)).rows
-    after = claims.check_claims(ledger, frame(scaled)).rows
+    before = claims.check_claims(RULES, ledger, frame(rows)).rows
+    after = claims.check_claims(RULES, ledger, frame(scaled)).rows
     for b, a in zip(before, after):
         assert (b["id"], b["verdict"], b["holds"], b["cherry_picked"]) == (
             a["id"], a["verdict"], a["holds"], a["cherry_picked"])
@@ -369,7 +369,7 @@ def test_reproducibility_claim_on_real_v51_mi300x_results():
 
     def check(band):
         claim = claims_ledger.Claim("partners", "reproducibility", "", {"accelerator": "MI300X"}, None, band, "pct", 0, 1)
-        (row,) = claims.check_claims(claims_ledger.Ledger("l.yaml", "v5.1", [claim]), frame(rows)).rows
+        (row,) = claims.check_claims(RULES, claims_ledger.Ledger("l.yaml", "v5.1", [claim]), frame(rows)).rows
         return row
 
     row = check(4.0)
@@ -399,7 +399,7 @@ def test_claims_of_one_band_share_one_compare_and_judge_partners_as_comparing_th
     bands, real = [], claims.compare
     try:
         claims.compare = lambda *a, **k: bands.append(a[1]) or real(*a, **k)
-        report = claims.check_claims(ledger, results)
+        report = claims.check_claims(RULES, ledger, results)
     finally:
         claims.compare = real
     assert bands == [4.0, 4.5]
@@ -410,7 +410,7 @@ def test_claims_of_one_band_share_one_compare_and_judge_partners_as_comparing_th
         if mine.empty:
             assert row["verdict"] == "unmatched"
             continue
-        alone = compare.compare(pd.concat([mine, refs], ignore_index=True), claim.claimed)
+        alone = compare.compare(RULES, pd.concat([mine, refs], ignore_index=True), claim.claimed)
         verdicts = [r["verdict"] for r in alone.rows]
         assert row["compared"] == sum(v in ("agree", "deviates") for v in verdicts), claim.id
         assert row["outside"] == [{k: r[k] for k in row["outside"][0]} for r in alone.rows
@@ -543,8 +543,8 @@ def test_reproducibility_uses_the_reference_vendor_from_params(tmp_path):
     rows = published_rows("5.1-0001", "5.1-0027")
     claim = claims_ledger.Claim("partners", "reproducibility", "", {"accelerator": "MI300X"}, None, 4.0, "pct", 0, 1)
     ledger = claims_ledger.Ledger("l.yaml", "v5.1", [claim])
-    (amd,) = claims.check_claims(ledger, frame(rows), "AMD", "AMD").rows
-    (other,) = claims.check_claims(ledger, frame(rows), "AMD", "NVIDIA").rows
+    (amd,) = claims.check_claims(RULES, ledger, frame(rows), "AMD", "AMD").rows
+    (other,) = claims.check_claims(RULES, ledger, frame(rows), "AMD", "NVIDIA").rows
     assert amd["compared"] == 3 and other["verdict"] == "no-reference"
     assert "not NVIDIA's" in " ".join(other["notes"])
 

@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 
-from conftest import LATE, ON_TIME, REPO, run, run_json, submit, write_results_csv, results_row
+from conftest import RULES, LATE, ON_TIME, REPO, run, run_json, submit, write_results_csv, results_row
 
 from pipeline.analyses import crosscheck
 from pipeline.ingest import submissions as ingest_mod
@@ -88,13 +88,13 @@ def test_post_deadline_rows_and_rounds_without_a_table_are_not_looked_up(tmp_pat
 def test_the_result_id_and_used_model_tell_published_results_apart(tmp_path):
     """v5.1 AMD 5.1-0100 (finetuned) and 5.1-0101 (pruned): one system, model and
     scenario, two published results."""
-    published, _ = crosscheck.load_published([V51])
+    published, _ = crosscheck.load_published(RULES, [V51])
     rows = [results_row(submitter="AMD", system="8xMI355X_2xEPYC_9575F", model="llama3.1-405b",
                         scenario="Offline", value=v, result_id=rid, division="open", round="v5.1")
             for v, rid in ((2019.04, "5.1-0100"), (1942.15, "5.1-0101"), (1942.15, "5.1-0100"))]
     both = write_results_csv(tmp_path / "amd.csv", rows[:2], header=tuple(rows[0]))
     wrong = write_results_csv(tmp_path / "wrong.csv", rows[2:], header=tuple(rows[0]))
-    tables = [ingest_mod.ingest([p], status="verified").table for p in (both, wrong)]
+    tables = [ingest_mod.ingest(RULES, [p], status="verified").table for p in (both, wrong)]
     assert [len(t) for t in tables] == [2, 1]    # two distinct results, no duplicate
     report = crosscheck.check(pd.concat(tables, ignore_index=True), published)
     assert [r["verdict"] for r in report.rows] == ["matches", "matches", "differs"]
@@ -107,7 +107,7 @@ def test_the_library_report_is_what_the_cli_prints(tmp_path):
     results = _table(tmp_path, DELL)
     from pipeline.ingest import table as table_mod
 
-    published, _ = crosscheck.load_published([V60])
+    published, _ = crosscheck.load_published(RULES, [V60])
     report = crosscheck.check(table_mod.read(results), published)
     doc = run_json("crosscheck", results, "--published", V60, expect=0)
     assert doc == json.loads(json.dumps(report.to_dict(), default=str))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
-from conftest import REPO, RESULTS_HEADER
+from conftest import RULES, REPO, RESULTS_HEADER
 from pipeline.analyses import compare, partition
 from pipeline.ingest import submissions as ingest
 from pipeline.core.files import write_json, write_table
@@ -50,12 +50,12 @@ def write_rows(path: Path, rows: list[dict]) -> None:
 def outputs(inputs: list[Path], out: Path) -> dict[str, bytes]:
     """Every output of ingest, compare and partition, by name."""
     out.mkdir(parents=True, exist_ok=True)
-    report = ingest.ingest(inputs, round_="v6.0", status="verified")
+    report = ingest.ingest(RULES, inputs, round_="v6.0", status="verified")
     for ext in ("csv", "parquet"):
         write_table(report.table, out / f"results.{ext}")
         write_table(report.dispositions_frame(), out / f"rejected.{ext}")
     write_json([f.to_dict() for f in report.findings], out / "findings.json")
-    agreement = compare.compare(report.table, 4.0, "AMD")
+    agreement = compare.compare(RULES, report.table, 4.0, "AMD")
     for ext in ("csv", "parquet"):
         write_table(agreement.frame(), out / f"agreement.{ext}")
     write_json(agreement.summary, out / "agreement.json")
@@ -130,7 +130,7 @@ def test_outputs_do_not_depend_on_the_hash_seed(tmp_path):
 def _ingest_all(root: Path, out: Path, cache: Path | None) -> dict[str, bytes]:
     from pipeline.ingest import root as merge
     from pipeline.core.files import write_json, write_table
-    report = merge.ingest_root(root, cache)
+    report = merge.ingest_root(RULES, root, cache)
     out.mkdir(parents=True, exist_ok=True)
     write_table(report.table, out / "results.parquet")
     write_table(report.rejected, out / "rejected.csv")
@@ -171,7 +171,7 @@ def test_the_audit_result_is_the_same_bytes_each_run_and_data_docs_keep_the_umas
     from pipeline.analyses import audit
     from pipeline.ingest import root as merge
     from pipeline.core.files import write_table
-    report = merge.ingest_root(REPO / "submissions")
+    report = merge.ingest_root(RULES, REPO / "submissions")
     parts = partition.partition(report.table, "results")
     verified, post, versions = tmp_path / "verified.csv", tmp_path / "post.csv", tmp_path / "versions.csv"
     write_table(parts.verified, verified)
@@ -181,10 +181,10 @@ def test_the_audit_result_is_the_same_bytes_each_run_and_data_docs_keep_the_umas
     docs.mkdir(mode=0o700)
     mask = os.umask(0o022)
     try:
-        with_docs = audit.audit(verified, post, docs, versions=versions)
+        with_docs = audit.audit(RULES, verified, post, docs, versions=versions)
     finally:
         os.umask(mask)
-    without = audit.audit(verified, post)
+    without = audit.audit(RULES, verified, post)
     first, second = (json.dumps(r.to_dict(), indent=2, default=str) for r in (with_docs, without))
     assert first == second
     assert "2000-01-01T00:00:00+00:00" in first

@@ -23,7 +23,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from conftest import canonical_row
+from conftest import RULES, canonical_row
 from pipeline.analyses import claims, ledger as claims_ledger
 from pipeline.ingest import submissions as ingest, table
 from pipeline import readers
@@ -150,8 +150,8 @@ def csv_strategy(control: Path) -> st.SearchStrategy[str]:
 
 def fuzz_ingest(path: Path, data: bytes, fmt: str | None, round_: str) -> None:
     path.write_bytes(data)
-    assert_findings(readers.read(path, path.name, fmt).findings)
-    report = ingest.ingest([path], fmt, round_, "verified")
+    assert_findings(readers.read(RULES, path, path.name, fmt).findings)
+    report = ingest.ingest(RULES, [path], fmt, round_, "verified")
     assert_findings(report.findings)
     assert set(report.table.columns) == set(table.COLUMNS)
 
@@ -214,7 +214,7 @@ def test_fuzz_manifest(data, work):
         shutil.copyfile(CONTROL / "results.csv", folder / "results.csv")
     (folder / "manifest.yaml").write_bytes(data)
     version = store.version_at(folder, work / "submissions")
-    store.load_manifest(version)
+    store.load_manifest(RULES, version)
     assert_findings(version.findings)
     assert version.manifest is None or not [f for f in version.findings if f.code == "manifest-invalid"]
 
@@ -250,9 +250,9 @@ def results_frame() -> pd.DataFrame:
 def test_fuzz_claims_ledger(data, work, results_frame):
     path = work / "claims.yaml"
     path.write_bytes(data)
-    ledger = claims_ledger.read_ledger(path)
+    ledger = claims_ledger.read_ledger(RULES, path)
     assert_findings(ledger.findings)
-    report = claims.check_claims(ledger, results_frame, "AMD")
+    report = claims.check_claims(RULES, ledger, results_frame, "AMD")
     assert_findings(report.findings)
     json.dumps(report.rows, default=str)
 
@@ -275,7 +275,7 @@ def test_fuzz_textcheck(text):
 def test_fuzz_format_detection(data, work):
     path = work / "detect.bin"
     path.write_bytes(data)
-    assert readers.detect(path) in (None, *readers.FORMATS)
+    assert readers.detect(RULES, path) in (None, *readers.FORMATS)
 
 
 def test_a_csv_field_longer_than_the_csv_module_limit_is_read(work):
@@ -285,7 +285,7 @@ def test_a_csv_field_longer_than_the_csv_module_limit_is_read(work):
     lines = (CONTROL / "results.csv").read_text(encoding="utf-8").splitlines()
     path.write_text(lines[0] + "\n" + lines[1].replace("PowerEdge", '"' + "P" * 200_000 + '\nx"', 1) + "\n",
                     encoding="utf-8")
-    report = ingest.ingest([path], None, "v6.0", "verified")
+    report = ingest.ingest(RULES, [path], None, "v6.0", "verified")
     assert_findings(report.findings)
     assert len(report.table) + len(report.dispositions) == 1
 

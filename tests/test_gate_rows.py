@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import REPO
+from conftest import RULES, REPO
 from gitrepo import commit, git
 from test_gate import DELL_SYSTEM, base_repo, csv_text, gate, repo, submit  # noqa: F401  (fixtures)
 from test_gate_bypasses import doc_of
@@ -46,7 +46,7 @@ def test_a_check_the_schema_file_adds_is_applied_by_the_ingest(tmp_path, monkeyp
     monkeypatch.setenv("MLREPRO_SCHEMAS", str(schemas))
     rules.clear_caches()
     try:
-        done = ingest([REPO / "submissions" / "v6.0" / "AMD" / "v1"], root=REPO / "submissions")
+        done = ingest(RULES, [REPO / "submissions" / "v6.0" / "AMD" / "v1"], root=REPO / "submissions")
     finally:
         monkeypatch.delenv("MLREPRO_SCHEMAS")
         rules.clear_caches()

@@ -62,10 +62,11 @@ good = dict(round="v6.0", submitter="A", system="s", system_name=None, accelerat
             total_accelerators=8, model="m", used_model="m", scenario="Offline", value=1.0, units="u",
             division="closed", availability="available", status="verified", result_id=None,
             source="f.csv:2", submission_version=1)
-accepted, rejected, found = table.validate(table.to_frame([good, {**good, "value": -5.0, "source": "f.csv:3"}]))
+accepted, rejected, found = table.validate(RULES, table.to_frame([good, {**good, "value": -5.0, "source": "f.csv:3"}]))
 print(len(accepted), list(rejected["source"]), [(f.code, f.expected) for f in found])
 print("pandera" in sys.modules, "hypothesis" in sys.modules)
 import hypothesis   # importable again after the check
+from conftest import RULES
 """)
     first, second = out.splitlines()
     assert first == "1 ['f.csv:3'] [('schema-violation', 'greater_than(0)')]"

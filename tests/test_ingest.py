@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import DATA, LATE, ON_TIME, UNVERIFIED_FOOTNOTE, read_csv, run, run_json, submit
+from conftest import RULES, DATA, LATE, ON_TIME, UNVERIFIED_FOOTNOTE, read_csv, run, run_json, submit
 
 from pipeline.ingest import table
 
@@ -34,7 +34,7 @@ def test_submit_then_ingest_round_trip(root, tmp_path):
     assert (first["model"], first["scenario"], first["value"], first["units"]) == (
         "llama2-70b-99", "Server", 100282.0, "Tokens/s")
     # The output table passes the canonical schema as it is.
-    accepted, rejected, found = table.validate(frame)
+    accepted, rejected, found = table.validate(RULES, frame)
     assert len(accepted) == 2 and len(rejected) == 0 and found == []
 
 

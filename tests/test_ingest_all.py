@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from conftest import REPO, canonical_row, submit
+from conftest import RULES, REPO, canonical_row, submit
 from pipeline.ingest import root as merge, table
 
 
@@ -33,10 +33,10 @@ def test_validate_each_gives_each_frame_what_validating_it_alone_gives():
     clean = table.to_frame([canonical_row(source="v6.0/AMD/v1/a.csv:2")])
     empty = table.to_frame([])
     frames = [dell, empty, hpe.drop(index=0).pipe(lambda f: pd.concat([hpe.iloc[[0]], f])), clean]
-    together = merge.validate_each(frames)
+    together = merge.validate_each(RULES, frames)
     assert len(together) == len(frames)
     for frame, (acc, rej, found) in zip(frames, together):
-        alone_acc, alone_rej, alone_found = table.validate(frame)
+        alone_acc, alone_rej, alone_found = table.validate(RULES, frame)
         assert _same(acc, alone_acc) and _same(rej, alone_rej)
         assert found == alone_found
     assert [len(r) for _, r, _ in together] == [2, 0, 1, 0]
@@ -67,11 +67,11 @@ def test_the_parts_of_submitters_read_together_are_the_bytes_of_each_read_alone(
     tampered.write_text(tampered.read_text().replace("142136", "142137"))
     folders = merge.submitter_folders(root)
     together = tmp_path / "together"
-    merge.ingest_submitters([(f, together / f"{f.parent.name}-{f.name}") for f in folders], root, folders)
+    merge.ingest_submitters(RULES, [(f, together / f"{f.parent.name}-{f.name}") for f in folders], root, folders)
     for folder in folders:
         name = f"{folder.parent.name}-{folder.name}"
         alone = tmp_path / "alone" / name
-        merge.ingest_submitter(folder, root, [f for f in folders if f != folder], alone)
+        merge.ingest_submitter(RULES, folder, root, [f for f in folders if f != folder], alone)
         for part in merge.PARTS:
             assert (together / name / part).read_bytes() == (alone / part).read_bytes(), f"{name}/{part}"
     codes = {n: set(pd.read_csv(together / n / "rejected.csv")["codes"]) for n in ("v6.0-Quirky", "v6.0-Checker")}
@@ -88,9 +88,9 @@ def test_the_submitters_read_together_scan_the_root_for_versions_once(monkeypatc
     monkeypatch.setattr(walk, "find_versions", lambda root: scans.append(root) or real(root))
     root = REPO / "submissions"
     folders = merge.submitter_folders(root)[:3]
-    merge.ingest_submitters([(f, tmp_path / f"{f.parent.name}-{f.name}") for f in folders], root, folders)
+    merge.ingest_submitters(RULES, [(f, tmp_path / f"{f.parent.name}-{f.name}") for f in folders], root, folders)
     assert scans == [root]
-    merge.ingest_submitter(folders[0], root, folders[1:], tmp_path / "alone")
+    merge.ingest_submitter(RULES, folders[0], root, folders[1:], tmp_path / "alone")
     assert scans == [root, root]
 
 

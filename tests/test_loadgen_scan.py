@@ -13,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 from pipeline.readers import loadgen, round_rules
 from pipeline.readers.tree_result import log_keys
+from conftest import RULES
 
 TREE = Path(__file__).resolve().parent / "real" / "v5.1-submission-tree" / "closed"
 MARKER, KEYED = loadgen.MARKER, loadgen.MARKER + ' {"key": "'
@@ -45,7 +46,7 @@ def reference_scan(text: str, keys):
 
 
 def keys_that_count():
-    return log_keys(round_rules.all_rounds(), round_rules.formats())
+    return log_keys(round_rules.all_rounds(RULES), round_rules.formats(RULES))
 
 
 def test_real_logs_scan_as_before():

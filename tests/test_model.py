@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 from hypothesis import given, strategies as st
 
-from conftest import REPO
+from conftest import RULES, REPO
 
 from pipeline.output import render
-from pipeline.core import rules
+from pipeline.core.rules import Rules
 from pipeline.core.findings import Report, located
 from pipeline.core.model import Source, plain
 
@@ -77,7 +77,7 @@ def test_a_text_table_never_cuts_an_identifier():
     assert long in lines[1]
 
 
-def test_round_conventions_come_from_schemas_and_caches_follow_the_folder(tmp_path, monkeypatch):
+def test_round_conventions_come_from_schemas_and_two_rule_values_stand_side_by_side(tmp_path):
     copy = tmp_path / "schemas"
     shutil.copytree(REPO / "schemas", copy)
     (copy / "conventions.yaml").write_text(
@@ -85,11 +85,13 @@ def test_round_conventions_come_from_schemas_and_caches_follow_the_folder(tmp_pa
     models = (copy / "models.yaml").read_text()
     (copy / "models.yaml").write_text(models.replace(
         "scenarios: [Offline, Server, Interactive, SingleStream, MultiStream]", "scenarios: [Offline]"))
-    assert rules.power_cap_pattern().search("8xMI355X_PowerCap")
-    monkeypatch.setenv("MLREPRO_SCHEMAS", str(copy))       # no clear_caches(): keyed on the folder
-    assert rules.power_cap_pattern().search("8xMI355X_EcoMode")
-    assert not rules.power_cap_pattern().search("8xMI355X_PowerCap")
-    assert rules.scenarios() == ("Offline",)
-    assert rules.choices("division") == ("closed", "open", "network")
-    monkeypatch.delenv("MLREPRO_SCHEMAS")
-    assert "Server" in rules.scenarios()
+    assert RULES.power_cap_pattern().search("8xMI355X_PowerCap")
+    other = Rules.load(copy)            # its own caches: the project's rules are untouched
+    assert other.power_cap_pattern().search("8xMI355X_EcoMode")
+    assert not other.power_cap_pattern().search("8xMI355X_PowerCap")
+    assert other.scenarios() == ("Offline",)
+    assert other.choices("division") == ("closed", "open", "network")
+    assert "Server" in RULES.scenarios()
+    assert RULES.power_cap_pattern().search("8xMI355X_PowerCap")
+    with pytest.raises(AttributeError):   # immutable: a value, not a switch
+        RULES.folder = copy

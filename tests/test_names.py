@@ -12,7 +12,7 @@ import io
 import pytest
 import yaml
 
-from conftest import REAL, REPO, ON_TIME, results_row, write_results_csv
+from conftest import RULES, REAL, REPO, ON_TIME, results_row, write_results_csv
 
 from pipeline.analyses import compare as compare_mod, reference
 from pipeline.core import rules, textcheck
@@ -48,7 +48,7 @@ def row(line: int, **changes) -> dict:
 
 def published(tmp_path, rows: list[dict]):
     """Read as MLCommons published it: the file lives in a published/ folder."""
-    return ingest([table(tmp_path / "published" / "v6.0" / "summary.csv", rows)], status="verified")
+    return ingest(RULES, [table(tmp_path / "published" / "v6.0" / "summary.csv", rows)], status="verified")
 
 
 def sealed(tmp_path, rows: list[dict], submitter: str = "Supermicro"):
@@ -61,13 +61,13 @@ def sealed(tmp_path, rows: list[dict], submitter: str = "Supermicro"):
                 "status": "verified", "files": [{"path": "summary.csv", "format": "mlcommons-summary-csv",
                                                  "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}]}
     (version / "manifest.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
-    return ingest([root], root=root, visible=lambda v: None)
+    return ingest(RULES, [root], root=root, visible=lambda v: None)
 
 
 def partner(tmp_path, **fields):
     """One row of a partner's results.csv, read for v6.0."""
     path = write_results_csv(tmp_path / "results.csv", [results_row(**fields)])
-    return ingest([path], status="verified", round_="v6.0")
+    return ingest(RULES, [path], status="verified", round_="v6.0")
 
 
 def codes(report) -> list[tuple[str, str, str | None]]:
@@ -103,10 +103,10 @@ def test_a_category_is_never_a_benchmark_id(tmp_path):
 @pytest.mark.parametrize("path", [TABLE, REAL / "v5.1-checker-summary.csv", REAL / "v4.1-summary_results.json",
                                   REAL / "v5.1-summary_results.json", REPO / "published" / "v5.1" / "summary_results.json"])
 def test_every_shipped_table_ingests_with_no_rejected_row_and_no_category_as_model(path):
-    report = ingest([path], status="verified", published=True)
+    report = ingest(RULES, [path], status="verified", published=True)
     assert not [d for d in report.dispositions if d.outcome == "rejected"]
-    assert not [m for m in report.table["model"].unique() if rules.is_category(m)]
-    assert set(report.table["model"]) <= set(rules.models())
+    assert not [m for m in report.table["model"].unique() if RULES.is_category(m)]
+    assert set(report.table["model"]) <= set(RULES.models())
 
 
 # ---- the vendor from the published name -------------------------------------------------
@@ -128,7 +128,7 @@ def test_a_new_part_of_the_reference_vendor_gives_no_reference_partner_rows(tmp_
     assert "kept as 'AMD-MI400X', AMD's" in warning.message and "(and 1 more row)" in warning.message
     assert warning.expected == ("an entry of schemas/accelerators.yaml: "
                                 "- {name: MI400X, vendor: AMD, pattern: '(?<![a-z0-9])MI400X(?![0-9])'}")
-    verdicts = compare_mod.compare(report.table, 4.0, "AMD", "AMD").table
+    verdicts = compare_mod.compare(RULES, report.table, 4.0, "AMD", "AMD").table
     assert set(verdicts["verdict"]) == {"no-reference"} and len(verdicts) == 2
 
 
@@ -145,7 +145,7 @@ def test_the_registry_line_the_warning_gives_registers_the_part(tmp_path, monkey
     monkeypatch.setenv("MLREPRO_SCHEMAS", str(copy))
     again = published(tmp_path / "again", rows)
     assert not again.findings and set(again.table["accelerator"]) == {"MI400X"}
-    assert reference.vendors_of("MI400X") == {"AMD"}
+    assert reference.vendors_of(RULES, "MI400X") == {"AMD"}
 
 
 def test_a_partners_own_file_must_name_registered_parts(tmp_path):
@@ -160,9 +160,9 @@ def test_a_partners_own_file_must_name_registered_parts(tmp_path):
                                               ("Intel(R) Gaudi 4", "Intel"), ("Acme Z9", None),
                                               ("AMD Radeon AI PRO R9800", "AMD")])
 def test_the_vendor_is_read_back_from_the_kept_name(name, vendor):
-    [part] = composition.parts_in_name(name)
+    [part] = composition.parts_in_name(RULES, name)
     assert not part.registered and part.vendor == vendor
-    assert rules.accelerator_vendor(part.name) == vendor
+    assert RULES.accelerator_vendor(part.name) == vendor
 
 
 # ---- mixed clusters as compositions -----------------------------------------------------
@@ -195,7 +195,7 @@ def test_a_system_that_mixes_vendors_is_excluded_for_mixed_vendors(tmp_path):
     assert not report.findings
     partner_row = report.table[report.table["submitter"] == "Supermicro"]
     assert partner_row[["accelerator", "composition"]].values.tolist() == [["B200+MI355X", "B200:8,MI355X:8"]]
-    [verdict] = compare_mod.compare(report.table, 4.0, "AMD", "AMD").table.to_dict("records")
+    [verdict] = compare_mod.compare(RULES, report.table, 4.0, "AMD", "AMD").table.to_dict("records")
     assert verdict["verdict"] == "excluded"
     assert verdict["reason"] == "mixed vendors: B200+MI355X combines AMD and NVIDIA parts, not a AMD system"
 
@@ -249,7 +249,7 @@ def test_a_power_cap_needs_its_statement_and_a_power_result_its_data(tmp_path):
     assert codes(other_watts) == [("power-data-missing", "error", "accelerator")]
     stated = partner(tmp_path, system=capped, accelerator="AMD Instinct MI355X 288GB HBM3e (Power Cap 1000 W)")
     assert len(stated.table) == 1 and not stated.findings
-    [verdict] = compare_mod.compare(stated.table, 4.0, "AMD", "AMD").table.to_dict("records")
+    [verdict] = compare_mod.compare(RULES, stated.table, 4.0, "AMD", "AMD").table.to_dict("records")
     assert (verdict["verdict"], verdict["reason"]) == ("excluded", "power-capped configuration")
 
     power = row(SUPERMICRO_OFFLINE, has_power="True")
@@ -304,7 +304,7 @@ def test_a_manifest_holding_a_zero_width_character_is_refused(tmp_path):
     assert len(report.table) == 1
     manifest = tmp_path / "submissions" / "v6.0" / "Supermicro" / "v1" / "manifest.yaml"
     manifest.write_text(manifest.read_text().replace("submitter: Supermicro", "submitter: Super\u200bmicro"))
-    again = ingest([tmp_path / "submissions"], root=tmp_path / "submissions", visible=lambda v: None)
+    again = ingest(RULES, [tmp_path / "submissions"], root=tmp_path / "submissions", visible=lambda v: None)
     assert again.table.empty and "invisible-character" in {f.code for f in again.findings}
 
 

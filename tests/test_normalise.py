@@ -12,7 +12,7 @@ import os
 import pandas as pd
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import ON_TIME, results_row, run, submit, write_results_csv
+from conftest import normalised, RULES, ON_TIME, results_row, run, submit, write_results_csv
 
 from pipeline.core.model import Source
 from pipeline.ingest import normalise, resolve
@@ -51,7 +51,7 @@ def _csv(rows: list[dict]) -> str:
 
 
 def _normalised(path):
-    return normalise.normalise(results_csv.read(path, "r.csv"), Context(status="verified", round="v6.0"))
+    return normalised(results_csv.read(path, "r.csv"), Context(status="verified", round="v6.0"))
 
 
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -116,7 +116,7 @@ def test_many_rows_are_all_accounted_for_in_the_files_order(tmp_path):
         rows.append(row)
     rows.append(dict(rows[0]))   # the first result again: both copies rejected
     path = write_results_csv(tmp_path / "many.csv", rows)
-    report = ingest([path], status="verified")
+    report = ingest(RULES, [path], status="verified")
     outcome = report.dispositions_frame()["outcome"].value_counts().to_dict()
     malformed = sum(1 for i in range(3000) if i % 101 == 7)
     cpu = sum(1 for i in range(3000) if i % 101 != 7 and i % 211 == 3)
@@ -141,7 +141,7 @@ def test_a_csv_is_read_as_a_stream(tmp_path):
 def test_a_warning_many_rows_share_is_said_once(tmp_path):
     from conftest import REAL
 
-    report = ingest([REAL / "v5.1-checker-summary.csv"], status="verified")
+    report = ingest(RULES, [REAL / "v5.1-checker-summary.csv"], status="verified")
     keys = [(f.code, f.file, f.where.column, f.expected, f.found) for f in report.findings if f.severity == "warning"]
     assert len(keys) == len(set(keys))
 
@@ -159,7 +159,7 @@ def _bad_version(root):
 def test_a_file_under_a_root_is_named_under_the_root_as_given(root, monkeypatch):
     _bad_version(root)
     monkeypatch.chdir(root.parent)
-    report = ingest([root.relative_to(root.parent)])
+    report = ingest(RULES, [root.relative_to(root.parent)])
     [f] = [f for f in report.findings if f.code == "unexpected-column"]
     assert f.where == Source("v6.0/Dell/v1/dell.csv", 1, column="comment", root="submissions")
     assert f.file == "submissions/v6.0/Dell/v1/dell.csv"
@@ -168,7 +168,7 @@ def test_a_file_under_a_root_is_named_under_the_root_as_given(root, monkeypatch)
 
 def test_a_root_given_by_its_absolute_path_names_files_by_that_path(root):
     _bad_version(root)
-    report = ingest([root])
+    report = ingest(RULES, [root])
     [f] = [f for f in report.findings if f.code == "unexpected-column"]
     assert f.file == f"{root.as_posix()}/v6.0/Dell/v1/dell.csv" and os.path.isabs(f.file)
     assert set(report.table["source"]) == {"v6.0/Dell/v1/dell.csv:2", "v6.0/Dell/v1/dell.csv:3"}

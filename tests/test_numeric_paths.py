@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from conftest import canonical_row, read_csv, run, write_canonical
+from conftest import RULES, canonical_row, read_csv, run, write_canonical
 from gitrepo import commit, git
 from test_gate import DELL_SYSTEM, HEADER, MI355X, ROUND, base_repo, sealed_version  # noqa: F401
 
@@ -133,7 +133,7 @@ def test_values_in_a_canonical_table_through_every_step(tmp_path_factory, refere
     rows += [canonical_row(submitter="Dell", system=f"{DELL_SYSTEM}_{i}", value=v,
                            source=f"v6.0/Dell/v1/results.csv:{i + 2}") for i, v in enumerate(partners)]
     results = write_canonical(work / "results.csv", rows)
-    accepted, found = table.load(results)
+    accepted, found = table.load(RULES, results)
     refused = {(f.where.file, f.where.line) for f in found if f.severity == "error"}
     assert len(accepted) + len(refused) == len(rows) and all(plausible(v) for v in accepted["value"])
     downstream(work, results, None, None)
@@ -164,7 +164,7 @@ def test_an_absurd_count_in_a_canonical_table_is_refused(tmp_path, column, value
     cells = text[2].split(",")
     cells[header.index(column)] = str(value)
     path.write_text("\n".join([text[0], text[1], ",".join(cells)]) + "\n", encoding="utf-8")
-    accepted, found = table.load(path)
+    accepted, found = table.load(RULES, path)
     assert len(accepted) == 1 and [(f.code, f.where.column) for f in found] == [("invalid-value", column)]
     downstream(tmp_path, path, None, None)
 

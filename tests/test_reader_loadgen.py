@@ -18,6 +18,7 @@ from _loadgen import RUNS, V51_SEEDS, generated_runs, relaxed_rules
 from pipeline.core.findings import CODES
 from pipeline.readers import loadgen, round_rules, run_checks
 from pipeline.readers.round_rules import MetricSpec, metric_for
+from conftest import RULES
 
 SHARED = Path(__file__).resolve().parent / "real"   # tests/real/PROVENANCE.md
 TREE = SHARED / "v5.1-submission-tree" / "closed"
@@ -122,7 +123,7 @@ def test_real_v51_logs_parse_without_findings():
 # ---- rules as data ----------------------------------------------------------------------
 
 def test_every_round_has_rules_and_they_load():
-    rounds = round_rules.all_rounds()
+    rounds = round_rules.all_rounds(RULES)
     assert {"v4.1", "v5.0", "v5.1", "v6.0"} <= set(rounds)
     v51, v60 = rounds["v5.1"], rounds["v6.0"]
     assert v51.seeds["effective_qsl_rng_seed"] == 1780908523862526354
@@ -137,16 +138,16 @@ def test_every_round_has_rules_and_they_load():
 
 def test_the_v51_seeds_are_the_ones_real_v51_logs_show():
     log = parsed(AMD_RUNS / "Server" / "performance" / "run_1")
-    for key, seed in round_rules.all_rounds()["v5.1"].seeds.items():
+    for key, seed in round_rules.all_rounds(RULES)["v5.1"].seeds.items():
         assert log.get(key) == seed
 
 
 def test_llama2_accuracy_targets():
-    targets = {t.metric: t for t in round_rules.all_rounds()["v5.1"].accuracy["llama2-70b-99"]}
+    targets = {t.metric: t for t in round_rules.all_rounds(RULES)["v5.1"].accuracy["llama2-70b-99"]}
     assert targets["ROUGE1"].low == pytest.approx(44.4312 * 0.99) and targets["ROUGE1"].high is None
     assert targets["ROUGE2"].low == pytest.approx(22.0352 * 0.99)
     assert targets["ROUGEL"].low == pytest.approx(28.6162 * 0.99)
-    strict = {t.metric: t for t in round_rules.all_rounds()["v5.1"].accuracy["llama2-70b-99.9"]}
+    strict = {t.metric: t for t in round_rules.all_rounds(RULES)["v5.1"].accuracy["llama2-70b-99.9"]}
     assert strict["ROUGE1"].low == pytest.approx(44.4312 * 0.999)
     tps = targets["TOKENS_PER_SAMPLE"]
     assert tps.low == pytest.approx(294.45 * 0.9) and tps.high == pytest.approx(294.45 * 1.1)
@@ -166,8 +167,8 @@ def test_llama2_accuracy_targets():
 def test_which_key_holds_the_result(model, scenario, key, units):
     from pipeline.core import rules
 
-    spec = metric_for(round_rules.all_rounds()["v5.1"], round_rules.formats(), model,
-                      rules.models()[model].family, scenario)
+    spec = metric_for(round_rules.all_rounds(RULES)["v5.1"], round_rules.formats(RULES), model,
+                      RULES.models()[model].family, scenario)
     assert (spec.key, spec.units) == (key, units)
 
 
@@ -200,7 +201,7 @@ def test_valid_llm_runs_pass_relaxed_rules(runs, name, scenario, key):
     log = parsed(runs[name])
     assert log.get("result_validity") == "VALID"
     assert run_checks.check_run(log, relaxed_rules(), "llama2-70b-99", scenario) == []
-    spec = metric_for(relaxed_rules(), round_rules.formats(), "llama2-70b-99", "llm", scenario)
+    spec = metric_for(relaxed_rules(), round_rules.formats(RULES), "llama2-70b-99", "llm", scenario)
     assert spec.key == key
     assert float(loadgen.result_text(log, spec)) == log.get(key) > 0
 
@@ -258,7 +259,7 @@ def test_a_slow_first_token_breaks_the_interactive_ttft_limit(runs):
 
 def test_real_rules_reject_a_sub_second_run(runs):
     log = parsed(runs["server"])
-    found = run_checks.check_run(log, round_rules.all_rounds()["v5.1"], "llama2-70b-99", "Server")
+    found = run_checks.check_run(log, round_rules.all_rounds(RULES)["v5.1"], "llama2-70b-99", "Server")
     assert codes(found) == {"min-duration-short", "sample-count-low"}
     short = next(f for f in found if f.code == "min-duration-short")
     assert (short.expected, short.found) == (">= 600000 ms", "200 ms")
@@ -280,12 +281,12 @@ def test_token_latencies_are_required_for_llms(runs):
 def test_a_sample_based_singlestream_run(runs):
     log = parsed(runs["singlestream"])
     assert run_checks.check_run(log, relaxed_rules(), "resnet", "SingleStream") == []
-    spec = metric_for(relaxed_rules(), round_rules.formats(), "resnet", "samples", "SingleStream")
+    spec = metric_for(relaxed_rules(), round_rules.formats(RULES), "resnet", "samples", "SingleStream")
     assert float(loadgen.result_text(log, spec)) == pytest.approx(log.get("early_stopping_latency_ss") / 1e6)
 
 
 def test_the_round_is_known_from_the_seeds(runs):
-    rounds = round_rules.all_rounds()
+    rounds = round_rules.all_rounds(RULES)
     rules, found = run_checks.round_of(parsed(runs["server"]), rounds, None)
     assert rules.round == "v5.1" and not found
     rules, found = run_checks.round_of(parsed(runs["server"]), rounds, "v6.0")
@@ -304,7 +305,7 @@ def test_runs_cover_every_scenario_the_tests_need():
 def counted_keys() -> frozenset[str]:
     from pipeline.readers.tree_result import log_keys
 
-    return log_keys(round_rules.all_rounds(), round_rules.formats())
+    return log_keys(round_rules.all_rounds(RULES), round_rules.formats(RULES))
 
 
 def test_the_keys_that_count_include_every_key_the_checks_read():

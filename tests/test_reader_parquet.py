@@ -14,6 +14,7 @@ from pipeline import readers
 from pipeline.cli import cli
 from pipeline.ingest.submissions import ingest
 from pipeline.readers import parquet
+from conftest import RULES
 
 REPO = Path(__file__).resolve().parents[1]
 AMD = REPO / "submissions" / "v5.1" / "AMD" / "v1" / "results.csv"   # the results-csv template
@@ -41,7 +42,7 @@ def test_the_canonical_tables_own_parquet_is_read_back_to_the_same_rows(tmp_path
 
 def test_validate_reads_parquet_and_detection_knows_it(tmp_path):
     table = canonical_parquet(tmp_path)
-    assert readers.detect(table) == parquet.NAME
+    assert readers.detect(RULES, table) == parquet.NAME
     done = CliRunner().invoke(cli, ["validate", str(table), "--status", "verified"])
     assert done.exit_code == 0, done.output
 
@@ -51,7 +52,7 @@ def test_a_template_table_written_by_anyone_is_read_with_its_row_numbers(tmp_pat
     frame.loc[2, "value"] = "fast"
     path = tmp_path / "partner.parquet"
     frame.to_parquet(path)
-    report = ingest([path], status="verified", round_="v5.1")
+    report = ingest(RULES, [path], status="verified", round_="v5.1")
     assert len(report.table) == len(frame) - 1
     bad = [f for f in report.findings if f.severity == "error"]
     assert bad and all(f.where.row == 3 for f in bad)   # the table's third row

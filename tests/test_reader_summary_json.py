@@ -13,6 +13,7 @@ from pipeline import readers
 from pipeline.core.model import Source
 from pipeline.ingest.submissions import ingest
 from pipeline.readers import summary_json
+from conftest import RULES
 
 SHARED = Path(__file__).resolve().parent / "real"   # tests/real/PROVENANCE.md
 PUBLISHED = {"v4.1": SHARED / "v4.1-summary_results.json", "v5.1": SHARED / "v5.1-summary_results.json"}
@@ -26,26 +27,26 @@ def published(request):
 
 def test_detected_from_its_head():
     for path in PUBLISHED.values():
-        assert readers.detect(path) == summary_json.NAME
-    assert readers.detect(SHARED / "v5.1-checker-summary.csv") == "mlcommons-summary-csv"
+        assert readers.detect(RULES, path) == summary_json.NAME
+    assert readers.detect(RULES, SHARED / "v5.1-checker-summary.csv") == "mlcommons-summary-csv"
 
 
 def test_not_claimed_without_performance_results(tmp_path):
     path = tmp_path / "other.json"
     path.write_text('[{"ID": 1}]')
-    assert readers.detect(path) is None
+    assert readers.detect(RULES, path) is None
 
 
 def test_the_file_states_its_round(published):
     round_, path, records = published
-    result = readers.read(path, path.name)
+    result = readers.read(RULES, path, path.name)
     assert result.round == round_
     assert len(result.records) + len(result.dispositions) == len(records)
 
 
 def test_every_record_is_accepted_excluded_or_rejected_with_a_finding(published):
     round_, path, records = published
-    report = ingest([path], status="verified", published=True)
+    report = ingest(RULES, [path], status="verified", published=True)
     outcomes = report.dispositions_frame()["outcome"].value_counts().to_dict()
     assert len(report.table) + outcomes.get("rejected", 0) + outcomes.get("excluded", 0) == len(records)
     assert len(report.table) > 500
@@ -61,7 +62,7 @@ def test_every_record_is_accepted_excluded_or_rejected_with_a_finding(published)
 
 
 def test_known_published_values():
-    report = ingest([PUBLISHED["v5.1"]], status="verified", published=True)
+    report = ingest(RULES, [PUBLISHED["v5.1"]], status="verified", published=True)
     t = report.table
     row = t[(t.result_id == "5.1-0001") & (t.model == "llama2-70b-99") & (t.scenario == "Interactive")]
     assert len(row) == 1
@@ -70,18 +71,18 @@ def test_known_published_values():
         ("AMD", "8xMI300X_2xEPYC_9575F", "MI300X", 8)
     assert (row.value, row.units, row.division, row.availability) == (8840.42, "Tokens/s", "closed", "available")
     assert row.system_name == "Supermicro AS-8125GS-TNMR2"
-    old = ingest([PUBLISHED["v4.1"]], status="verified", published=True).table
+    old = ingest(RULES, [PUBLISHED["v4.1"]], status="verified", published=True).table
     first = old[(old.result_id == "v4.1-0001") & (old.scenario == "Offline")
                 & (old.model == "llama2-70b-99")].iloc[0]
     assert (first.system, first.value, first.accelerators_per_node) == ("1xMI300X_2xEPYC-9374F", 3062.72, 1)
 
 
 def test_cpu_only_and_power_rows_are_excluded_not_rejected():
-    result = readers.read(PUBLISHED["v5.1"], "v5.1.json")
+    result = readers.read(RULES, PUBLISHED["v5.1"], "v5.1.json")
     cpu = [r for r in result.records if not r.fields.get("accelerator")]
     power = [r for r in result.records if r.fields.get("power") == "true"]
     assert cpu and power
-    report = ingest([PUBLISHED["v5.1"]], status="verified", published=True)
+    report = ingest(RULES, [PUBLISHED["v5.1"]], status="verified", published=True)
     reasons = {d.reason for d in report.dispositions if d.outcome == "excluded"}
     assert any("CPU-only" in r for r in reasons) and any("power" in r for r in reasons)
 
@@ -91,7 +92,7 @@ def test_places_name_record_id_and_key(tmp_path):
     records[1]["Performance_Result"] = "12,5"
     path = tmp_path / "s.json"
     path.write_text(json.dumps(records, indent=2))
-    report = ingest([path], status="verified")
+    report = ingest(RULES, [path], status="verified")
     bad = [f for f in report.findings if f.code == "malformed-number"]
     assert len(bad) == 1
     start = 2 + 35 + 1   # the line where record 2 starts
@@ -103,8 +104,8 @@ def test_places_name_record_id_and_key(tmp_path):
 def test_deep_nesting_is_a_finding_not_a_recursion_error(tmp_path):
     path = tmp_path / "deep.json"
     path.write_text('[{"Performance_Result": ' + "[" * 500_000 + "]" * 500_000 + "}]")
-    assert readers.detect(path) == summary_json.NAME
-    result = readers.read(path, "deep.json")
+    assert readers.detect(RULES, path) == summary_json.NAME
+    result = readers.read(RULES, path, "deep.json")
     assert [f.code for f in result.findings] == ["too-deeply-nested"]
     assert result.findings[0].place == "line 1"
     assert not result.records
@@ -157,7 +158,7 @@ SHIPPED_TABLES = {"v4.1": Path(__file__).resolve().parent / "real" / "v4.1" / "s
 @pytest.fixture(scope="module", params=sorted(SHIPPED_TABLES))
 def shipped_table(request):
     path = SHIPPED_TABLES[request.param]
-    return request.param, json.loads(path.read_text(encoding="utf-8")), ingest([path], status="verified",
+    return request.param, json.loads(path.read_text(encoding="utf-8")), ingest(RULES, [path], status="verified",
                                                                                published=True)
 
 
@@ -179,7 +180,7 @@ def test_every_distinct_published_result_is_kept(shipped_table):
 
 
 def test_v51_results_that_share_a_system_model_and_scenario_are_all_kept():
-    report = ingest([SHIPPED_TABLES["v5.1"]], status="verified")
+    report = ingest(RULES, [SHIPPED_TABLES["v5.1"]], status="verified")
     t = report.table
     amd = t[t["result_id"].isin(["5.1-0100", "5.1-0101"])]
     assert sorted(zip(amd["result_id"], amd["used_model"], amd["value"])) == [
@@ -190,7 +191,7 @@ def test_v51_results_that_share_a_system_model_and_scenario_are_all_kept():
 
 
 def test_a_published_count_wins_over_a_count_in_the_system_name():
-    report = ingest([SHIPPED_TABLES["v5.1"]], status="verified")
+    report = ingest(RULES, [SHIPPED_TABLES["v5.1"]], status="verified")
     t = report.table
     redhat = t[t["system"] == "XE8640_4xH100_vLLM"]
     assert len(redhat) == 2 and set(redhat["total_accelerators"]) == {1}
@@ -212,9 +213,9 @@ def test_whose_names_a_table_holds_is_decided_by_where_it_lives(tmp_path):
     for path in (kept, partner):
         path.parent.mkdir(parents=True)
         path.write_text(text, encoding="utf-8")
-    mlcommons = ingest([kept], status="verified")
+    mlcommons = ingest(RULES, [kept], status="verified")
     assert len(mlcommons.table) == 2 and not mlcommons.dispositions
     assert {(f.code, f.severity) for f in mlcommons.findings} == {("accelerator-count-disagrees", "warning")}
-    partners = ingest([partner], status="verified")
+    partners = ingest(RULES, [partner], status="verified")
     assert partners.table.empty and {d.codes for d in partners.dispositions} == {"label-mismatch"}
     assert {(f.code, f.severity, f.where.key) for f in partners.findings} == {("label-mismatch", "error", "a#")}

@@ -17,7 +17,7 @@ from _loadgen import generated_runs, make_tree, relaxed_rules
 from pipeline import readers
 from pipeline.ingest.submissions import ingest
 from pipeline.readers import tree
-from conftest import writable_copy
+from conftest import RULES, writable_copy
 
 SHARED = Path(__file__).resolve().parent / "real"   # tests/real/PROVENANCE.md
 TREE = SHARED / "v5.1-submission-tree"
@@ -50,9 +50,9 @@ def by_key(records) -> dict[tuple, object]:
 
 def test_a_tree_is_detected_at_root_division_and_submitter(tmp_path):
     for path in (TREE, TREE / "closed", TREE / "closed" / "AMD"):
-        assert readers.detect(path) == tree.NAME
-    assert readers.detect(TREE / "closed" / "AMD" / "results") is None
-    assert readers.detect(tmp_path) is None
+        assert readers.detect(RULES, path) == tree.NAME
+    assert readers.detect(RULES, TREE / "closed" / "AMD" / "results") is None
+    assert readers.detect(RULES, tmp_path) is None
 
 
 # ---- the real v5.1 tree ---------------------------------------------------------------
@@ -91,12 +91,12 @@ def test_records_carry_the_system_facts_and_their_places(real_read):
 
 
 def test_ingest_reads_a_raw_tree():
-    report = ingest([TREE], status="verified")
+    report = ingest(RULES, [TREE], status="verified")
     assert len(report.table) == 30 and report.ok
     assert set(report.table["round"]) == {"v5.1"}
     assert set(report.table["accelerator"]) == {"MI300X", "MI325X"}
     assert report.table["source"].str.contains(DETAIL).all()
-    again = ingest([TREE / "closed" / "MiTAC"], status="verified", round_="v5.1")
+    again = ingest(RULES, [TREE / "closed" / "MiTAC"], status="verified", round_="v5.1")
     assert len(again.table) == 6
 
 
@@ -192,7 +192,7 @@ def test_a_malformed_log_line_rejects_with_its_line_number(mutated):
 
 def test_ingest_accounts_for_every_result_of_a_faulty_tree(mutated):
     root, _ = mutated
-    report = ingest([root], status="verified", round_="v5.1")
+    report = ingest(RULES, [root], status="verified", round_="v5.1")
     assert len(report.table) == 21
     assert sum(d.outcome == "rejected" for d in report.dispositions) == 9
     assert not report.ok
@@ -214,7 +214,7 @@ def test_numbers_given_as_strings_are_accepted(giga):
     facts = json.loads(system_json(giga).read_text())
     facts.update(accelerators_per_node="8", number_of_nodes="1")
     system_json(giga).write_text(json.dumps(facts))
-    report = ingest([giga], status="verified")
+    report = ingest(RULES, [giga], status="verified")
     assert len(report.table) == 6 and set(report.table["total_accelerators"]) == {8}
 
 
@@ -358,7 +358,7 @@ def test_a_server_run_in_an_interactive_folder_is_noted_and_judged_by_its_latenc
 
 def test_real_rules_reject_generated_runs_and_say_why(tmp_path, runs):
     make_tree(tmp_path, {"Server": runs["server"], "Offline": runs["offline-too-short"]})
-    report = ingest([tmp_path], status="verified", round_="v5.1")
+    report = ingest(RULES, [tmp_path], status="verified", round_="v5.1")
     assert report.table.empty
     codes = {d.source.split("/results/")[1].split("/")[2]: set(d.codes.split(",")) for d in report.dispositions}
     assert codes["Server"] == {"min-duration-short", "sample-count-low"}
@@ -461,8 +461,8 @@ def test_reading_a_tree_imports_no_table_library():
 
     code = ("import sys; from pathlib import Path; from pipeline import readers\n"
             f"tree = Path({str(TREE)!r})\n"
-            "assert readers.detect(tree) == 'submission-tree'\n"
-            "result = readers.read(tree, 'tree')\n"
+            "assert readers.detect(RULES, tree) == 'submission-tree'\n"
+            "result = readers.read(RULES, tree, 'tree')\n"
             "assert len(result.records) == 30, len(result.records)\n"
             "print(sorted(m for m in ('pandas', 'pandera', 'pyarrow', 'polars') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

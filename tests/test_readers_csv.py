@@ -7,11 +7,11 @@ import csv
 
 import pytest
 
-from conftest import DATA, REAL, read_csv, run, run_json
+from conftest import normalised, RULES, DATA, REAL, read_csv, run, run_json
 
 from pipeline import readers
 from pipeline.core.model import Source, plain
-from pipeline.ingest.normalise import Context, normalise
+from pipeline.ingest.normalise import Context
 
 CHECKER = REAL / "v5.1-checker-summary.csv"
 GIGA = REAL / "v5.1-submission-tree" / "closed" / "GigaComputing" / "summary.csv"
@@ -25,7 +25,7 @@ def header_of(path) -> list[str]:
 
 def rows_of(path, fmt=None, round_=None):
     """(accepted canonical rows, findings, rows not accepted) of a file, normalised as an ingest does."""
-    done = normalise(readers.read(path, path.name, fmt), Context(status="verified", round=round_))
+    done = normalised(readers.read(RULES, path, path.name, fmt), Context(status="verified", round=round_))
     return plain(done.frame.to_dict("records")), done.findings, done.dispositions
 
 
@@ -33,8 +33,8 @@ def rows_of(path, fmt=None, round_=None):
 
 def test_current_checker_summary_is_detected_and_read_whole():
     assert len(header_of(CHECKER)) == 31
-    assert readers.detect(CHECKER) == "mlcommons-summary-csv"
-    result = readers.read(CHECKER, "summary.csv")
+    assert readers.detect(RULES, CHECKER) == "mlcommons-summary-csv"
+    result = readers.read(RULES, CHECKER, "summary.csv")
     records = list(result.records)
     assert len(records) == 98
     assert result.findings == [] and result.dispositions == []
@@ -96,7 +96,7 @@ def test_the_two_amd_mi325x_reference_systems_are_both_kept(tmp_path):
 def test_older_checker_summary_layout(tmp_path):
     assert len(header_of(GIGA)) == 28
     assert not {"total_accelerators", "design_power_watts", "PrivateID"} & set(header_of(GIGA))
-    assert readers.detect(GIGA) == "mlcommons-summary-csv"
+    assert readers.detect(RULES, GIGA) == "mlcommons-summary-csv"
     out = tmp_path / "results.csv"
     doc = run_json("ingest", GIGA, "--status", "verified", "-o", out, expect=0)
     assert (doc["summary"]["accepted"], doc["summary"]["rejected"]) == (18, 0)
@@ -118,7 +118,7 @@ QUIRK_FILES = [("checker-quirks.csv", "mlcommons-summary-csv"), ("results-quirks
 def quirk_rows(request):
     name, fmt = request.param
     path = DATA / name
-    assert readers.detect(path) == fmt
+    assert readers.detect(RULES, path) == fmt
     rows, found, not_accepted = rows_of(path)
     assert found == [] and not_accepted == [], [f.render() for f in found]
     return rows
@@ -194,7 +194,7 @@ def test_a_row_with_the_wrong_number_of_fields_is_rejected(tmp_path):
     sample = tmp_path / "short.csv"
     lines = (DATA / "results-dell.csv").read_text().splitlines()
     sample.write_text("\n".join([lines[0], lines[1], lines[2].rsplit(",", 1)[0]]) + "\n")
-    result = readers.read(sample, "short.csv")
+    result = readers.read(RULES, sample, "short.csv")
     assert len(list(result.records)) == 1
     [d] = result.dispositions
     assert (d.source, d.outcome, d.codes) == ("short.csv:3", "rejected", "format-mismatch")
@@ -204,7 +204,7 @@ def test_an_unknown_column_is_a_warning(tmp_path):
     sample = tmp_path / "extra.csv"
     lines = (DATA / "results-dell.csv").read_text().splitlines()
     sample.write_text("\n".join([lines[0] + ",comment"] + [x + ",ok" for x in lines[1:]]) + "\n")
-    result = readers.read(sample, "extra.csv")
+    result = readers.read(RULES, sample, "extra.csv")
     assert len(list(result.records)) == 2
     assert [(f.code, f.severity) for f in result.findings] == [("unexpected-column", "warning")]
 
@@ -213,7 +213,7 @@ def test_a_file_that_is_not_utf8_is_a_finding(tmp_path):
     sample = tmp_path / "latin1.csv"
     text = (DATA / "results-dell.csv").read_text().replace("PowerEdge", "PowerÉdge")
     sample.write_bytes(text.encode("latin-1"))
-    result = readers.read(sample, "latin1.csv", "results-csv")
+    result = readers.read(RULES, sample, "latin1.csv", "results-csv")
     assert list(result.records) == []
     [f] = result.findings
     at = text.encode("latin-1").index("É".encode("latin-1"))
@@ -224,8 +224,8 @@ def test_a_file_that_is_not_utf8_is_a_finding(tmp_path):
 def test_an_unknown_format_is_a_finding_not_a_crash(tmp_path):
     sample = tmp_path / "notes.csv"
     sample.write_text("a,b\n1,2\n")
-    assert readers.detect(sample) is None
-    result = readers.read(sample, "notes.csv")
+    assert readers.detect(RULES, sample) is None
+    result = readers.read(RULES, sample, "notes.csv")
     assert [f.code for f in result.findings] == ["unknown-format"]
 
 
@@ -290,8 +290,8 @@ DELL = (DATA / "results-dell.csv").read_text()
 def _only_finding(tmp_path, name: str, text: str):
     sample = tmp_path / name
     sample.write_text(text)
-    assert readers.detect(sample) is None
-    result = readers.read(sample, name)
+    assert readers.detect(RULES, sample) is None
+    result = readers.read(RULES, sample, name)
     assert list(result.records) == []
     [f] = result.findings
     return f
@@ -333,7 +333,7 @@ def test_an_empty_file_is_empty_not_of_an_unknown_format(tmp_path, text, found):
 def test_an_empty_file_in_its_declared_format_is_empty_too(tmp_path):
     sample = tmp_path / "dell.csv"
     sample.write_text("")
-    [f] = readers.read(sample, "dell.csv", "results-csv").findings
+    [f] = readers.read(RULES, sample, "dell.csv", "results-csv").findings
     assert (f.code, f.found, f.message) == ("empty-file", "0 bytes", "the file is empty")
 
 
@@ -361,7 +361,7 @@ def test_the_cli_reports_the_missing_column_of_an_undetected_file(tmp_path):
 def _field_count(tmp_path, text: str, line: int = 2):
     sample = tmp_path / "dell.csv"
     sample.write_text(text)
-    result = readers.read(sample, "dell.csv", "results-csv")
+    result = readers.read(RULES, sample, "dell.csv", "results-csv")
     list(result.records)
     [f] = [f for f in result.findings if f.line == line]
     assert (f.code, f.expected) == ("format-mismatch", "11 fields, as the header")

@@ -17,6 +17,7 @@ import _loadgen
 from _loadgen import REAL_AMD, Run, generated_runs, make_tree, relaxed_rules, run_loadgen
 from pipeline.core.findings import CODES
 from pipeline.readers import loadgen, round_rules, run_checks, tree
+from conftest import RULES
 
 NEW_CODES = ("latency-constraint-exceeded", "min-queries-short", "samples-per-query-low",
              "accuracy-above-limit", "model-not-in-round")
@@ -100,7 +101,7 @@ def test_min_queries_count_outside_early_stopping_only(made):
 
 def test_offline_samples_per_query_in_the_closed_division(made):
     log = log_of(made["offline"])
-    real = round_rules.all_rounds()["v5.1"]
+    real = round_rules.all_rounds(RULES)["v5.1"]
     rules = relaxed_rules(offline_min_spq=real.offline_min_spq)
     [f] = only(run_checks.check_run(log, rules, "resnet", "Offline", "closed"), "samples-per-query-low")
     assert f.expected == ">= 24576" and f.where == log.at("effective_samples_per_query")

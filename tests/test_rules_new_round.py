@@ -1,5 +1,6 @@
 """The procedure "Add a round, a model or an accelerator" (docs/rounds.md),
-followed in a temporary copy of schemas/ read through MLREPRO_SCHEMAS: for a
+followed in a temporary copy of schemas/ (its own Rules value; the command
+line reads it through --schemas or MLREPRO_SCHEMAS): for a
 made-up round, model and accelerator, and for a round whose published table
 follows no shipped convention; and a v6.1 row in the checker's summary.csv
 layout."""
@@ -13,8 +14,8 @@ from pathlib import Path
 
 import yaml
 
-from conftest import DATA, MI355X, read_csv, results_row, run, write_results_csv
-from pipeline.core import rules
+from conftest import RULES, DATA, MI355X, read_csv, results_row, run, write_results_csv
+from pipeline.core.rules import Rules
 from pipeline.ingest.submissions import ingest
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
@@ -63,23 +64,25 @@ def test_a_new_round_model_and_accelerator_are_read_through_mlrepro_schemas(tmp_
         results_row(model="toy-llm-9b", scenario="Interactive", accelerator=MI355X, value="900"),
         results_row(model="mixtral-8x7b", scenario="Server", accelerator=MI355X, value="800"),
     ])
-    before = ingest([rows], round_="v9.9", status="verified")
+    before = ingest(RULES, [rows], round_="v9.9", status="verified")
     assert before.table.empty and {d.codes for d in before.dispositions} >= {"unknown-round"}
 
-    monkeypatch.setenv("MLREPRO_SCHEMAS", str(copy))    # no cache clearing: caches key on the folder
-    report = ingest([rows], round_="v9.9", status="verified")
+    report = ingest(Rules.load(copy), [rows], round_="v9.9", status="verified")
     got = report.table[["round", "model", "scenario", "accelerator", "value"]].values.tolist()
     assert got == [["v9.9", "toy-llm-9b", "Offline", "MI999X", 1234.5],
                    ["v9.9", "toy-llm-9b", "Server", "MI355X", 1000.0]]
     assert [d.codes for d in report.dispositions] == ["invalid-choice", "model-not-in-round"]
-    assert rules.schemas_dir() == copy.resolve()
 
     out = tmp_path / "out.csv"
+    monkeypatch.setenv("MLREPRO_SCHEMAS", str(copy))    # the command line's edge
     run("ingest", rows, "--status", "verified", "--round", "v9.9", "-o", out, expect=1)
     assert [r["model"] for r in read_csv(out)] == ["toy-llm-9b", "toy-llm-9b"]
+    out.unlink()
+    run("--schemas", copy, "ingest", rows, "--status", "verified", "--round", "v9.9", "-o", out, expect=1)
+    assert [r["model"] for r in read_csv(out)] == ["toy-llm-9b", "toy-llm-9b"]
 
-    monkeypatch.delenv("MLREPRO_SCHEMAS")               # back to the project's schemas
-    again = ingest([rows], round_="v9.9", status="verified")
+    monkeypatch.delenv("MLREPRO_SCHEMAS")               # the project's rules, untouched all along
+    again = ingest(RULES, [rows], round_="v9.9", status="verified")
     assert again.table.empty and "unknown-round" in again.dispositions[0].codes
 
 
@@ -94,7 +97,7 @@ def test_a_v6_1_row_in_the_checker_layout_is_read(tmp_path):
         writer = csv.DictWriter(fh, fieldnames=header, quoting=csv.QUOTE_ALL, lineterminator="\n")
         writer.writeheader()
         writer.writerow(row)
-    report = ingest([path], status="verified")
+    report = ingest(RULES, [path], status="verified")
     assert not report.dispositions
     assert report.table[["round", "model", "scenario", "units", "value"]].values.tolist() == \
         [["v6.1", "e2e-rag-qna", "Offline", "Tasks/s", 12.5]]
@@ -140,7 +143,7 @@ def _unseen_table(path: Path) -> Path:
     return path
 
 
-def test_a_round_whose_table_follows_no_shipped_convention_is_read_by_the_steps(tmp_path, monkeypatch):
+def test_a_round_whose_table_follows_no_shipped_convention_is_read_by_the_steps(tmp_path):
     from pipeline.analyses.compare import compare
 
     copy = shutil.copytree(SCHEMAS, tmp_path / "schemas")
@@ -152,11 +155,11 @@ def test_a_round_whose_table_follows_no_shipped_convention_is_read_by_the_steps(
     dump(copy / "rounds.yaml", rounds)
     rules_ = yaml.safe_load((copy / "rules" / "v6.1.yaml").read_text())
     dump(copy / "rules" / "v9.9.yaml", {**rules_, "round": "v9.9"})
-    monkeypatch.setenv("MLREPRO_SCHEMAS", str(copy))
+    rules = Rules.load(copy)
     # step 4: the published table in published/<round>/
     table = _unseen_table(tmp_path / "published" / "v9.9" / "summary.csv")
     # step 5: read it: no row rejected; one warning per new name, giving its registry entry
-    report = ingest([table], status="verified")
+    report = ingest(rules, [table], status="verified")
     assert not report.dispositions and len(report.table) == 5
     t = report.table
     assert set(t["model"]) == {"llama2-70b-99.9"}
@@ -167,7 +170,7 @@ def test_a_round_whose_table_follows_no_shipped_convention_is_read_by_the_steps(
     warnings = [f for f in report.findings if f.code == "unregistered-name"]
     assert {f.found for f in warnings} == {"AMD Instinct MI400X 432GB HBM4"}
     assert {f.severity for f in report.findings} == {"warning"}
-    verdicts = compare(t, 4.0, "AMD", "AMD").table.set_index("system")
+    verdicts = compare(rules, t, 4.0, "AMD", "AMD").table.set_index("system")
     assert verdicts.loc["HPE_ProLiant_XD785_MI400X_432GBx8", "verdict"] == "agree"    # -2% against AMD's MI400X
     assert verdicts.loc["HPE_ProLiant_XD785_MI400X_432GBx16", "verdict"] == "no-reference"
     assert verdicts.loc["HPE_Hybrid_8xB200_8xMI355X", "reason"].startswith("mixed vendors")
@@ -177,10 +180,10 @@ def test_a_round_whose_table_follows_no_shipped_convention_is_read_by_the_steps(
     accelerators = yaml.safe_load((copy / "accelerators.yaml").read_text())
     accelerators["accelerators"].insert(0, yaml.safe_load(line)[0])
     dump(copy / "accelerators.yaml", accelerators)
-    rules.clear_caches()   # the same folder changed in place
-    again = ingest([table], status="verified")
+    rules = Rules.load(copy)   # the folder changed: its rules loaded again
+    again = ingest(rules, [table], status="verified")
     assert not again.findings and not again.dispositions
     assert again.table["composition"].tolist() == ["MI400X:8", "MI400X:8", "MI400X:16", "B200:8,MI355X:8",
                                                    "MI355X:8,MI400X:8"]
-    assert compare(again.table, 4.0, "AMD", "AMD").table["verdict"].tolist() == \
+    assert compare(rules, again.table, 4.0, "AMD", "AMD").table["verdict"].tolist() == \
         verdicts["verdict"].tolist()

@@ -16,6 +16,7 @@ from pipeline.ingest import normalise, resolve
 from pipeline.readers.base import RawRecord, ReadResult
 from pipeline.core import rules
 from pipeline.readers import round_rules
+from conftest import normalised, RULES
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMAS = REPO / "schemas"
@@ -77,7 +78,7 @@ def test_families_units_and_scenario_names_agree_across_files():
     families = metrics["families"]
     registry = load("models.yaml")["models"]
     scenarios = set(load("models.yaml")["scenarios"])
-    assert scenarios == set(rules.scenarios())
+    assert scenarios == set(RULES.scenarios())
     assert {info["family"] for info in registry.values()} <= set(families)
     assert set(metrics.get("models") or {}) <= set(registry)
     for family, table in families.items():
@@ -107,7 +108,7 @@ def test_accuracy_metrics_have_patterns_and_compliance_pass_names_required_tests
 
 
 def test_every_round_loads_and_every_model_scenario_has_units():
-    loaded = round_rules.all_rounds()
+    loaded = round_rules.all_rounds(RULES)
     assert set(loaded) == set(round_files())
     for round_, r in loaded.items():
         assert set(r.benchmarks) == set(round_files()[round_]["models"])
@@ -129,7 +130,7 @@ def test_the_rules_files_ship_in_the_wheel():
 # ---- facts of the checker's constants -------------------------------------------------
 
 def units(round_: str, model: str, scenario: str) -> tuple[str, ...]:
-    return rules.round_models(round_)[model].units[scenario]
+    return RULES.round_models(round_)[model].units[scenario]
 
 
 def test_units_per_round():
@@ -143,16 +144,16 @@ def test_units_per_round():
 
 
 def test_v6_1_adds_and_drops_models():
-    v60, v61 = set(rules.round_models("v6.0")), set(rules.round_models("v6.1"))
+    v60, v61 = set(RULES.round_models("v6.0")), set(RULES.round_models("v6.1"))
     assert v61 - v60 == {"qwen3.6-27b", "e2e-rag-qna", "e2e-rag-db"}
     assert v60 - v61 == {"retinanet", "llama2-70b-99", "mixtral-8x7b", "llama3.1-405b", "pointpainting"}
-    r = round_rules.all_rounds()
+    r = round_rules.all_rounds(RULES)
     assert r["v6.1"].seeds["effective_qsl_rng_seed"] == 2085463073848966840
     assert r["v6.1"].seeds != r["v6.0"].seeds
 
 
 def test_v6_0_targets_and_limits_the_issue_names():
-    r = round_rules.all_rounds()["v6.0"]
+    r = round_rules.all_rounds(RULES)["v6.0"]
     upper = [t for t in r.accuracy["gpt-oss-120b"] if t.metric == "TOKENS_PER_SAMPLE"]
     assert [(t.low, t.high) for t in upper] == [(None, pytest.approx(9999 * 1.1))]
     assert {t.metric for t in r.accuracy["dlrm-v3"]} == {"DLRM_NE", "DLRM_ACC", "DLRM_AUC"}
@@ -160,7 +161,7 @@ def test_v6_0_targets_and_limits_the_issue_names():
     assert r.accuracy["qwen3-vl-235b-a22b"][0].low == pytest.approx(0.7903 * 0.99)
     assert r.latency_constraint_ms["resnet"] == {"Server": 15}
     assert r.min_queries["wan-2.2-t2v-a14b"] == {"SingleStream": 50, "Offline": 1}
-    v61 = round_rules.all_rounds()["v6.1"]
+    v61 = round_rules.all_rounds(RULES)["v6.1"]
     by_scenario = {s: t.low for t in v61.accuracy["qwen3-vl-235b-a22b"] for s in t.scenarios}
     assert by_scenario == {"Offline": pytest.approx(0.7903 * 0.99), "Server": pytest.approx(0.7903 * 0.99),
                            "Interactive": pytest.approx(0.7878 * 0.99)}
@@ -177,7 +178,7 @@ def test_required_scenarios_per_category():
 # ---- rows are judged by their round's rules -------------------------------------------
 
 def problems(model, scenario, units_, round_):
-    return [p[0] for p in resolve.resolve_benchmark(model, scenario, units_, round_)[1]]
+    return [p[0] for p in resolve.resolve_benchmark(RULES, model, scenario, units_, round_)[1]]
 
 
 @pytest.mark.parametrize("model, scenario, units_, round_, expected", [
@@ -202,7 +203,7 @@ def test_a_model_not_in_its_round_is_a_located_finding():
                                          "units": "Tokens/s", "division": "closed",
                                          "availability": "available", "accelerator": "MI355X",
                                          "accelerators_per_node": "8", "nodes": "1"})
-    done = normalise.normalise(ReadResult([raw]), normalise.Context(status="verified"))
+    done = normalised(ReadResult([raw]), normalise.Context(status="verified"))
     found = done.findings
     assert len(done.frame) == 0 and [(f.code, f.where, f.found) for f in found] == \
         [("model-not-in-round", Source("f.csv", 3, column="model"), "mixtral-8x7b")]

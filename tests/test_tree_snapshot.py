@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import writable_copy
+from conftest import RULES, writable_copy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -126,7 +126,7 @@ def ingest_doc(cwd: Path, name: str) -> dict:
     from pipeline.ingest.submissions import ingest
 
     with contextlib.chdir(cwd):
-        report = ingest([Path(name)], None, "v5.1", "verified")
+        report = ingest(RULES, [Path(name)], None, "v5.1", "verified")
     doc = report.to_dict()
     doc["dispositions"] = [d.to_dict() for d in report.dispositions]
     return doc

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from conftest import REPO
+from conftest import RULES, REPO
 
 from pipeline.analyses import audit, claims, compare, crosscheck, ledger as claims_ledger, partition, scaling
 from pipeline.gate import judge as gate
@@ -24,22 +24,22 @@ SUBMISSIONS = REPO / "submissions"
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory) -> dict:
     """Every library entry point's report on the shipped submissions."""
-    read = ingest.ingest([SUBMISSIONS], root=SUBMISSIONS)
+    read = ingest.ingest(RULES, [SUBMISSIONS], root=SUBMISSIONS)
     results = read.table
     split = partition.partition(results)
     folder = tmp_path_factory.mktemp("sets")
     verified, post = folder / "verified.csv", folder / "post.csv"
     split.verified.to_csv(verified, index=False)
     split.post_deadline.to_csv(post, index=False)
-    published, _ = crosscheck.load_published(sorted((REPO / "published").rglob("summary*")))
+    published, _ = crosscheck.load_published(RULES, sorted((REPO / "published").rglob("summary*")))
     return {
         "ResultRow": read,
-        "AgreementRow": compare.compare(results),
+        "AgreementRow": compare.compare(RULES, results),
         "PartitionRow": split,
-        "ScalingRow": scaling.scaling(results),
-        "ClaimRow": claims.check_claims(claims_ledger.read_ledger(REPO / "claims.yaml"), results),
+        "ScalingRow": scaling.scaling(RULES, results),
+        "ClaimRow": claims.check_claims(RULES, claims_ledger.read_ledger(RULES, REPO / "claims.yaml"), results),
         "CrosscheckRow": crosscheck.check(results, published),
-        "SuiteRow": audit.audit(verified, post),
+        "SuiteRow": audit.audit(RULES, verified, post),
         "GateRow": gate.run([SUBMISSIONS / "v6.0" / "Dell" / "v1", SUBMISSIONS / "v6.0" / "AMD" / "v2"],
                             SUBMISSIONS, None, REPO / "params.yaml", cwd=REPO),
     }

@@ -11,7 +11,7 @@ import math
 import pandas as pd
 import pytest
 
-from conftest import REPO, read_csv, run_json, write_results_csv, results_row
+from conftest import RULES, REPO, read_csv, run_json, write_results_csv, results_row
 
 from pipeline.analyses import compare as compare_mod, reference
 from pipeline.ingest import submissions as ingest_mod
@@ -29,7 +29,7 @@ def _source_rows() -> dict[int, dict]:
 
 @pytest.fixture(scope="module")
 def official():
-    report = ingest_mod.ingest([TABLE], status="verified")
+    report = ingest_mod.ingest(RULES, [TABLE], status="verified")
     return report
 
 
@@ -84,7 +84,7 @@ def test_variants_are_kept_next_to_the_family(official):
 
 @pytest.fixture(scope="module")
 def agreement(official):
-    return compare_mod.compare(official.table, 4.0, "AMD", "AMD").table
+    return compare_mod.compare(RULES, official.table, 4.0, "AMD", "AMD").table
 
 
 def _verdicts(agreement, submitter, model="llama2-70b-99"):
@@ -134,7 +134,7 @@ def test_rows_on_other_vendors_parts_are_excluded_with_that_reason(agreement):
 
 def test_the_reference_vendor_is_a_parameter(official):
     t = official.table
-    rep = compare_mod.compare(t, 4.0, "NVIDIA", "NVIDIA")
+    rep = compare_mod.compare(RULES, t, 4.0, "NVIDIA", "NVIDIA")
     verdicts = rep.table[rep.table["submitter"] == "Supermicro"]
     assert set(verdicts[verdicts["accelerator"] == "MI355X"]["verdict"]) == {"excluded"}
     assert rep.summary["reference_vendor"] == "NVIDIA"
@@ -145,11 +145,11 @@ def test_an_unregistered_accelerator_is_excluded_as_vendor_unknown(tmp_path):
     path = tmp_path / "published" / "v6.0" / "summary.csv"   # a published table, by where it lives
     path.parent.mkdir(parents=True)
     path.write_text(text, encoding="utf-8")
-    report = ingest_mod.ingest([path], status="verified")
+    report = ingest_mod.ingest(RULES, [path], status="verified")
     [warning] = [f for f in report.findings if f.code == "unregistered-name"]
     assert warning.found == "Acme Z9 64GB" and warning.severity == "warning"
     assert "vendor unknown" in warning.message and "- {name: Acme-Z9, vendor: <vendor>" in warning.expected
-    rows = compare_mod.compare(report.table).table
+    rows = compare_mod.compare(RULES, report.table).table
     acme = rows[rows["accelerator"] == "Acme-Z9"]
     assert len(acme) == 14 and set(acme["verdict"]) == {"excluded"}
     assert set(acme["accelerator_variant"]) == {"Acme-Z9 64GB"}
@@ -200,7 +200,7 @@ def test_the_shipped_v60_submissions_are_lines_of_the_official_table(official):
             assert line.startswith(f'"{submitter}",'), submitter
             lines.add(published.index(line) + 1)
     t = official.table.assign(line=official.table["source"].str.rsplit(":", n=1).str[1].astype(int))
-    on_amd = t["accelerator"].map(lambda a: reference.vendors_of(a) == {"AMD"})
+    on_amd = t["accelerator"].map(lambda a: reference.vendors_of(RULES, a) == {"AMD"})
     comparators = t["accelerator"].isin(["B200", "B300"]) & t["model"].isin(
         ["llama2-70b-99", "llama2-70b-99.9", "gpt-oss-120b", "wan-2.2-t2v-a14b"])
     assert set(t[t["submitter"] == "AMD"]["line"]) <= lines   # AMD's references

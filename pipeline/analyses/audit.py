@@ -51,7 +51,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.core import rules
+from pipeline.core.rules import Rules
 from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, ReportShape, located
 from pipeline.core.imports import deferred
@@ -72,8 +72,8 @@ TIME_KEYS = ("run_time", "validation_time", "ge_load_time")
 GX_DEFERRED = ("scipy.stats", "altair", "jsonschema", "mistune")
 
 
-def suites_dir() -> Path:
-    return rules.schemas_dir() / "expectations"
+def suites_dir(rules: Rules) -> Path:
+    return rules.folder / "expectations"
 
 
 @dataclass
@@ -86,9 +86,9 @@ class SuiteFile:
     notes: object = None
 
 
-def read_suite_files(folder: Path | None = None) -> list[SuiteFile]:
+def read_suite_files(rules: Rules, folder: Path | None = None) -> list[SuiteFile]:
     """Every ``*.json`` suite of the folder, checked for shape (not yet by GX)."""
-    folder = Path(folder) if folder else suites_dir()
+    folder = Path(folder) if folder else suites_dir(rules)
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []
     if not files:
         raise ConfigError(f"no expectation suites (*.json) in {folder}")
@@ -113,7 +113,7 @@ def read_suite_files(folder: Path | None = None) -> list[SuiteFile]:
     return out
 
 
-def units_keys() -> list[str]:
+def units_keys(rules: Rules) -> list[str]:
     """Every model|scenario|units the round rules allow."""
     return sorted(f"{m.name}|{scenario}|{unit}" for m in rules.models().values()
                   for scenario, units in m.units.items() for unit in units)
@@ -275,11 +275,11 @@ def _version(value) -> str:
         return str(value)
 
 
-def audit(verified: Path, post_deadline: Path, docs_dir: Path | None = None,
+def audit(rules: Rules, verified: Path, post_deadline: Path, docs_dir: Path | None = None,
           suites_folder: Path | None = None, versions: Path | None = None) -> AuditReport:
     """Run every suite on its set; failed expectations become findings. The
     Data Docs (``docs_dir``) need ``versions`` for the data's time."""
-    suite_files = read_suite_files(suites_folder)
+    suite_files = read_suite_files(rules, suites_folder)
     sets = {VERIFIED: (Path(verified), read_set(verified)),
             POST_DEADLINE: (Path(post_deadline), read_set(post_deadline))}
     data_time = RUN_TIME
@@ -300,7 +300,7 @@ def audit(verified: Path, post_deadline: Path, docs_dir: Path | None = None,
         for suite_file in suite_files:
             frame, places = targets[suite_file.runs_on]
             suite = load_suite(context, suite_file, report.gx_log)
-            doc = pin(_validate(context, source, suite, frame, data_time, with_docs=docs_dir is not None),
+            doc = pin(_validate(rules, context, source, suite, frame, data_time, with_docs=docs_dir is not None),
                       f"{seed}:{suite_file.name}")
             found = [_finding(r, places, suite_file) for r in doc["results"] if not r["success"]]
             report.results[suite_file.name] = doc
@@ -419,7 +419,7 @@ def _ordinary_modes(folder: Path) -> None:
             path.chmod((0o777 if path.is_dir() else 0o666) & ~mask)
 
 
-def _validate(context, source, suite, frame: pd.DataFrame, run_time: datetime, with_docs: bool) -> dict:
+def _validate(rules: Rules, context, source, suite, frame: pd.DataFrame, run_time: datetime, with_docs: bool) -> dict:
     """One checkpoint run of ``suite`` on ``frame``: the GX result as JSON."""
     import great_expectations as gx
     from great_expectations.checkpoint import UpdateDataDocsAction
@@ -433,7 +433,7 @@ def _validate(context, source, suite, frame: pd.DataFrame, run_time: datetime, w
         name=suite.name, validation_definitions=[definition], actions=actions,
         result_format={"result_format": "COMPLETE"}))
     run = checkpoint.run(batch_parameters={"dataframe": frame},
-                         expectation_parameters={"units_keys": units_keys()},
+                         expectation_parameters={"units_keys": units_keys(rules)},
                          run_id=RunIdentifier(run_name="mlrepro-audit", run_time=run_time))
     (result,) = run.run_results.values()
     return result.to_json_dict()

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from pipeline.core import rules
+from pipeline.core.rules import Rules, is_latency
 from pipeline.analyses import scaling
 from pipeline.analyses.compare import compare
 from pipeline.analyses.ledger import INT_KEYS, Claim, Ledger
@@ -77,11 +77,6 @@ class ClaimsReport(ReportShape):
 
 # ---- recomputing claims ---------------------------------------------------------------
 
-def match(results: pd.DataFrame, selector: dict) -> pd.DataFrame:
-    """The rows of ``results`` the selector matches (each key equal to its value)."""
-    return Results(results).match(selector)
-
-
 class Results:
     """The results table as the claims read it, built once for a whole ledger:
     each row as a dict (``to_dict`` once, not once per selector) and each
@@ -89,8 +84,8 @@ class Results:
     column and value. :meth:`rows` gives what ``match(...).to_dict("records")``
     gives (a fresh dict per row), :meth:`match` the frame itself."""
 
-    def __init__(self, frame: pd.DataFrame):
-        self.frame = frame
+    def __init__(self, rules: Rules, frame: pd.DataFrame):
+        self.rules, self.frame = rules, frame
         self._records: list[dict] | None = None
         self._tests: dict[tuple, np.ndarray] = {}
         self._agreements: dict[tuple, object] = {}
@@ -103,7 +98,7 @@ class Results:
         tolerance only, so the claims that share a band share it."""
         key = (tolerance_pct, reference_submitter, reference_vendor)
         if key not in self._agreements:
-            self._agreements[key] = compare(self.frame, *key)
+            self._agreements[key] = compare(self.rules, self.frame, *key)
         return self._agreements[key]
 
     def mask(self, selector: dict) -> np.ndarray:
@@ -128,7 +123,7 @@ class Results:
     def single_nodes(self) -> dict:
         """The scaling module's single-node index of the table, built once."""
         if self._single_nodes is None:
-            self._single_nodes = scaling.single_node_index(self.frame)
+            self._single_nodes = scaling.single_node_index(self.rules, self.frame)
         return self._single_nodes
 
     def match(self, selector: dict) -> pd.DataFrame:
@@ -151,7 +146,7 @@ def _brief(row: dict | None) -> dict | None:
     return {k: row[k] for k in ("round", "submitter", "system", "value", "units", "status", "source")}
 
 
-def check_claims(ledger: Ledger, results: pd.DataFrame, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
+def check_claims(rules: Rules, ledger: Ledger, results: pd.DataFrame, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
                  reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> ClaimsReport:
     """Every claim of the ledger against RESULTS; the reference submitter and
     vendor (``compare.*`` of params.yaml, read by the caller) decide which
@@ -162,9 +157,9 @@ def check_claims(ledger: Ledger, results: pd.DataFrame, reference_submitter: str
     for cid, line in ledger.invalid:
         row = _row(cid, None, INVALID, "the claim's ledger entry is invalid (see findings)")
         report.rows.append({**row, "line": line, "including_post_deadline": None})
-    every = Results(results)
+    every = Results(rules, results)
     late = bool(every.late().any())
-    official = Results(results[~every.late()]) if late else every   # the results verified claims were made on
+    official = Results(rules, results[~every.late()]) if late else every   # the results verified claims were made on
     refs = (reference_submitter, reference_vendor)
     for claim in ledger.claims:
         if about_unverified(claim):
@@ -249,7 +244,8 @@ def eligible_comparators(claim: Claim, subject: dict, results: Results, default_
             if not (r["source"] == subject["source"] and r["system"] == subject["system"])]
     if "status" not in claim.comparator and subject["status"] == VERIFIED and not any_status:
         pool = [r for r in pool if r["status"] == VERIFIED]
-    return [r for r in pool if not (rules.power_capped(r["system"]) or rules.power_capped(r["system_name"]))], selector
+    capped = results.rules.power_capped
+    return [r for r in pool if not (capped(r["system"]) or capped(r["system_name"]))], selector
 
 
 def _comparator_selector(claim: Claim, subject: dict, default_round) -> dict:
@@ -281,7 +277,7 @@ def _ratio(claim, results, ledger, refs):
 def _ratio_figures(claim: Claim, subject: dict, eligible: list[dict]) -> dict:
     """The verdict and figures of a ratio claim against its eligible
     comparators (``_chosen`` and ``_best``: the rows, for the label)."""
-    latency = rules.is_latency(str(subject["units"]))
+    latency = is_latency(str(subject["units"]))
     scale = 100.0 if claim.measure == "pct" else 1.0
 
     def computed(c):

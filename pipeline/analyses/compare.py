@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from pipeline.core import rules
 from pipeline.core.findings import Finding, ReportShape
 from pipeline.core.formulas import VERDICT_WITHIN, deviation_pct, rate, rounded_pct, within
+from pipeline.core.rules import Rules
 from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR,
                                  DEFAULT_TOLERANCE_PCT, DEVIATES, LABEL_UNVERIFIED, Row, plain, typed_rows)
 from pipeline.ingest.table import release_unused
@@ -129,7 +129,7 @@ def _text(column: pd.Series) -> pd.Series:
                      name=column.name)
 
 
-def _power_capped(frame: pd.DataFrame) -> pd.Series:
+def _power_capped(rules: Rules, frame: pd.DataFrame) -> pd.Series:
     pattern = rules.power_cap_pattern()
     name = frame["system_name"].fillna("") if "system_name" in frame.columns else ""
     return (_contains(frame["system"].astype("str"), pattern)
@@ -151,30 +151,28 @@ def _dicts(frame: pd.DataFrame, columns: tuple[str, ...]) -> list[dict]:
     return [dict(zip(columns, values)) for values in zip(*arrays)]
 
 
-def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
+def compare(rules: Rules, results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
             reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
             reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> CompareReport:
     """The reference is decided once per distinct decision key (a handful per
     round); deviations and verdicts are computed as columns."""
-    if "accelerator_variant" not in results.columns:   # a v1 table
-        results = results.assign(accelerator_variant=results["accelerator"])
     used = set(REF_FIELDS) | set(PARTNER_COLUMNS) | {"system_name"}
     results = results[[c for c in results.columns if c in used]]   # no copy of the columns compare never reads
     refs = results[results["submitter"] == reference_submitter]
-    by_key = reference_index(_dicts(refs.assign(capped=_power_capped(refs)), REF_FIELDS))
+    by_key = reference_index(_dicts(refs.assign(capped=_power_capped(rules, refs)), REF_FIELDS))
     del refs
     keep = (results["submitter"] != reference_submitter).to_numpy()
     held = [results]
     del results   # the columns are let go one by one as they are taken (when the caller holds none: the CLI)
     partners = _partner_rows(held, keep)
-    partners = partners.assign(capped=_power_capped(partners))
+    partners = partners.assign(capped=_power_capped(rules, partners))
     if partners.empty:
         return CompareReport(pd.DataFrame(columns=list(COLUMNS)), tolerance_pct, reference_submitter,
                              reference_vendor)
     codes = partners.groupby(list(DECISION), sort=False, dropna=False).ngroup().to_numpy()
     firsts = pd.Series(range(len(codes))).groupby(codes).first().to_numpy()
     keys = _dicts(partners.iloc[firsts], DECISION)
-    decisions = pd.DataFrame([decision(k, by_key.get(tuple(k[m] for m in MATCH), []), reference_vendor,
+    decisions = pd.DataFrame([decision(rules, k, by_key.get(tuple(k[m] for m in MATCH), []), reference_vendor,
                                        reference_submitter) for k in keys])
     table = partners[list(PARTNER_COLUMNS)]   # copy-on-write: adding columns leaves partners as it is
     texts = []
@@ -189,7 +187,7 @@ def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
     table["reference_submitter"] = reference_submitter
     table["tolerance_pct"] = tolerance_pct
     table["partner_status"] = pd.Categorical(partners["status"])   # factorised by Arrow, not per Python string
-    # reference.judge, as columns: the same formulas, applied to every compared row at once
+    # the deviation and the verdict, as columns: the formulas applied to every compared row at once
     compared = table["reference_value"].notna().to_numpy()
     ref_value = table["reference_value"].to_numpy(dtype="float64")
     dev = deviation_pct(table["value"].to_numpy(dtype="float64"), np.where(compared, ref_value, 1.0))

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from pipeline.core.findings import Finding, Report, located
 from pipeline.core.formulas import deviation_pct, within
 from pipeline.core.model import VERIFIED, Source, typed_rows
+from pipeline.core.rules import Rules
 
 KEY = ("round", "submitter", "system", "model", "scenario")
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ COLUMNS = ("round", "submitter", "system", "model", "scenario", "division", "uni
            "deviation_pct", "tolerance_pct", "verdict", "reason")
 
 
-def load_published(paths: Iterable[Path], round_: str | None = None
+def load_published(rules: Rules, paths: Iterable[Path], round_: str | None = None
                    ) -> tuple[dict[str, pd.DataFrame], list[Finding]]:
     """Read published tables (any format the readers know, through
     :func:`pipeline.ingest.submissions.ingest`, as the gate reads them; a
@@ -55,7 +56,7 @@ def load_published(paths: Iterable[Path], round_: str | None = None
     tables: dict[str, list[pd.DataFrame]] = {}
     found: list[Finding] = []
     for path in paths:
-        report = ingest([Path(path)], round_=round_, status=VERIFIED, published=True)
+        report = ingest(rules, [Path(path)], round_=round_, status=VERIFIED, published=True)
         found.extend(report.findings)
         for stated, frame in report.table.groupby("round", sort=True):   # never rebinds round_
             tables.setdefault(str(stated), []).append(frame)

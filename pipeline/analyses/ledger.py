@@ -17,7 +17,8 @@ from pathlib import Path
 
 import yaml
 
-from pipeline.core import rules, textcheck
+from pipeline.core import textcheck
+from pipeline.core.rules import Rules
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import STATUSES, Source
 from pipeline.readers.base import read_text
@@ -55,7 +56,7 @@ class Ledger:
     findings: list[Finding] = field(default_factory=list)
 
 
-def read_ledger(path: str | Path) -> Ledger:
+def read_ledger(rules: Rules, path: str | Path) -> Ledger:
     path = Path(path)
     ledger = Ledger(path.as_posix())
 

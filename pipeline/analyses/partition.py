@@ -21,6 +21,7 @@ from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, ReportShape, located
 from pipeline.core.model import LABEL_UNVERIFIED, POST_DEADLINE, VERIFIED, Row, Source, typed_rows
 from pipeline.core.model import label_frame
+from pipeline.core.rules import Rules
 from pipeline.ingest import table
 from pipeline.ingest.table import release_unused
 
@@ -171,11 +172,11 @@ class SetsReport(ReportShape):
                 f"{post_deadline_dir.as_posix()}/ ({len(self.results.post_deadline)} post-deadline)")
 
 
-def compare_and_partition(results: pd.DataFrame, tolerance_pct: float, reference_submitter: str,
+def compare_and_partition(rules: Rules, results: pd.DataFrame, tolerance_pct: float, reference_submitter: str,
                           reference_vendor: str, display: str = "<table>",
                           agreement_display: str = "<agreement>") -> SetsReport:
     """Compare every partner row of ``results`` with the reference
     (:func:`pipeline.analyses.compare.compare`), then split ``results`` and the
     agreement table each into the verified and the post-deadline sets."""
-    agreement = compare(results, tolerance_pct, reference_submitter, reference_vendor)
+    agreement = compare(rules, results, tolerance_pct, reference_submitter, reference_vendor)
     return SetsReport(agreement, partition(results, display), partition(agreement.frame(), agreement_display))

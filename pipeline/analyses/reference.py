@@ -8,9 +8,8 @@ ones once per distinct decision key (the deviation and the bound are
 
 from __future__ import annotations
 
-from pipeline.core import rules
 from pipeline.core.findings import Finding, located
-from pipeline.core.formulas import agreement_verdict, deviation_pct, rounded_pct
+from pipeline.core.rules import Rules, is_latency
 from pipeline.core.model import (EXCLUDED, LABEL_UNVERIFIED, NO_REFERENCE, POST_DEADLINE, VERIFIED, Source,
                                  footnote, label, plain)
 
@@ -44,7 +43,7 @@ def deviation_finding(r: dict, prefix: str = "", own: bool = True) -> Finding:
 
 def _better_first(units: str):
     """Sort key: best result first (rates high, latencies low), then system id."""
-    sign = 1.0 if rules.is_latency(units) else -1.0
+    sign = 1.0 if is_latency(units) else -1.0
     return lambda r: (sign * r["value"], r["system"])
 
 
@@ -53,25 +52,20 @@ DECISION = MATCH + ("division", "units", "total_accelerators", "status", "capped
 REF_FIELDS = DECISION + ("system", "value", "source")
 
 
-def vendors() -> dict[str, str]:
-    """Registered accelerator name -> vendor, from schemas/accelerators.yaml."""
-    return rules.registry_vendors()
-
-
-def vendors_of(accelerator: str) -> set[str | None]:
+def vendors_of(rules: Rules, accelerator: str) -> set[str | None]:
     """The vendors of an accelerator's parts (one for a homogeneous system):
     the registry's, or the one an unregistered part is kept under
     (``AMD-MI400X``); None for a part whose vendor nothing says."""
     return {rules.accelerator_vendor(part) for part in str(accelerator).split("+")}
 
 
-def on_vendor(accelerator: str, vendor: str) -> bool:
+def on_vendor(rules: Rules, accelerator: str, vendor: str) -> bool:
     """Whether every part of an accelerator is the vendor's: what makes a result
     a partner result (the first rule of :func:`decide`)."""
-    return vendors_of(accelerator) == {vendor}
+    return vendors_of(rules, accelerator) == {vendor}
 
 
-def decide(row: dict, candidates: list[dict], ref_vendor: str, ref_submitter: str) -> dict:
+def decide(rules: Rules, row: dict, candidates: list[dict], ref_vendor: str, ref_submitter: str) -> dict:
     """The reference of every partner row sharing ``row``'s decision key."""
     out = {"reference_system": None, "reference_value": None, "reference_source": None,
            "reference_status": None, "reference_rule": None, "verdict": None, "reason": ""}
@@ -79,7 +73,7 @@ def decide(row: dict, candidates: list[dict], ref_vendor: str, ref_submitter: st
     def finish(verdict: str, reason: str = "") -> dict:
         return {**out, "verdict": verdict, "reason": reason}
 
-    found = vendors_of(row["accelerator"])
+    found = vendors_of(rules, row["accelerator"])
     if None in found:
         return finish(EXCLUDED, f"not a partner result: {row['accelerator']} is not in "
                                   f"schemas/accelerators.yaml (vendor unknown, so not a {ref_vendor} part)")
@@ -118,7 +112,7 @@ def decide(row: dict, candidates: list[dict], ref_vendor: str, ref_submitter: st
         return finish(EXCLUDED, why_not[0])
     eligible.sort(key=_better_first(row["units"]))
     ref = eligible[0]
-    direction = "lowest latency" if rules.is_latency(row["units"]) else "highest value"
+    direction = "lowest latency" if is_latency(row["units"]) else "highest value"
     names = ", ".join(c["system"] for c in eligible[:5])
     more = f" and {len(eligible) - 5} more" if len(eligible) > 5 else ""
     rule = ("only candidate" if len(eligible) == 1 else
@@ -133,21 +127,12 @@ def agreement_status(partner_status: str, reference_status: str | None) -> str:
     return VERIFIED if partner_status == VERIFIED and reference_status in (None, VERIFIED) else POST_DEADLINE
 
 
-def decision(key: dict, candidates: list[dict], ref_vendor: str, ref_submitter: str) -> dict:
+def decision(rules: Rules, key: dict, candidates: list[dict], ref_vendor: str, ref_submitter: str) -> dict:
     """Everything a partner row's decision key decides: its reference (see
     :func:`decide`), status, label and footnote."""
-    out = decide(key, candidates, ref_vendor, ref_submitter)
+    out = decide(rules, key, candidates, ref_vendor, ref_submitter)
     status = agreement_status(key["status"], out["reference_status"])
     return {**out, "status": status, "label": label(status), "footnote": footnote(status)}
-
-
-def judge(value: float, decided: dict, tolerance_pct: float) -> dict:
-    """A partner row's deviation and verdict against its decided reference
-    (a row with no reference keeps the decision's verdict)."""
-    if decided["reference_value"] is None:
-        return {"deviation_pct": None, "verdict": decided["verdict"]}
-    dev = deviation_pct(value, decided["reference_value"])
-    return {"deviation_pct": rounded_pct(dev), "verdict": agreement_verdict(dev, tolerance_pct)}
 
 
 def reference_index(refs: list[dict]) -> dict[tuple, list[dict]]:

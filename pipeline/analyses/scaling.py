@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from pipeline.core import rules
+from pipeline.core.rules import Rules, is_latency
 from pipeline.core.formulas import EPSILON, efficiency_pct, linear_expectation
 from pipeline.core.findings import Finding, ReportShape
 from pipeline.core.model import (DEFAULT_REFERENCE_SUBMITTER, LABEL_UNVERIFIED, NO_REFERENCE, POST_DEADLINE,
@@ -83,16 +83,16 @@ def composition(row: dict) -> dict[str, int]:
     return out
 
 
-def _power_capped(row: dict) -> bool:
+def _power_capped(rules: Rules, row: dict) -> bool:
     return rules.power_capped(row["system"]) or rules.power_capped(row.get("system_name"))
 
 
-def single_node_index(results: pd.DataFrame) -> dict[tuple, list[dict]]:
+def single_node_index(rules: Rules, results: pd.DataFrame) -> dict[tuple, list[dict]]:
     """Single-node, single-type, uncapped results by (accelerator, *MATCH)."""
     index: dict[tuple, list[dict]] = {}
     for row in results[results["nodes"] == 1].to_dict("records"):
         types = composition(row)
-        if len(types) != 1 or _power_capped(row):
+        if len(types) != 1 or _power_capped(rules, row):
             continue
         (name,) = types
         index.setdefault((name,) + tuple(row[k] for k in MATCH), []).append(row)
@@ -119,7 +119,7 @@ def scale_row(row: dict, index: dict, reference_submitter: str = DEFAULT_REFEREN
     out = {k: row.get(k) for k in ROW_COLUMNS}
     out.update(expected=None, efficiency_pct=None, references=[], missing=[], reason="")
     statuses = {row["status"]}
-    if rules.is_latency(str(row["units"])):
+    if is_latency(str(row["units"])):
         return _finish(out, NOT_APPLICABLE, statuses,
                        f"latency metric ({row['units']}): scaling efficiency applies to rates only")
     if int(row["nodes"]) < 2:
@@ -158,9 +158,9 @@ def _finish(out: dict, verdict: str, statuses: set, reason: str = "") -> dict:
     return out
 
 
-def scaling(results: pd.DataFrame, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER) -> ScalingReport:
+def scaling(rules: Rules, results: pd.DataFrame, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER) -> ScalingReport:
     """A scaling row for every multi-node result of the table."""
-    index = single_node_index(results)
+    index = single_node_index(rules, results)
     multi = results[results["nodes"] > 1].sort_values(
         ["round", "submitter", "system", "model", "scenario", "status"], kind="stable")
     return ScalingReport(typed_rows("ScalingRow", (scale_row(r, index, reference_submitter)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pipeline.core.errors import UsageError
 from pipeline.core.model import LABEL_UNVERIFIED, Row, Source, plain, typed_rows
 
 # code -> one-line meaning. Documented in the README.
@@ -309,25 +308,3 @@ def filtered(report: ReportShape, wanted: dict[str, object]) -> ReportShape:
     summary = {**report.summary, "shown": len(rows),
                **{f"filter_{k}": ",".join(sorted(v)) for k, v in wanted.items()}}
     return Report(rows, [f for f in report.findings if of_a_kept_row(f)], summary)
-
-
-def check_filters(wanted: dict[str, object], table) -> None:
-    """Refuse (UsageError) a filter value the input cannot hold, so that a
-    misspelled filter never passes quietly by matching nothing: a submitter
-    must be one of ``table``'s, a round one of its or of schemas/rounds.yaml.
-    The message lists the known values (the one differing only in case first)."""
-    for key, values in wanted.items():
-        if not values or key not in getattr(table, "columns", ()):
-            continue
-        known = {str(v) for v in table[key].dropna().unique()}
-        if key == "round":
-            from pipeline.core import rules   # schemas/ are loaded only when a round filter is checked
-
-            known |= set(rules.rounds())
-        for value in map(str, values):
-            if value in known:
-                continue
-            same = [k for k in sorted(known) if k.casefold() == value.casefold()]
-            hint = f"did you mean {same[0]}? " if same else ""
-            listed = ", ".join(sorted(known, key=str.casefold)) or "none"
-            raise UsageError(f"--{key} {value}: no {key} of that name in the input; {hint}known: {listed}")

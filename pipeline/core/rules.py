@@ -1,26 +1,25 @@
-"""Round rules as data: loads what changes by round from ``schemas/``.
+"""Round rules as data: what changes by round, loaded from a ``schemas/`` folder.
 
-Nothing here is a literal of a round: deadlines, models, units and the
-accelerator registry come from YAML files under the schemas folder, which is
-``$MLREPRO_SCHEMAS`` when set, otherwise the ``schemas/`` folder beside the
-package (or the copy a wheel ships inside it). A missing or broken file is a
-:class:`ConfigError` (exit 3).
+:meth:`Rules.load` makes one immutable value of a schemas folder; it is made
+at the edge (the CLI, a test) and passed down, never switched through the
+environment. Nothing here is a literal of a round: deadlines, models, units
+and the accelerator registry come from YAML files under the folder. A
+missing or broken file is a :class:`ConfigError` (exit 3).
 
 One registry per fact: ``models.yaml`` names every benchmark with its aliases
 and unit family; ``rules/metrics.yaml`` gives a family's units per scenario;
 ``rules/<round>.yaml`` says which benchmarks the round has, in which scenarios,
-and any units the round published differently. Every cache is keyed on the
-resolved schemas folder, so a change of ``$MLREPRO_SCHEMAS`` is seen.
+and any units the round published differently. Everything derived from the
+folder is cached on the value (:func:`memo`), so two values of two folders
+(the gate's base and head) never share an answer.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
 from pathlib import Path
 
 import yaml
@@ -30,60 +29,28 @@ from pipeline.core.errors import ConfigError
 CATEGORIES = ("datacenter", "edge", "both")   # both: a system of type datacenter,edge
 RULES_DIR = "rules"
 SCHEMA_FILE = "results.v2.yaml"   # the canonical table's schema (v1 stays as released)
-_CACHES: list = []
 
 
-def cached(maxsize: int | None = None):
-    """lru_cache for anything derived from schemas/, keyed on the resolved
-    schemas folder ($MLREPRO_SCHEMAS: a change of it is seen) and registered so that
-    :func:`clear_caches` forgets it when files change in place (tests)."""
+def memo(maxsize: int | None = None):
+    """Memoise ``fn(rules, *args)`` on the rules value: the cache is kept in
+    the value's own dictionary, so it lives and dies with those rules."""
     def wrap(fn):
-        memo = lru_cache(maxsize=maxsize)(lambda _folder, *args, **kwargs: fn(*args, **kwargs))
-        _CACHES.append(memo)
-
         @functools.wraps(fn)
-        def call(*args, **kwargs):
-            return memo(schemas_dir(), *args, **kwargs)
-        call.cache_clear = memo.cache_clear
+        def call(rules: Rules, *args, **kwargs):
+            cache = rules.memos.get(fn)
+            if cache is None:
+                cache = rules.memos.setdefault(fn, functools.lru_cache(maxsize)(functools.partial(fn, rules)))
+            return cache(*args, **kwargs)
         return call
     return wrap
 
 
-def clear_caches() -> None:
-    for memo in _CACHES:
-        memo.cache_clear()
-    _resolve_dir.cache_clear()
-
-
-def schemas_dir() -> Path:
-    """$MLREPRO_SCHEMAS, else the repository's schemas/ (editable install), else
-    the copy a wheel ships as pipeline/schemas. Always an absolute path."""
-    return _resolve_dir(os.environ.get("MLREPRO_SCHEMAS") or None)
-
-
-@lru_cache(maxsize=32)
-def _resolve_dir(env: str | None) -> Path:
+def default_folder() -> Path:
+    """The repository's schemas/ (editable install), else the copy a wheel
+    ships as pipeline/schemas."""
     package = Path(__file__).resolve().parent.parent
-    path = Path(env) if env else next(
-        (p for p in (package.parent / "schemas", package / "schemas") if p.is_dir()),
-        package.parent / "schemas")
-    if not path.is_dir():
-        raise ConfigError(f"schemas folder not found: {path} (set MLREPRO_SCHEMAS)")
-    return path.resolve()
-
-
-@cached()
-def load_yaml(name: str) -> dict:
-    """A schemas/ file, parsed once per run (libyaml's parser); callers read it, never change it."""
-    path = schemas_dir() / name
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"cannot load {path}: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping at the top level")
-    return data
+    return next((p for p in (package.parent / "schemas", package / "schemas") if p.is_dir()),
+                package.parent / "schemas")
 
 
 @dataclass(frozen=True)
@@ -93,30 +60,6 @@ class Round:
     publication_date: str
     estimated: dict
     opens: datetime | None = None      # submissions open; an earlier submitted_at is refused
-
-
-@cached()
-def rounds() -> dict[str, Round]:
-    data = load_yaml("rounds.yaml").get("rounds") or {}
-    out = {}
-    for name, info in data.items():
-        try:
-            deadline = datetime.fromisoformat(str(info["submission_deadline"]))
-        except (KeyError, ValueError) as exc:
-            raise ConfigError(f"rounds.yaml: round {name}: bad submission_deadline") from exc
-        if deadline.tzinfo is None:
-            raise ConfigError(f"rounds.yaml: round {name}: deadline needs a time zone")
-        opens = None
-        if info.get("opens") is not None:
-            try:
-                opens = datetime.fromisoformat(str(info["opens"]))
-            except ValueError as exc:
-                raise ConfigError(f"rounds.yaml: round {name}: bad opens") from exc
-            if opens.tzinfo is None:
-                raise ConfigError(f"rounds.yaml: round {name}: opens needs a time zone")
-        out[name] = Round(name, deadline, str(info.get("publication_date", "")),
-                          dict(info.get("estimated") or {}), opens)
-    return out
 
 
 @dataclass(frozen=True)
@@ -130,233 +73,287 @@ class Model:
         return tuple(self.units)
 
 
-@cached()
-def _registry() -> tuple[dict[str, str], dict[str, str]]:
-    """(model -> unit family, spelling -> model) from models.yaml."""
-    data = load_yaml("models.yaml")
-    families = family_units()
-    family: dict[str, str] = {}
-    aliases: dict[str, str] = {}
-    for name, info in (data.get("models") or {}).items():
-        if not isinstance(info, dict) or info.get("family") not in families:
-            raise ConfigError(f"models.yaml: model {name}: family must be one of "
-                              f"{sorted(families)} (rules/metrics.yaml)")
-        family[str(name)] = info["family"]
-        for spelling in [name, *(info.get("aliases") or [])]:
-            key = str(spelling).lower()
-            if aliases.setdefault(key, str(name)) != name:
-                raise ConfigError(f"models.yaml: {spelling!r} names both {aliases[key]} and {name}")
-    return family, aliases
-
-
-@cached()
-def family_units() -> dict[str, dict[str, str]]:
-    """family -> scenario -> published units, from rules/metrics.yaml."""
-    families = load_yaml(f"{RULES_DIR}/metrics.yaml").get("families") or {}
-    try:
-        return {str(f): {str(sc): str(spec["units"]) for sc, spec in table.items()}
-                for f, table in families.items()}
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise ConfigError(f"rules/metrics.yaml: bad family entry ({exc})") from exc
-
-
-def round_benchmarks(data: dict, where: str) -> dict[str, Model]:
-    """The benchmarks of one round's rules (``models``, ``scenarios``, ``units``):
-    each with the scenarios some category gives it and their accepted units."""
-    family, _ = _registry()
-    families = family_units()
-    names = [str(m) for m in data.get("models") or ()]
-    unknown = [m for m in names if m not in family]
-    if unknown:
-        raise ConfigError(f"{where}: models {unknown} are not in models.yaml")
-    scenarios: dict[str, list[str]] = {m: [] for m in names}
-    try:
-        for category, kinds in (data.get("scenarios") or {}).items():
-            if category not in CATEGORIES:
-                raise ConfigError(f"{where}: scenarios: unknown category {category!r} ({list(CATEGORIES)})")
-            for kind, table in (kinds or {}).items():
-                for model, listed in (table or {}).items():
-                    _check_names(where, f"scenarios.{category}.{kind}", model, scenarios, listed)
-                    scenarios[model] += [s for s in listed if s not in scenarios[model]]
-        overrides = {str(m): {str(s): tuple(map(str, u)) for s, u in sc.items()}
-                     for m, sc in (data.get("units") or {}).items()}
-    except (TypeError, AttributeError) as exc:
-        raise ConfigError(f"{where}: bad scenarios or units ({exc})") from exc
-    out = {}
-    for model in names:
-        units = {}
-        for sc in sorted(scenarios[model], key=_scenarios().index):
-            accepted = overrides.get(model, {}).get(sc) or (
-                (families[family[model]][sc],) if sc in families[family[model]] else ())
-            if not accepted:
-                raise ConfigError(f"{where}: {model} {sc}: no units (family {family[model]} "
-                                  f"has no {sc} in rules/metrics.yaml and the round gives none)")
-            units[sc] = accepted
-        out[model] = Model(model, family[model], units)
-    for model, table in overrides.items():
-        _check_names(where, "units", model, scenarios, table)
-        extra = set(table) - set(scenarios[model])
-        if extra:
-            raise ConfigError(f"{where}: units: {model} has no scenario {sorted(extra)} in this round")
-    return out
-
-
-def _check_names(where: str, section: str, model: str, scenarios: dict, listed) -> None:
-    if model not in scenarios:
-        raise ConfigError(f"{where}: {section}: {model} is not in the round's models")
-    bad = [s for s in listed if s not in _scenarios()]
-    if bad:
-        raise ConfigError(f"{where}: {section}: {model}: unknown scenarios {bad}")
-
-
-@cached()
-def round_models(round_: str) -> dict[str, Model] | None:
-    """The benchmarks of a round, from schemas/rules/<round>.yaml; None when the
-    round has no rules file (rounds.yaml and the rules must then be fixed)."""
-    name = f"{RULES_DIR}/{round_}.yaml"
-    if not re.fullmatch(r"v\d+\.\d+", round_) or not (schemas_dir() / name).is_file():
-        return None
-    return round_benchmarks(load_yaml(name), f"schemas/{name}")
-
-
-@cached()
-def models() -> dict[str, Model]:
-    """Every benchmark of models.yaml, with what every round with rules accepts
-    (the union over rounds: for checks that do not know the round)."""
-    family, _ = _registry()
-    units: dict[str, dict[str, list[str]]] = {m: {} for m in family}
-    for round_ in rounds():
-        for model in (round_models(round_) or {}).values():
-            for sc, accepted in model.units.items():
-                have = units[model.name].setdefault(sc, [])
-                have += [u for u in accepted if u not in have]
-    return {m: Model(m, family[m], {sc: tuple(units[m][sc]) for sc in scenarios() if sc in units[m]})
-            for m in family}
-
-
-def canonical_model(text: str) -> str | None:
-    """The benchmark id for a spelling (``llama3_1-8b`` -> ``llama3.1-8b``), or None."""
-    return _registry()[1].get(text.strip().lower())
-
-
 _SEPARATORS = re.compile(r"[\s_]+")
 
 
-@cached()
-def _categories() -> frozenset[str]:
-    found = load_yaml("models.yaml").get("categories") or []
-    if not isinstance(found, list):
-        raise ConfigError("models.yaml: `categories` must be a list")
-    names = frozenset(_SEPARATORS.sub("-", str(c).strip().lower()) for c in found)
-    clash = sorted(n for n in names if n in _registry()[1])
-    if clash:
-        raise ConfigError(f"models.yaml: categories {clash} are also benchmark spellings")
-    return names
+@dataclass(frozen=True, eq=False)
+class Rules:
+    """The rules of one schemas folder. Immutable; what is derived from the
+    folder is computed on first use and kept in ``memos``."""
 
+    folder: Path
+    memos: dict = field(default_factory=dict, repr=False)
 
-def is_category(text: str) -> bool:
-    """Whether a model column's text is a category or task name (models.yaml
-    ``categories``), which is never a benchmark id."""
-    return _SEPARATORS.sub("-", text.strip().lower()) in _categories()
+    @classmethod
+    def load(cls, folder: Path | str | None = None) -> Rules:
+        """The rules of FOLDER (default: :func:`default_folder`); an absent folder is a ConfigError."""
+        path = Path(folder) if folder else default_folder()
+        if not path.is_dir():
+            raise ConfigError(f"schemas folder not found: {path} (give --schemas or set MLREPRO_SCHEMAS)")
+        return cls(path.resolve())
 
+    def __reduce__(self):   # to worker processes: the folder, not the caches
+        return (Rules, (self.folder,))
 
-@cached()
-def scenarios() -> tuple[str, ...]:
-    """The MLPerf scenarios (schemas/models.yaml ``scenarios``)."""
-    found = load_yaml("models.yaml").get("scenarios")
-    if not isinstance(found, list) or not found:
-        raise ConfigError("models.yaml: `scenarios` must be a non-empty list")
-    return tuple(str(s) for s in found)
+    @memo()
+    def load_yaml(self, name: str) -> dict:
+        """A schemas/ file, parsed once (libyaml's parser); callers read it, never change it."""
+        path = self.folder / name
+        try:
+            with open(path, encoding="utf-8") as fh:
+                data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        except (OSError, yaml.YAMLError) as exc:
+            raise ConfigError(f"cannot load {path}: {exc}") from exc
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: expected a mapping at the top level")
+        return data
 
+    @memo()
+    def rounds(self) -> dict[str, Round]:
+        data = self.load_yaml("rounds.yaml").get("rounds") or {}
+        out = {}
+        for name, info in data.items():
+            try:
+                deadline = datetime.fromisoformat(str(info["submission_deadline"]))
+            except (KeyError, ValueError) as exc:
+                raise ConfigError(f"rounds.yaml: round {name}: bad submission_deadline") from exc
+            if deadline.tzinfo is None:
+                raise ConfigError(f"rounds.yaml: round {name}: deadline needs a time zone")
+            opens = None
+            if info.get("opens") is not None:
+                try:
+                    opens = datetime.fromisoformat(str(info["opens"]))
+                except ValueError as exc:
+                    raise ConfigError(f"rounds.yaml: round {name}: bad opens") from exc
+                if opens.tzinfo is None:
+                    raise ConfigError(f"rounds.yaml: round {name}: opens needs a time zone")
+            out[name] = Round(name, deadline, str(info.get("publication_date", "")),
+                              dict(info.get("estimated") or {}), opens)
+        return out
 
-_scenarios = scenarios   # for functions whose local `scenarios` is a mapping
+    @memo()
+    def _registry(self) -> tuple[dict[str, str], dict[str, str]]:
+        """(model -> unit family, spelling -> model) from models.yaml."""
+        data = self.load_yaml("models.yaml")
+        families = self.family_units()
+        family: dict[str, str] = {}
+        aliases: dict[str, str] = {}
+        for name, info in (data.get("models") or {}).items():
+            if not isinstance(info, dict) or info.get("family") not in families:
+                raise ConfigError(f"models.yaml: model {name}: family must be one of "
+                                  f"{sorted(families)} (rules/metrics.yaml)")
+            family[str(name)] = info["family"]
+            for spelling in [name, *(info.get("aliases") or [])]:
+                key = str(spelling).lower()
+                if aliases.setdefault(key, str(name)) != name:
+                    raise ConfigError(f"models.yaml: {spelling!r} names both {aliases[key]} and {name}")
+        return family, aliases
 
+    @memo()
+    def family_units(self) -> dict[str, dict[str, str]]:
+        """family -> scenario -> published units, from rules/metrics.yaml."""
+        families = self.load_yaml(f"{RULES_DIR}/metrics.yaml").get("families") or {}
+        try:
+            return {str(f): {str(sc): str(spec["units"]) for sc, spec in table.items()}
+                    for f, table in families.items()}
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ConfigError(f"rules/metrics.yaml: bad family entry ({exc})") from exc
 
-@cached()
-def conventions() -> dict:
-    """schemas/conventions.yaml: the power-cap naming and the claim defaults."""
-    return load_yaml("conventions.yaml")
+    def round_benchmarks(self, data: dict, where: str) -> dict[str, Model]:
+        """The benchmarks of one round's rules (``models``, ``scenarios``, ``units``):
+        each with the scenarios some category gives it and their accepted units."""
+        family, _ = self._registry()
+        families = self.family_units()
+        names = [str(m) for m in data.get("models") or ()]
+        unknown = [m for m in names if m not in family]
+        if unknown:
+            raise ConfigError(f"{where}: models {unknown} are not in models.yaml")
+        scenarios: dict[str, list[str]] = {m: [] for m in names}
+        try:
+            for category, kinds in (data.get("scenarios") or {}).items():
+                if category not in CATEGORIES:
+                    raise ConfigError(f"{where}: scenarios: unknown category {category!r} ({list(CATEGORIES)})")
+                for kind, table in (kinds or {}).items():
+                    for model, listed in (table or {}).items():
+                        self._check_names(where, f"scenarios.{category}.{kind}", model, scenarios, listed)
+                        scenarios[model] += [s for s in listed if s not in scenarios[model]]
+            overrides = {str(m): {str(s): tuple(map(str, u)) for s, u in sc.items()}
+                         for m, sc in (data.get("units") or {}).items()}
+        except (TypeError, AttributeError) as exc:
+            raise ConfigError(f"{where}: bad scenarios or units ({exc})") from exc
+        out = {}
+        for model in names:
+            units = {}
+            for sc in sorted(scenarios[model], key=self.scenarios().index):
+                accepted = overrides.get(model, {}).get(sc) or (
+                    (families[family[model]][sc],) if sc in families[family[model]] else ())
+                if not accepted:
+                    raise ConfigError(f"{where}: {model} {sc}: no units (family {family[model]} "
+                                      f"has no {sc} in rules/metrics.yaml and the round gives none)")
+                units[sc] = accepted
+            out[model] = Model(model, family[model], units)
+        for model, table in overrides.items():
+            self._check_names(where, "units", model, scenarios, table)
+            extra = set(table) - set(scenarios[model])
+            if extra:
+                raise ConfigError(f"{where}: units: {model} has no scenario {sorted(extra)} in this round")
+        return out
 
+    def _check_names(self, where: str, section: str, model: str, scenarios: dict, listed) -> None:
+        if model not in scenarios:
+            raise ConfigError(f"{where}: {section}: {model} is not in the round's models")
+        bad = [s for s in listed if s not in self.scenarios()]
+        if bad:
+            raise ConfigError(f"{where}: {section}: {model}: unknown scenarios {bad}")
 
-@cached()
-def power_cap_pattern() -> re.Pattern:
-    try:
-        return re.compile(str(conventions()["power_cap_pattern"]), re.IGNORECASE)
-    except (KeyError, re.error) as exc:
-        raise ConfigError(f"conventions.yaml: bad power_cap_pattern: {exc}") from exc
+    @memo()
+    def round_models(self, round_: str) -> dict[str, Model] | None:
+        """The benchmarks of a round, from schemas/rules/<round>.yaml; None when the
+        round has no rules file (rounds.yaml and the rules must then be fixed)."""
+        name = f"{RULES_DIR}/{round_}.yaml"
+        if not re.fullmatch(r"v\d+\.\d+", round_) or not (self.folder / name).is_file():
+            return None
+        return self.round_benchmarks(self.load_yaml(name), f"schemas/{name}")
 
+    @memo()
+    def models(self) -> dict[str, Model]:
+        """Every benchmark of models.yaml, with what every round with rules accepts
+        (the union over rounds: for checks that do not know the round)."""
+        family, _ = self._registry()
+        units: dict[str, dict[str, list[str]]] = {m: {} for m in family}
+        for round_ in self.rounds():
+            for model in (self.round_models(round_) or {}).values():
+                for sc, accepted in model.units.items():
+                    have = units[model.name].setdefault(sc, [])
+                    have += [u for u in accepted if u not in have]
+        return {m: Model(m, family[m], {sc: tuple(units[m][sc]) for sc in self.scenarios() if sc in units[m]})
+                for m in family}
 
-def power_capped(text: object) -> bool:
-    """A system id or name that says power-capped (the pattern is in schemas/conventions.yaml)."""
-    return bool(power_cap_pattern().search(str(text or "")))
+    def canonical_model(self, text: str) -> str | None:
+        """The benchmark id for a spelling (``llama3_1-8b`` -> ``llama3.1-8b``), or None."""
+        return self._registry()[1].get(text.strip().lower())
 
+    @memo()
+    def _categories(self) -> frozenset[str]:
+        found = self.load_yaml("models.yaml").get("categories") or []
+        if not isinstance(found, list):
+            raise ConfigError("models.yaml: `categories` must be a list")
+        names = frozenset(_SEPARATORS.sub("-", str(c).strip().lower()) for c in found)
+        clash = sorted(n for n in names if n in self._registry()[1])
+        if clash:
+            raise ConfigError(f"models.yaml: categories {clash} are also benchmark spellings")
+        return names
 
-@cached()
-def choices(column: str) -> tuple[str, ...]:
-    """The allowed values of a column of the canonical table (its ``isin``
-    check in the schema file, schemas/results.v2.yaml): division, availability,
-    scenario, status."""
-    spec = (load_yaml(SCHEMA_FILE).get("columns") or {}).get(column) or {}
-    allowed = (spec.get("checks") or {}).get("isin")
-    if not isinstance(allowed, list) or not allowed:
-        raise ConfigError(f"{SCHEMA_FILE}: column {column} has no isin check")
-    return tuple(str(v) for v in allowed)
+    def is_category(self, text: str) -> bool:
+        """Whether a model column's text is a category or task name (models.yaml
+        ``categories``), which is never a benchmark id."""
+        return _SEPARATORS.sub("-", text.strip().lower()) in self._categories()
 
+    @memo()
+    def scenarios(self) -> tuple[str, ...]:
+        """The MLPerf scenarios (schemas/models.yaml ``scenarios``)."""
+        found = self.load_yaml("models.yaml").get("scenarios")
+        if not isinstance(found, list) or not found:
+            raise ConfigError("models.yaml: `scenarios` must be a non-empty list")
+        return tuple(str(s) for s in found)
 
-def claim_defaults() -> dict[str, float]:
-    data = conventions().get("claims") or {}
-    try:
-        return {k: float(data[k]) for k in ("tolerance_pct_points", "tolerance_ratio")}
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ConfigError(f"conventions.yaml: claims needs tolerance_pct_points and "
-                          f"tolerance_ratio numbers ({exc})") from exc
+    @memo()
+    def conventions(self) -> dict:
+        """schemas/conventions.yaml: the power-cap naming and the claim defaults."""
+        return self.load_yaml("conventions.yaml")
 
+    @memo()
+    def power_cap_pattern(self) -> re.Pattern:
+        try:
+            return re.compile(str(self.conventions()["power_cap_pattern"]), re.IGNORECASE)
+        except (KeyError, re.error) as exc:
+            raise ConfigError(f"conventions.yaml: bad power_cap_pattern: {exc}") from exc
 
-def canonical_scenario(text: str) -> str | None:
-    key = text.strip().lower()
-    for sc in scenarios():
-        if sc.lower() == key:
-            return sc
-    return None
+    def power_capped(self, text: object) -> bool:
+        """A system id or name that says power-capped (the pattern is in schemas/conventions.yaml)."""
+        return bool(self.power_cap_pattern().search(str(text or "")))
 
+    @memo()
+    def choices(self, column: str) -> tuple[str, ...]:
+        """The allowed values of a column of the canonical table (its ``isin``
+        check in the schema file, schemas/results.v2.yaml): division, availability,
+        scenario, status."""
+        spec = (self.load_yaml(SCHEMA_FILE).get("columns") or {}).get(column) or {}
+        allowed = (spec.get("checks") or {}).get("isin")
+        if not isinstance(allowed, list) or not allowed:
+            raise ConfigError(f"{SCHEMA_FILE}: column {column} has no isin check")
+        return tuple(str(v) for v in allowed)
 
-def canonical_units(text: str, accepted: tuple[str, ...]) -> str | None:
-    """The accepted spelling of units written in any case (``tokens/s`` -> ``Tokens/s``), or None."""
-    key = text.strip().lower()
-    return next((u for u in accepted if u.lower() == key), None)
+    def claim_defaults(self) -> dict[str, float]:
+        data = self.conventions().get("claims") or {}
+        try:
+            return {k: float(data[k]) for k in ("tolerance_pct_points", "tolerance_ratio")}
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigError(f"conventions.yaml: claims needs tolerance_pct_points and "
+                              f"tolerance_ratio numbers ({exc})") from exc
 
+    def canonical_scenario(self, text: str) -> str | None:
+        key = text.strip().lower()
+        for sc in self.scenarios():
+            if sc.lower() == key:
+                return sc
+        return None
 
-def is_latency(units: str) -> bool:
-    """Lower is better for latency units; every other unit is a rate."""
-    return units.startswith("Latency")
+    @memo()
+    def accelerator_patterns(self) -> tuple[tuple[str, re.Pattern], ...]:
+        data = self.load_yaml("accelerators.yaml").get("accelerators") or []
+        try:
+            return tuple((e["name"], re.compile(e["pattern"], re.IGNORECASE)) for e in data)
+        except (KeyError, re.error) as exc:
+            raise ConfigError(f"accelerators.yaml: bad entry: {exc}") from exc
 
+    def canonical_accelerator(self, text: str) -> str | None:
+        """The canonical short name for a free-text accelerator name, or None."""
+        for name, pattern in self.accelerator_patterns():
+            if pattern.search(text):
+                return name
+        return None
 
-@cached()
-def accelerator_patterns() -> tuple[tuple[str, re.Pattern], ...]:
-    data = load_yaml("accelerators.yaml").get("accelerators") or []
-    try:
-        return tuple((e["name"], re.compile(e["pattern"], re.IGNORECASE)) for e in data)
-    except (KeyError, re.error) as exc:
-        raise ConfigError(f"accelerators.yaml: bad entry: {exc}") from exc
+    def known_accelerators(self) -> set[str]:
+        return {name for name, _ in self.accelerator_patterns()}
 
+    @memo()
+    def registry_vendors(self) -> dict[str, str]:
+        """Registered accelerator name -> its vendor (accelerators.yaml ``vendor``)."""
+        return {str(e["name"]): str(e.get("vendor") or "")
+                for e in self.load_yaml("accelerators.yaml").get("accelerators") or []}
 
-def canonical_accelerator(text: str) -> str | None:
-    """The canonical short name for a free-text accelerator name, or None."""
-    for name, pattern in accelerator_patterns():
-        if pattern.search(text):
-            return name
-    return None
+    @memo()
+    def vendors(self) -> dict[str, Vendor]:
+        """Vendor name -> its words and brands (accelerators.yaml ``vendors``)."""
+        data = self.load_yaml("accelerators.yaml").get("vendors") or {}
+        try:
+            out = {str(name): Vendor(str(name), tuple(map(str, spec["words"])), tuple(map(str, spec.get("brands") or ())))
+                   for name, spec in data.items()}
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ConfigError(f"accelerators.yaml: vendors: each needs a list of words ({exc})") from exc
+        unlisted = sorted(set(self.registry_vendors().values()) - set(out) - {""})
+        if unlisted:
+            raise ConfigError(f"accelerators.yaml: vendors {unlisted} of the registry have no words under `vendors`")
+        return out
 
+    @memo(maxsize=4096)
+    def vendor_in_name(self, text: str) -> str | None:
+        """The vendor whose words or brands a published accelerator name carries
+        (``AMD Instinct MI400X`` -> AMD); None when it carries none, or several
+        vendors' (a name that cannot say)."""
+        found = {v.name for v in self.vendors().values() if v.pattern().search(text)}
+        return found.pop() if len(found) == 1 else None
 
-def known_accelerators() -> set[str]:
-    return {name for name, _ in accelerator_patterns()}
-
-
-@cached()
-def registry_vendors() -> dict[str, str]:
-    """Registered accelerator name -> its vendor (accelerators.yaml ``vendor``)."""
-    return {str(e["name"]): str(e.get("vendor") or "")
-            for e in load_yaml("accelerators.yaml").get("accelerators") or []}
+    def accelerator_vendor(self, name: str) -> str | None:
+        """The vendor of one part of the canonical table: the registry's for a
+        registered name, else the vendor an unregistered part is kept under
+        (``AMD-MI400X``: AMD); None when nothing says."""
+        vendor = self.registry_vendors().get(name)
+        if vendor:
+            return vendor
+        head = name.split("-", 1)[0]
+        return head if "-" in name and head in self.vendors() else None
 
 
 @dataclass(frozen=True)
@@ -374,36 +371,12 @@ class Vendor:
                           + r")(?![a-z0-9])", re.IGNORECASE)
 
 
-@cached()
-def vendors() -> dict[str, Vendor]:
-    """Vendor name -> its words and brands (accelerators.yaml ``vendors``)."""
-    data = load_yaml("accelerators.yaml").get("vendors") or {}
-    try:
-        out = {str(name): Vendor(str(name), tuple(map(str, spec["words"])), tuple(map(str, spec.get("brands") or ())))
-               for name, spec in data.items()}
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise ConfigError(f"accelerators.yaml: vendors: each needs a list of words ({exc})") from exc
-    unlisted = sorted(set(registry_vendors().values()) - set(out) - {""})
-    if unlisted:
-        raise ConfigError(f"accelerators.yaml: vendors {unlisted} of the registry have no words under `vendors`")
-    return out
+def canonical_units(text: str, accepted: tuple[str, ...]) -> str | None:
+    """The accepted spelling of units written in any case (``tokens/s`` -> ``Tokens/s``), or None."""
+    key = text.strip().lower()
+    return next((u for u in accepted if u.lower() == key), None)
 
 
-@cached(maxsize=4096)
-def vendor_in_name(text: str) -> str | None:
-    """The vendor whose words or brands a published accelerator name carries
-    (``AMD Instinct MI400X`` -> AMD); None when it carries none, or several
-    vendors' (a name that cannot say)."""
-    found = {v.name for v in vendors().values() if v.pattern().search(text)}
-    return found.pop() if len(found) == 1 else None
-
-
-def accelerator_vendor(name: str) -> str | None:
-    """The vendor of one part of the canonical table: the registry's for a
-    registered name, else the vendor an unregistered part is kept under
-    (``AMD-MI400X``: AMD); None when nothing says."""
-    vendor = registry_vendors().get(name)
-    if vendor:
-        return vendor
-    head = name.split("-", 1)[0]
-    return head if "-" in name and head in vendors() else None
+def is_latency(units: str) -> bool:
+    """Lower is better for latency units; every other unit is a rate."""
+    return units.startswith("Latency")

@@ -17,7 +17,8 @@ from datetime import datetime
 from pathlib import Path
 
 from pipeline.gate.judge import GateReport, counts
-from pipeline.gate.policy import active, local
+from pipeline.core.rules import Rules
+from pipeline.gate.policy import local
 from pipeline.gate.results import check
 from pipeline.gate.submit import seal
 from pipeline.gate.versioning import Gated
@@ -25,11 +26,11 @@ from pipeline.store import clock
 from pipeline.store.versions import root_name
 
 
-def dry_run(source: Path, submitter: str, round_: str, status: str, root: Path,
+def dry_run(rules: Rules, source: Path, submitter: str, round_: str, status: str, root: Path,
             submitted_at: datetime | None, fmt: str | None, notes: str | None,
             withdraws: list[dict] | None, params_path: Path | None, force: bool = False) -> GateReport:
     """The gate's report on the version ``submit`` would seal (a refusal's findings when it would refuse)."""
-    pol = local(params_path)
+    pol = local(rules, params_path)
     report = GateReport()
     now = clock.now()
     with tempfile.TemporaryDirectory(prefix="mlrepro-dry-run-") as scratch:
@@ -40,13 +41,12 @@ def dry_run(source: Path, submitter: str, round_: str, status: str, root: Path,
                 shutil.copytree(folder, copy / round_ / who, symlinks=True,
                                 ignore=shutil.ignore_patterns(".*"))
         copy.mkdir(parents=True, exist_ok=True)
-        sealed = seal(source, submitter, round_, status, copy, root_name(root), submitted_at, fmt, notes,
+        sealed = seal(rules, source, submitter, round_, status, copy, root_name(root), submitted_at, fmt, notes,
                       withdraws, force)
         report.findings.extend(sealed.findings)
         if sealed.version is not None:
             report.versions = [Gated(round_, submitter, sealed.version.number)]
-            with active(pol):
-                check(report, copy, root_name(root), pol, now)
+            check(report, copy, root_name(root), pol, now)
     report.summary = {"dry_run": True, "sealed": False, "status": sealed.status, "policy": pol.source,
                       "clock": now.isoformat(),
                       "versions": [v.display for v in report.versions], **counts(report),

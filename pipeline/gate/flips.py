@@ -12,7 +12,7 @@ from pathlib import Path
 from pipeline.analyses.compare import compare
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import REFERENCE, Source
-from pipeline.gate.policy import Policy, active
+from pipeline.gate.policy import Policy
 from pipeline.ingest.submissions import ingest
 from pipeline.store.clock import Clock
 
@@ -22,10 +22,9 @@ WHO = ("round", "submitter", "system", "model", "scenario")
 def outcomes(root: Path, policy: Policy, visible: Clock | None = None) -> dict[str, dict]:
     """result source -> its status and verdict (or outcome) of the submissions
     ROOT under POLICY (VISIBLE: when each version became visible)."""
-    with active(policy):
-        report = ingest([root], root=root, visible=visible)
-        agreement = compare(report.table, policy.tolerance_pct, policy.reference_submitter,
-                            policy.reference_vendor).table
+    report = ingest(policy.rules, [root], root=root, visible=visible)
+    agreement = compare(policy.rules, report.table, policy.tolerance_pct, policy.reference_submitter,
+                        policy.reference_vendor).table
     verdicts = dict(zip(agreement["source"], zip(agreement["verdict"], agreement["deviation_pct"])))
     out = {}
     for row in report.table[list(WHO) + ["status", "source"]].to_dict("records"):

@@ -42,6 +42,7 @@ from pathlib import Path
 
 from pipeline.core.errors import ConfigError, UsageError
 from pipeline.core.findings import Report, located
+from pipeline.core.rules import Rules
 from pipeline.core.model import AGREE, DEVIATES, EXCLUDED, NO_REFERENCE, REFERENCE, REJECTED, Source
 from pipeline.gate import flips as flips_mod, gitstore, policy as policy_mod, scope as scope_mod
 from pipeline.gate.results import check, context_folders, not_compared
@@ -74,11 +75,12 @@ class _Call:
     cwd: Path
     now: object
     scratch: Path
+    rules: Rules             # the command line's: the policy of named folders without a base
 
 
 # ---- the gate ----------------------------------------------------------------------------
 
-def run(paths: list[Path], root: Path, base: str | None, params_path: Path = Path("params.yaml"),
+def run(rules: Rules, paths: list[Path], root: Path, base: str | None, params_path: Path = Path("params.yaml"),
         cwd: Path | None = None, allow_maintenance: bool = False, worktree: bool = False) -> GateReport:
     """Gate the change since the base (or the named version folders PATHS), with
     the policy of the merge base. ALLOW_MAINTENANCE: the maintainers' label is
@@ -92,7 +94,7 @@ def run(paths: list[Path], root: Path, base: str | None, params_path: Path = Pat
     report = GateReport()
     with tempfile.TemporaryDirectory(prefix="mlrepro-gate-") as scratch:
         call = _Call(list(paths), root if root.is_absolute() else cwd / root, root_name(root), params_path, cwd,
-                     clock.now(), Path(scratch))
+                     clock.now(), Path(scratch), rules)
         if top is None or (paths and not base):
             pol, info = _on_folders(report, call, top)
         else:
@@ -115,16 +117,15 @@ def _judge_versions(report: GateReport, root: Path, call: _Call, pol: policy_mod
     """Check the gated versions under ROOT with POLICY, whose rules must load."""
     if not report.versions:
         return
-    with policy_mod.active(pol):
-        broken = policy_mod.verify(pol, sorted({v.round for v in report.versions}))
-        if broken:
-            report.findings.extend(broken)
-            return
-        try:
-            check(report, root, call.shown, pol, call.now, committed)
-        except ConfigError as exc:       # a rules file the verification does not name
-            report.findings.append(policy_mod.unverifiable(Source("schemas/"), "the rules load",
-                                                           policy_mod.scrub(str(exc), pol)))
+    broken = policy_mod.verify(pol, sorted({v.round for v in report.versions}))
+    if broken:
+        report.findings.extend(broken)
+        return
+    try:
+        check(report, root, call.shown, pol, call.now, committed)
+    except ConfigError as exc:       # a rules file the verification does not name
+        report.findings.append(policy_mod.unverifiable(Source("schemas/"), "the rules load",
+                                                       policy_mod.scrub(str(exc), pol)))
 
 
 # ---- named folders, read from disk ---------------------------------------------------------
@@ -138,7 +139,7 @@ def _on_folders(report: GateReport, call: _Call, top: Path | None) -> tuple[poli
         if not (path if path.is_absolute() else call.cwd / path).is_dir():
             raise UsageError(f"{path}: no such version folder")
     report.versions = _named(call.paths, call.root, call.cwd)
-    pol = policy_mod.local(call.params if call.params.is_absolute() else call.cwd / call.params,
+    pol = policy_mod.local(call.rules, call.params if call.params.is_absolute() else call.cwd / call.params,
                            "--params; no base")
     _judge_versions(report, call.root, call, pol)
     why = "no git repository" if top is None else "give --base"
@@ -188,7 +189,7 @@ def _on_commits(report: GateReport, call: _Call, top: Path, base: str | None, al
                          call.scratch / "head")
     # the versions already on the base are dated by the base's history, never by the pull request's own
     # commits (their dates are the submitter's to choose); anything else is new, seen now by the gate's clock
-    committed = clock.history_clock(top, base_commit, lambda v: _join(root, f"{v.display}/{MANIFEST}"),
+    committed = clock.history_clock(pol.rules, top, base_commit, lambda v: _join(root, f"{v.display}/{MANIFEST}"),
                                     call.now)
     _judge_versions(report, call.scratch / "head" / root, call, pol, committed)
     flips_checked = allow and judged.kind == "maintenance" and (
@@ -242,10 +243,10 @@ def _flips(report: GateReport, top: Path, base: tuple, head: tuple, root: str, p
     for name, rev, clock_rev in (("base", base_commit, base_commit), ("head", head_tree, history)):
         folder = call.scratch / f"flips-{name}"
         gitstore.materialise(top, rev, under, folder)
-        visible = clock.history_clock(top, clock_rev, lambda v: _join(root, f"{v.display}/{MANIFEST}"))
         try:
             pol = base_pol if name == "base" else policy_mod.policy_at(
                 top, rev, params, call.scratch / "head-policy", f"head {rev[:12]}")
+            visible = clock.history_clock(pol.rules, top, clock_rev, lambda v: _join(root, f"{v.display}/{MANIFEST}"))
             side[name] = flips_mod.outcomes(folder / root, pol, visible)
         except ConfigError as exc:
             if name == "base":

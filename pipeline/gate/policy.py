@@ -7,21 +7,22 @@ attribute, filter or eol conversion), never from the working tree or the
 environment. The gate judges a change with the base's policy; a change to
 the policy is located key by key (YAML) or file by file (``policy-change``),
 and with the maintainers' label the gate lists every shipped result whose
-verdict or status flips (:mod:`pipeline.gate.flips`). :func:`verify` loads the
+verdict or status flips (:mod:`pipeline.gate.flips`). A policy holds its own
+:class:`~pipeline.core.rules.Rules` value (the base's and the head's side by
+side, never switched through the environment). :func:`verify` loads the
 rules a gated result depends on, so that broken rules are a finding naming
 their file.
 """
 
 from __future__ import annotations
 
-import os
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
-from pipeline.core import params as params_mod, rules, textcheck
+from pipeline.core import params as params_mod, textcheck
+from pipeline.core.rules import SCHEMA_FILE, Rules, default_folder
 from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import DEFAULT_REFERENCE_VENDOR, Source
@@ -34,9 +35,9 @@ MAX_KEYS_SHOWN = 50                    # per file; the rest are counted in one f
 
 @dataclass(frozen=True)
 class Policy:
-    """The schemas folder and compare parameters a verdict is judged with."""
+    """The rules (a schemas folder) and compare parameters a verdict is judged with."""
 
-    schemas: Path
+    rules: Rules
     tolerance_pct: float
     reference_submitter: str
     source: str                          # "base 1a2b3c4d5e6f", "head 1a2b3c4d5e6f", "local ..."
@@ -44,10 +45,14 @@ class Policy:
     reference_vendor: str = DEFAULT_REFERENCE_VENDOR   # partner results: on this vendor's parts
 
     @classmethod
-    def of(cls, schemas: Path, compare: dict, source: str, published: Path | None = None) -> "Policy":
+    def of(cls, rules: Rules, compare: dict, source: str, published: Path | None = None) -> "Policy":
         """From the ``compare`` section of a params.yaml (:func:`pipeline.core.params.load`)."""
-        return cls(schemas, compare["tolerance_pct"], compare["reference_submitter"], source, published,
+        return cls(rules, compare["tolerance_pct"], compare["reference_submitter"], source, published,
                    compare["reference_vendor"])
+
+    @property
+    def schemas(self) -> Path:
+        return self.rules.folder
 
 
 def is_source(path: str, params_path: str) -> bool:
@@ -57,36 +62,19 @@ def is_source(path: str, params_path: str) -> bool:
 
 def tool_schemas() -> Path:
     """The schemas shipped with the installed tool (in CI: the base checkout's)."""
-    here = Path(rules.__file__).resolve().parent.parent
-    for path in (here.parent / "schemas", here / "schemas"):
-        if path.is_dir():
-            return path
-    raise ConfigError(f"the tool's schemas folder is missing beside {here}")
+    path = default_folder()
+    if not path.is_dir():
+        raise ConfigError(f"the tool's schemas folder is missing: {path}")
+    return path
 
 
-@contextmanager
-def active(policy: Policy):
-    """Run with POLICY's schemas: MLREPRO_SCHEMAS points at them and every
-    schema-derived cache is cleared on the way in and out."""
-    before = os.environ.get("MLREPRO_SCHEMAS")
-    os.environ["MLREPRO_SCHEMAS"] = str(policy.schemas)
-    rules.clear_caches()
-    try:
-        yield policy
-    finally:
-        if before is None:
-            os.environ.pop("MLREPRO_SCHEMAS", None)
-        else:
-            os.environ["MLREPRO_SCHEMAS"] = before
-        rules.clear_caches()
-
-
-def local(params_path: Path | None, where: str = "--params") -> Policy:
-    """The policy of this working folder: the installed tool's (or
-    $MLREPRO_SCHEMAS) schemas and PARAMS_PATH's compare section (built-in
-    defaults when it is absent), for runs that have no git base."""
+def local(rules: Rules, params_path: Path | None, where: str = "--params") -> Policy:
+    """The policy of this working folder: RULES (the installed tool's or
+    $MLREPRO_SCHEMAS schemas, as the command line read them) and PARAMS_PATH's
+    compare section (built-in defaults when it is absent), for runs that have
+    no git base."""
     compare = params_mod.load(params_path if params_path and params_path.is_file() else None)["compare"]
-    return Policy.of(rules.schemas_dir(), compare, f"local (the installed tool's or $MLREPRO_SCHEMAS schemas, {where})")
+    return Policy.of(rules, compare, f"local (the installed tool's or $MLREPRO_SCHEMAS schemas, {where})")
 
 
 def policy_at(top: Path, rev: str, params_path: str, scratch: Path, source: str,
@@ -103,26 +91,26 @@ def policy_at(top: Path, rev: str, params_path: str, scratch: Path, source: str,
         compare = params_mod.load(params if params.is_file() else None)["compare"]
     except ConfigError as exc:
         raise ConfigError(f"{params_path} at {rev[:12]}: {scrub(str(exc), scratch)}") from exc
-    return Policy.of(schemas, compare, source, published)
+    return Policy.of(Rules.load(schemas), compare, source, published)
 
 
 # ---- the rules a verdict depends on -----------------------------------------------------------
 
-def _loaders(rounds: list[str]) -> list[tuple[str, object]]:
+def _loaders(rules: Rules, rounds: list[str]) -> list[tuple[str, object]]:
     """(file under schemas/, what loads it), each after those it depends on."""
     out = [("rounds.yaml", rules.rounds), ("models.yaml", lambda: (rules.scenarios(), rules.canonical_model(""))),
            ("rules/metrics.yaml", rules.family_units)]
     out += [(f"rules/{r}.yaml", lambda r=r: rules.round_models(r)) for r in rounds]
     return out + [("accelerators.yaml", rules.accelerator_patterns), ("conventions.yaml", rules.power_cap_pattern),
-                  (rules.SCHEMA_FILE, lambda: [rules.choices(c) for c in ("division", "availability", "status")])]
+                  (SCHEMA_FILE, lambda: [rules.choices(c) for c in ("division", "availability", "status")])]
 
 
 def verify(policy: Policy, rounds: list[str]) -> list[Finding]:
-    """``reference-unverifiable`` for the first rules file of POLICY (active)
+    """``reference-unverifiable`` for the first rules file of POLICY
     that the gated ROUNDS' verdicts depend on and that does not load. (A rules
     file outside this list that breaks stops the gate's run with the same
     finding on ``schemas/``: see :mod:`pipeline.gate.judge`.)"""
-    for name, load in _loaders(rounds):
+    for name, load in _loaders(policy.rules, rounds):
         try:
             load()
         except ConfigError as exc:

@@ -35,19 +35,19 @@ VERDICT_KEYS = ("verdict", "deviation_pct", "tolerance_pct", "reference_value", 
 
 def check(report, root: Path, shown: str | None, pol: Policy, now, committed: clock.Clock | None = None) -> None:
     """Ingest the context (see :func:`context_paths`) of the gated versions
-    (``report.versions``) under ROOT, then judge their files and rows under the
-    active policy. A gated version became visible now (the gate's clock); the
+    (``report.versions``) under ROOT, then judge their files and rows under
+    POL (its rules and compare parameters). A gated version became visible now (the gate's clock); the
     context, when it was committed (COMMITTED; default: the commit clock of
     the repository holding ROOT, if any)."""
     gated = report.versions
     names = {g.display for g in gated}
-    committed = committed or clock.git_clock(root) or (lambda version: None)
+    committed = committed or clock.git_clock(pol.rules, root) or (lambda version: None)
     visible = lambda v: clock.Visible(now, "the gate's clock") if v.display in names else committed(v)  # noqa: E731
-    full = ingest(context_paths(root, gated, pol.reference_submitter), root=root, visible=visible)
+    full = ingest(pol.rules, context_paths(root, gated, pol.reference_submitter), root=root, visible=visible)
     used = {v["path"] for v in full.versions if v["used"]}
     table, found, dispositions = full.table, list(full.findings), list(full.dispositions)
     for g in (g for g in gated if g.display not in used):   # superseded or unsealed: read it as named
-        extra = ingest([root / g.display], root=root, visible=visible)
+        extra = ingest(pol.rules, [root / g.display], root=root, visible=visible)
         found = [f for f in found if not g.holds(f.where.file)] + extra.findings
         dispositions = [d for d in dispositions if not g.holds(d.source)] + extra.dispositions
         table = _swap(table, extra.table, g, gated)
@@ -73,7 +73,7 @@ def _named(found, shown: str | None) -> list[Finding]:
 
 
 def _compare(table: pd.DataFrame, pol: Policy) -> pd.DataFrame:
-    return compare_mod.compare(table, pol.tolerance_pct, pol.reference_submitter, pol.reference_vendor).table
+    return compare_mod.compare(pol.rules, table, pol.tolerance_pct, pol.reference_submitter, pol.reference_vendor).table
 
 
 def _rows_of(table: pd.DataFrame, gated: list[Gated]) -> pd.Series:
@@ -172,7 +172,7 @@ def _crosscheck(own: pd.DataFrame, gated: list[Gated], pol: Policy, shown: str |
     for round_ in sorted({g.round for g in gated}):
         folder = pol.published / round_        # published/<round>/: that round's tables
         paths = sorted(p for p in folder.glob("*") if p.is_file() and p.suffix in (".csv", ".json"))
-        tables, found = crosscheck.load_published(paths, round_) if paths else ({}, [])
+        tables, found = crosscheck.load_published(pol.rules, paths, round_) if paths else ({}, [])
         broken += [_unverified_table(f, scratch) for f in found if f.severity == "error"]
         published.update({r: t.assign(source=t["source"].str.removeprefix(scratch)) for r, t in tables.items()})
     if broken:                         # a table that does not verify cannot clear or fail a result
@@ -237,15 +237,15 @@ def _withdrawals(report, root: Path, shown: str | None, table: pd.DataFrame, pol
     for g in report.versions:
         if g.display in unread:         # what it drops is unknown until its rows read: fix those first
             continue
-        pair = withdrawals.predecessor(root, g)
+        pair = withdrawals.predecessor(pol.rules, root, g)
         if pair is None:
             continue
         prev, version = pair
-        old = ingest([prev.path], root=root, visible=visible).table
+        old = ingest(pol.rules, [prev.path], root=root, visible=visible).table
         refs = table[table["submitter"] == pol.reference_submitter]
         both = old if g.submitter == pol.reference_submitter else pd.concat([refs, old], ignore_index=True)
         verdicts = {r["source"]: r for r in _records(_compare(both, pol))}
-        found, summary = withdrawals.check(g, version, prev.number, _records(table[_rows_of(table, [g])]),
+        found, summary = withdrawals.check(pol.rules, g, version, prev.number, _records(table[_rows_of(table, [g])]),
                                            _records(old), verdicts, shown)
         report.findings.extend(found)
         report.withdrawals.append(summary)

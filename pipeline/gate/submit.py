@@ -28,10 +28,10 @@ from pathlib import Path
 import yaml
 
 from pipeline import readers
-from pipeline.core import rules
 from pipeline.core.errors import UsageError
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import AUTO, POST_DEADLINE, STATUSES, VERIFIED, Source
+from pipeline.core.rules import Rules
 from pipeline.ingest.submissions import ingest
 from pipeline.store import clock
 from pipeline.store.hashes import sha256_file, sha256_tree
@@ -49,25 +49,25 @@ class SubmitResult:
     status: str | None = None        # the status sealed (``auto`` decided), None when refused
 
 
-def submit(source: Path, submitter: str, round_: str, status: str, root: Path,
+def submit(rules: Rules, source: Path, submitter: str, round_: str, status: str, root: Path,
            submitted_at: datetime | None = None, fmt: str | None = None,
            notes: str | None = None, withdraws: list[dict] | None = None, force: bool = False) -> SubmitResult:
     """Seal SOURCE as the next version of ``root/round/submitter``, or refuse it
     (its findings, nothing written). ``status``: verified, post-deadline or
     auto; ``force`` seals a version declared verified after the deadline."""
-    return seal(source, submitter, round_, status, root, root_name(root), submitted_at, fmt, notes, withdraws,
+    return seal(rules, source, submitter, round_, status, root, root_name(root), submitted_at, fmt, notes, withdraws,
                 force)
 
 
-def seal(source: Path, submitter: str, round_: str, status: str, root: Path, shown: str | None,
+def seal(rules: Rules, source: Path, submitter: str, round_: str, status: str, root: Path, shown: str | None,
          submitted_at: datetime | None = None, fmt: str | None = None,
          notes: str | None = None, withdraws: list[dict] | None = None, force: bool = False) -> SubmitResult:
     """:func:`submit` into ROOT, whose locations name it SHOWN (a dry run seals
     into a copy of the user's root)."""
-    _arguments(source, submitter, round_, status, submitted_at)
-    fmt = fmt or readers.detect(source)
+    _arguments(rules, source, submitter, round_, status, submitted_at)
+    fmt = fmt or readers.detect(rules, source)
     if fmt is None or fmt not in readers.READERS:
-        return SubmitResult(None, readers.read(source, source.as_posix(),
+        return SubmitResult(None, readers.read(rules, source, source.as_posix(),
                                                fmt if fmt in readers.READERS else None).findings)
     if source.is_dir():
         digest, link = sha256_tree(source)
@@ -77,13 +77,13 @@ def seal(source: Path, submitter: str, round_: str, status: str, root: Path, sho
                                                "a submitted tree may not hold links")])
     else:
         digest = sha256_file(source)
-    problems = refusals(source, fmt, submitter, round_, VERIFIED if status == AUTO else status)
+    problems = refusals(rules, source, fmt, submitter, round_, VERIFIED if status == AUTO else status)
     if problems:
         return SubmitResult(None, problems)
     sub_dir = root / round_ / submitter
     # refused before the submitter folder is made; decided again under the lock, whose clock seals
     number = _next(sub_dir)
-    _, early = _status(round_, status, max(submitted_at or clock.now(), clock.now()), force,
+    _, early = _status(rules, round_, status, max(submitted_at or clock.now(), clock.now()), force,
                        _where(round_, submitter, number, shown))
     if any(f.severity == "error" for f in early):
         return SubmitResult(None, early)
@@ -105,23 +105,23 @@ def seal(source: Path, submitter: str, round_: str, status: str, root: Path, sho
         when = submitted_at or now
         where = _where(round_, submitter, number, shown)
         if submitted_at is None:
-            _plausible(round_, when, "the time now,")
+            _plausible(rules, round_, when, "the time now,")
         if previous is not None and when < previous:
             return when, None, [located("submitted-before-previous", where.at(key="submitted_at"),
                                         f"at or after {previous.isoformat()} (v{number - 1}'s submitted_at)",
                                         when.isoformat(), "a version cannot be submitted before the one it follows")]
-        declared, found = _status(round_, status, max(when, now), force, where)
+        declared, found = _status(rules, round_, status, max(when, now), force, where)
         return when, declared, found
 
     target, declared, found = _seal(source, manifest, decide, sub_dir, root, shown)
     if target is None:
         return SubmitResult(None, found)
     version = version_at(target, root)
-    load_manifest(version)
+    load_manifest(rules, version)
     return SubmitResult(version, found, declared)
 
 
-def _arguments(source: Path, submitter: str, round_: str, status: str, submitted_at: datetime | None) -> None:
+def _arguments(rules: Rules, source: Path, submitter: str, round_: str, status: str, submitted_at: datetime | None) -> None:
     """A usage error for any argument that cannot be right."""
     if status not in (AUTO, *STATUSES):
         raise UsageError(f"--status must be one of {', '.join((AUTO, *STATUSES))}, not {status!r}")
@@ -134,13 +134,13 @@ def _arguments(source: Path, submitter: str, round_: str, status: str, submitted
     if submitted_at is not None:
         if submitted_at.tzinfo is None:
             raise UsageError("--submitted-at needs a time zone (e.g. 2026-02-20T10:00:00+00:00)")
-        _plausible(round_, submitted_at)
+        _plausible(rules, round_, submitted_at)
 
 
-def refusals(source: Path, fmt: str, submitter: str, round_: str, status: str) -> list[Finding]:
+def refusals(rules: Rules, source: Path, fmt: str, submitter: str, round_: str, status: str) -> list[Finding]:
     """Why SOURCE cannot be sealed: ingest's errors on it, read in its format
     for its round and status, and every row that names another submitter."""
-    report = ingest([source], fmt, round_, status)
+    report = ingest(rules, [source], fmt, round_, status)
     problems = [f for f in report.findings if f.severity == "error"]
     for cell, named in zip(report.table["source"], report.table["submitter"]):
         if named != submitter:
@@ -210,7 +210,7 @@ def _locked(folder: Path):
         os.close(fd)      # closing the descriptor releases the lock
 
 
-def _plausible(round_: str, submitted_at: datetime, what: str = "--submitted-at") -> None:
+def _plausible(rules: Rules, round_: str, submitted_at: datetime, what: str = "--submitted-at") -> None:
     """Refuse a submitted_at that the gate would refuse (see :mod:`pipeline.store.clock`)."""
     info = rules.rounds().get(round_)
     if info is not None and info.opens is not None and submitted_at < info.opens:
@@ -220,7 +220,7 @@ def _plausible(round_: str, submitted_at: datetime, what: str = "--submitted-at"
         raise UsageError(f"{what} {submitted_at.isoformat()} is more than a day in the future")
 
 
-def _status(round_: str, status: str, visible: datetime, force: bool,
+def _status(rules: Rules, round_: str, status: str, visible: datetime, force: bool,
             where: Source) -> tuple[str | None, list[Finding]]:
     """The status to seal for a version that becomes visible at VISIBLE (None:
     refused), and why. ``auto``: verified by the round's deadline, else

@@ -12,12 +12,13 @@ from pathlib import Path
 
 from pipeline.core.findings import located
 from pipeline.core.model import Source
+from pipeline.core.rules import Rules
 from pipeline.ingest.submissions import IngestReport, ingest
 
 
-def validate(paths: list[Path], fmt: str | None = None, round_: str | None = None, status: str | None = None,
+def validate(rules: Rules, paths: list[Path], fmt: str | None = None, round_: str | None = None, status: str | None = None,
              root: Path | None = None) -> IngestReport:
-    report = ingest(paths, fmt, round_, status, root)
+    report = ingest(rules, paths, fmt, round_, status, root)
     if report.table.empty and not report.dispositions and not report.errors:
         report.findings.append(located("no-results", Source(" ".join(p.as_posix() for p in paths)),
                                        "a submission version or a results file", "nothing to read",

@@ -11,21 +11,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.core import rules
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import DEVIATES, Source
+from pipeline.core.rules import Rules
 from pipeline.store.manifests import MANIFEST, Version, load_manifest
 from pipeline.store.versions import submitter_versions
 
 KEY = ("system", "model", "scenario", "division")
 
 
-def predecessor(root: Path, g) -> tuple[Version, Version] | None:
+def predecessor(rules: Rules, root: Path, g) -> tuple[Version, Version] | None:
     """(the version G supersedes, G's Version): the newest earlier version with
     the same declared status; None for a first version or an unreadable one."""
     versions = submitter_versions(root, g.round, g.submitter)
     for v in versions:
-        load_manifest(v)
+        load_manifest(rules, v)
     mine = next((v for v in versions if v.number == g.number), None)
     if mine is None or mine.manifest is None:
         return None
@@ -34,14 +34,14 @@ def predecessor(root: Path, g) -> tuple[Version, Version] | None:
     return (earlier[-1], mine) if earlier else None
 
 
-def _matches(entry: dict, row: dict) -> bool:
+def _matches(rules: Rules, entry: dict, row: dict) -> bool:
     model = rules.canonical_model(str(entry.get("model", ""))) or entry.get("model")
     return (str(entry.get("system")) == str(row["system"]) and model == row["model"]
             and str(entry.get("scenario", "")).lower() == str(row["scenario"]).lower()
             and (not entry.get("division") or entry["division"] == row["division"]))
 
 
-def check(g, version: Version, previous: int, new_rows: list[dict], old_rows: list[dict],
+def check(rules: Rules, g, version: Version, previous: int, new_rows: list[dict], old_rows: list[dict],
           verdicts: dict[str, dict], shown: str | None) -> tuple[list[Finding], dict]:
     """(result-dropped findings, the withdrawal summary) of the gated version G
     (``version``: its loaded Version), which supersedes v``previous`` (its
@@ -56,7 +56,7 @@ def check(g, version: Version, previous: int, new_rows: list[dict], old_rows: li
             continue
         had = verdicts.get(row["source"], {})
         source = str(Source.from_cell(row["source"], shown))
-        entry = next((w for w in m.withdraws if _matches(w, row)), None)
+        entry = next((w for w in m.withdraws if _matches(rules, w, row)), None)
         if entry is not None:
             withdrawn.append({"system": row["system"], "model": row["model"], "scenario": row["scenario"],
                               "division": row["division"], "source": source,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pipeline.core import rules
+from pipeline.core.rules import Rules, memo
 
 _SEPARATOR = re.compile(r"\s*(?:,|\+|&|\band\b)\s*", re.IGNORECASE)
 _COUNT_AFTER = re.compile(r"\(\s*x\s*(\d+)\s*\)", re.IGNORECASE)          # ... (x8)
@@ -66,8 +66,8 @@ def pieces(text: str) -> list[tuple[str, int | None]]:
     return out
 
 
-@rules.cached(maxsize=4096)
-def parts_in_name(text: str) -> tuple[Part, ...]:
+@memo(maxsize=4096)
+def parts_in_name(rules: Rules, text: str) -> tuple[Part, ...]:
     """The parts an accelerator field names, in its order."""
     out = []
     for piece, count in pieces(text):
@@ -76,13 +76,13 @@ def parts_in_name(text: str) -> tuple[Part, ...]:
             out.append(Part(name, variant_of(name, piece), count, rules.registry_vendors().get(name) or None,
                             True, piece))
         else:
-            kept, _ = unregistered_name(piece)
+            kept, _ = unregistered_name(rules, piece)
             out.append(Part(kept, variant_of(kept, piece), count, rules.accelerator_vendor(kept), False, piece))
     return tuple(out)
 
 
-@rules.cached(maxsize=4096)
-def parts_in_system_id(system_id: str | None) -> dict[str, int | None]:
+@memo(maxsize=4096)
+def parts_in_system_id(rules: Rules, system_id: str | None) -> dict[str, int | None]:
     """Registered parts a system id names -> the count it states before the
     name (``87xMI355X_22xEPYC_9575F`` -> {MI355X: 87}), or None when it names
     the part alone (``XE9680_MI300X_192GBx8`` -> {MI300X: None})."""
@@ -101,9 +101,9 @@ def parts_in_system_id(system_id: str | None) -> dict[str, int | None]:
     return dict(sorted(found.items()))
 
 
-def counted_in_system_id(system_id: str | None) -> dict[str, int]:
+def counted_in_system_id(rules: Rules, system_id: str | None) -> dict[str, int]:
     """The parts a system id states with a count (``87xMI355X_...`` -> {MI355X: 87})."""
-    return {n: c for n, c in parts_in_system_id(system_id).items() if c is not None}
+    return {n: c for n, c in parts_in_system_id(rules, system_id).items() if c is not None}
 
 
 def variant_of(family: str, piece: str) -> str:
@@ -120,7 +120,7 @@ def variant_of(family: str, piece: str) -> str:
     return " ".join(parts)
 
 
-def unregistered_name(piece: str) -> tuple[str, str]:
+def unregistered_name(rules: Rules, piece: str) -> tuple[str, str]:
     """(the name a part the registry lacks is kept under, the part's own name):
     ``AMD Instinct MI400X 432GB HBM4`` -> (``AMD-MI400X``, ``MI400X``);
     ``Acme Z9 64GB`` -> (``Acme-Z9``, ``Acme-Z9``): the vendor (from the words
@@ -133,10 +133,10 @@ def unregistered_name(piece: str) -> tuple[str, str]:
     return (f"{vendor}-{own}" if vendor else own), own
 
 
-def registry_line(piece: str) -> str:
+def registry_line(rules: Rules, piece: str) -> str:
     """The schemas/accelerators.yaml entry that would register a published
     name: ``- {name: MI400X, vendor: AMD, pattern: '(?<![a-z0-9])MI400X(?![0-9])'}``."""
-    kept, own = unregistered_name(piece)
+    kept, own = unregistered_name(rules, piece)
     vendor = rules.accelerator_vendor(kept) or "<vendor>"
     words = own.split("-")
     pattern = (f"(?<![a-z0-9]){re.escape(own)}(?![0-9])" if len(words) == 1 else " ".join(map(re.escape, words)))

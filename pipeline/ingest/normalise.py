@@ -17,7 +17,7 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass, field, replace
 
-from pipeline.core import rules
+from pipeline.core.rules import Rules
 from pipeline.core.findings import Finding, located
 from pipeline.core.formulas import plausible
 from pipeline.core.model import EXCLUDED
@@ -137,8 +137,8 @@ class Normaliser:
     """Records to canonical rows, added to ``accepted``. Each resolver's answer
     is kept per submission context and distinct raw input."""
 
-    def __init__(self, accepted: Accepted):
-        self.accepted = accepted
+    def __init__(self, rules: Rules, accepted: Accepted):
+        self.rules, self.accepted = rules, accepted
         self._memos: dict[Context, _Memo] = {}
 
     def add(self, result: ReadResult, ctx: Context) -> FileOutcome:
@@ -147,7 +147,7 @@ class Normaliser:
         is the authority on its own names."""
         memo = self._memos.get(ctx)
         if memo is None:
-            memo = self._memos[ctx] = _Memo(ctx, self.accepted)
+            memo = self._memos[ctx] = _Memo(self.rules, ctx, self.accepted)
         before = len(self.accepted)
         found, dispositions = memo.add(result.records)
         accepted = len(self.accepted) - before
@@ -159,8 +159,8 @@ class _Memo:
     """One context's resolvers, each answered once per distinct raw input:
     raw input -> (code of the part's value, or -1 when the part fails; its problems)."""
 
-    def __init__(self, ctx: Context, accepted: Accepted):
-        self.ctx, self.accepted = ctx, accepted
+    def __init__(self, rules: Rules, ctx: Context, accepted: Accepted):
+        self.rules, self.ctx, self.accepted = rules, ctx, accepted
         self.memo: dict[str, dict] = {part: {} for part in PARTS}
         self.labels: dict[tuple, tuple] = {}   # the labels a row must back up -> their problems
 
@@ -261,12 +261,12 @@ class _Memo:
         problems = tuple(problems) + tuple(p for name, text in fields
                                            for p in resolve.characters(name, text, self.ctx.published))
         code = -1 if resolve.errors(problems) else self.accepted.code(part, value)
-        flag = not self.ctx.published and resolve.labels_to_check(part, value[0])
+        flag = not self.ctx.published and resolve.labels_to_check(self.rules, part, value[0])
         self.memo[part][key] = out = (code, problems, flag)
         return out
 
     def _round(self, text: str | None) -> tuple:
-        value, problems = resolve.resolve_round(clean(text), self.ctx.round)
+        value, problems = resolve.resolve_round(self.rules, clean(text), self.ctx.round)
         return self._answer("round", text, (value,), problems, (("round", clean(text)),))
 
     def _submitter(self, text: str | None) -> tuple:
@@ -278,13 +278,13 @@ class _Memo:
         return self._answer("system", text, (value,), problems, (("system", value),))
 
     def _choice(self, name: str, text: str | None) -> tuple:
-        value, problems = resolve.resolve_choice(name, clean(text), rules.choices(name))
+        value, problems = resolve.resolve_choice(name, clean(text), self.rules.choices(name))
         return self._answer(name, text, (value,), problems, ((name, clean(text)),))
 
     def _benchmark(self, key: tuple) -> tuple:
         model_text, scenario_text, units, round_text, used_text = map(clean, key)
         values, problems = resolve.resolve_benchmark(
-            model_text, scenario_text, units, resolve.round_name(round_text, self.ctx.round),
+            self.rules, model_text, scenario_text, units, resolve.round_name(round_text, self.ctx.round),
             self.ctx.published, used_text)
         return self._answer("benchmark", key, values, problems,
                             (("model", model_text), ("used_model", used_text), ("scenario", scenario_text),
@@ -295,8 +295,8 @@ class _Memo:
         node: excluded); a partner's row whose system id names an
         accelerator is not (it is refused)."""
         accelerator, platform, per_node, nodes, total = map(clean, key)
-        cpu, why = resolve.cpu_only(accelerator, per_node, platform, self.ctx.published)
-        values, problems = resolve.resolve_accelerators(accelerator, platform, per_node, nodes, total,
+        cpu, why = resolve.cpu_only(self.rules, accelerator, per_node, platform, self.ctx.published)
+        values, problems = resolve.resolve_accelerators(self.rules, accelerator, platform, per_node, nodes, total,
                                                         self.ctx.published)
         code, problems, _ = self._answer("accelerators", key, values, tuple(why) + tuple(problems),
                                       (("accelerator", accelerator), ("platform", platform),
@@ -313,7 +313,7 @@ class _Memo:
                get("power_data"))
         problems = self.labels.get(key)
         if problems is None:
-            self.labels[key] = problems = resolve.resolve_labels(*key, self.ctx.published)
+            self.labels[key] = problems = resolve.resolve_labels(self.rules, *key, self.ctx.published)
         return problems
 
     def _text(self, part: str, text: str | None) -> tuple:
@@ -348,20 +348,3 @@ def merge_warnings(found: list[Finding]) -> list[Finding]:
                                                         f"row{'s' if len(members) > 2 else ''})")
             drop.update(members[1:])
     return [merged.get(i, f) for i, f in enumerate(found) if i not in drop]
-
-
-@dataclass
-class Normalised:
-    """One reader's output normalised on its own: the canonical table of its
-    accepted rows, its findings and every row not accepted."""
-
-    frame: object          # pandas.DataFrame
-    findings: list[Finding]
-    dispositions: list[Disposition]
-
-
-def normalise(result: ReadResult, ctx: Context) -> Normalised:
-    """A reader's whole output as canonical rows (what an ingest does with each file)."""
-    accepted = Accepted()
-    done = Normaliser(accepted).add(result, ctx)
-    return Normalised(accepted.frame(), done.findings, done.dispositions)

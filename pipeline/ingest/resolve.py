@@ -21,7 +21,8 @@ import difflib
 import math
 import re
 
-from pipeline.core import rules, textcheck
+from pipeline.core import textcheck
+from pipeline.core.rules import Rules, canonical_units, memo
 from pipeline.core.formulas import PLAUSIBLE_VALUE, plausible
 from pipeline.ingest import composition
 
@@ -78,7 +79,6 @@ def did_you_mean(text: str, known) -> str:
     return f" (did you mean {' or '.join(names)}?)" if names else ""
 
 
-@rules.cached(maxsize=65536)
 def characters(name: str, text: str | None, published: bool = False) -> tuple[Problem, ...]:
     """An invisible or confusable character in a field (a zero-width space in
     a model name, a Cyrillic ``А`` in ``АMD``): an error in a partner's file,
@@ -103,8 +103,8 @@ def round_name(text: str | None, submission_round: str | None) -> str | None:
     return round_
 
 
-@rules.cached(maxsize=4096)
-def resolve_round(text: str | None, submission_round: str | None) -> tuple[str | None, list[Problem]]:
+@memo(maxsize=4096)
+def resolve_round(rules: Rules, text: str | None, submission_round: str | None) -> tuple[str | None, list[Problem]]:
     round_ = round_name(text, submission_round)
     if round_ is None:
         return None, [("missing-value", "round", "a round such as v6.0", "<absent>",
@@ -118,7 +118,6 @@ def resolve_round(text: str | None, submission_round: str | None) -> tuple[str |
     return round_, []
 
 
-@rules.cached(maxsize=4096)
 def resolve_submitter(text: str | None, submission_submitter: str | None):
     problems = _required("submitter", text)
     if text and submission_submitter and text != submission_submitter:
@@ -127,12 +126,11 @@ def resolve_submitter(text: str | None, submission_submitter: str | None):
     return text, problems
 
 
-@rules.cached(maxsize=65536)
 def resolve_required(name: str, text: str | None):
     return text, _required(name, text)
 
 
-def _benchmark_id(texts: list[tuple[str, str]], benchmarks: dict | None) -> tuple[str | None, str | None]:
+def _benchmark_id(rules: Rules, texts: list[tuple[str, str]], benchmarks: dict | None) -> tuple[str | None, str | None]:
     """(id, the field that names it): the first text that is a benchmark of the
     round (directly or by an alias), else the first that is any registered
     benchmark; (None, None) when none is."""
@@ -143,8 +141,8 @@ def _benchmark_id(texts: list[tuple[str, str]], benchmarks: dict | None) -> tupl
     return next(((m, f) for m, f in ids if m is not None), (None, None))
 
 
-@rules.cached(maxsize=4096)
-def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: str | None,
+@memo(maxsize=4096)
+def resolve_benchmark(rules: Rules, model_text: str | None, scenario_text: str | None, units: str | None,
                       round_: str | None = None, published: bool = False,
                       used_text: str | None = None):
     """Benchmark id, the model the submitter ran, scenario and units.
@@ -170,7 +168,7 @@ def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: 
     texts = [(f, t) for f, t in (("model", model_text), ("used_model", used_text)) if t]
     problems = [] if texts else _required("model", None)
     known = rules.round_models(round_) if round_ in rules.rounds() else None
-    model, field = _benchmark_id(texts, known)
+    model, field = _benchmark_id(rules, texts, known)
     unregistered = False
     if texts and model is None:
         names = [(f, t) for f, t in texts if not rules.is_category(t)]
@@ -211,8 +209,8 @@ def resolve_benchmark(model_text: str | None, scenario_text: str | None, units: 
             problems.append(("invalid-choice", "scenario",
                              f"a scenario of {model} in {where}: {list(bench.scenarios)}",
                              scenario, f"{model} has no {scenario} scenario in {where}"))
-        elif rules.canonical_units(units, accepted) is not None:
-            units = rules.canonical_units(units, accepted)
+        elif canonical_units(units, accepted) is not None:
+            units = canonical_units(units, accepted)
         elif published and used_text and rules.canonical_model(used_text) != model:
             problems.append(("units-mismatch", "units", " or ".join(accepted), units,
                              f"units not those of {model} {scenario} in {where}: the published "
@@ -243,7 +241,6 @@ def resolve_value(text: str | None):
     return value, []
 
 
-@rules.cached(maxsize=1024)
 def resolve_choice(name: str, text: str | None, allowed: tuple[str, ...]):
     if text is None:
         return None, [("missing-value", name, f"one of {list(allowed)}", None, f"{name} is empty")]
@@ -267,16 +264,16 @@ def _count(name: str, text: str | None, required: bool) -> tuple[int | None, lis
     return value, []
 
 
-def _unregistered(part: composition.Part) -> Problem:
+def _unregistered(rules: Rules, part: composition.Part) -> Problem:
     vendor = (f"{part.vendor}'s by the words of its name" if part.vendor else
               "vendor unknown (the name carries no vendor's words), so never taken for a partner result")
     return ("unregistered-name", "accelerator",
-            f"an entry of schemas/accelerators.yaml: {composition.registry_line(part.text)}", part.text,
+            f"an entry of schemas/accelerators.yaml: {composition.registry_line(rules, part.text)}", part.text,
             f"accelerator not in the registry: kept as {part.name!r}, {vendor}; add the entry expected "
             "to schemas/accelerators.yaml", "warning")
 
 
-def _unknown_accelerator(piece: str) -> Problem:
+def _unknown_accelerator(rules: Rules, piece: str) -> Problem:
     words = [w for w in re.split(r"[^A-Za-z0-9]+", piece) if any(c.isdigit() for c in w)]
     hint = next((h for h in (did_you_mean(w, rules.known_accelerators()) for w in words) if h), "")
     return ("unknown-accelerator", "accelerator", "a name known to schemas/accelerators.yaml", piece,
@@ -297,8 +294,8 @@ def _per_type_counts(parts: list[composition.Part], per_node: int, nodes: int) -
     return counts
 
 
-@rules.cached(maxsize=65536)
-def resolve_accelerators(text: str | None, platform: str | None, per_node_text: str | None,
+@memo(maxsize=65536)
+def resolve_accelerators(rules: Rules, text: str | None, platform: str | None, per_node_text: str | None,
                          nodes_text: str | None, total_text: str | None, published: bool = False):
     """Canonical accelerator (family), its published variant, composition and
     the true accelerator count.
@@ -334,12 +331,12 @@ def resolve_accelerators(text: str | None, platform: str | None, per_node_text: 
     if text is None:
         return fail, problems + [("missing-value", "accelerator", "an accelerator name", "<empty>",
                                   "no accelerator (CPU-only results are not compared)")]
-    parts = list(composition.parts_in_name(text))
+    parts = list(composition.parts_in_name(rules, text))
     unknown = [p for p in parts if not p.registered]
     if unknown and not published:
-        return fail, problems + [_unknown_accelerator(unknown[0].text)]
-    problems += [_unregistered(p) for p in unknown]
-    in_id = composition.parts_in_system_id(platform)
+        return fail, problems + [_unknown_accelerator(rules, unknown[0].text)]
+    problems += [_unregistered(rules, p) for p in unknown]
+    in_id = composition.parts_in_system_id(rules, platform)
     named = {p.name for p in parts}
     if in_id and not unknown and not named <= set(in_id):
         problems.append(("label-mismatch", "accelerator",
@@ -422,22 +419,22 @@ def resolve_accelerators(text: str | None, platform: str | None, per_node_text: 
             ",".join(f"{n}:{counts[n]}" for n in names), per_node, nodes, total), problems
 
 
-@rules.cached(maxsize=4096)
-def cpu_only(accelerator: str | None, per_node: str | None, platform: str | None,
+@memo(maxsize=4096)
+def cpu_only(rules: Rules, accelerator: str | None, per_node: str | None, platform: str | None,
              published: bool = False) -> tuple[bool, tuple[Problem, ...]]:
     """Whether a row is a CPU-only result (no accelerator named, none per
     node: excluded, never compared). In a partner's file a row whose system
     id names an accelerator cannot drop it: the row is refused."""
     if accelerator is not None or per_node not in (None, "0"):
         return False, ()
-    named = composition.parts_in_system_id(platform)
+    named = composition.parts_in_system_id(rules, platform)
     if published or not named:
         return True, ()
     return False, (("label-mismatch", "accelerator", f"{'+'.join(named)}, as the system id {platform!r} names",
                     "<empty>", "the row names no accelerator but its system id does"),)
 
 
-def labels_to_check(part: str, value: str | None) -> bool:
+def labels_to_check(rules: Rules, part: str, value: str | None) -> bool:
     """Whether a part's value calls for :func:`resolve_labels`: a system id or
     name that states a power cap, the network division."""
     if value is None:
@@ -451,8 +448,8 @@ _CAP_WATTS = re.compile(r"power[ _-]?cap[\W_]*?(\d+)\s*_?W", re.IGNORECASE)
 NETWORK_SUT = "Network SUT"   # what MLCommons' checker requires of a network-division system's name
 
 
-@rules.cached(maxsize=4096)
-def resolve_labels(system: str | None, system_name: str | None, accelerator: str | None,
+@memo(maxsize=4096)
+def resolve_labels(rules: Rules, system: str | None, system_name: str | None, accelerator: str | None,
                    division: str | None, power: str | None, power_data: str | None,
                    published: bool = False) -> tuple[Problem, ...]:
     """What a partner's labels must back up (a table MLCommons published was

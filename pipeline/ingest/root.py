@@ -35,6 +35,7 @@ from pipeline.ingest import table
 from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, TableReport
 from pipeline.core.model import EXCLUDED, REJECTED, Source
+from pipeline.core.rules import Rules
 from pipeline.store.manifests import misplaced_files
 
 PARTS = ("results.parquet", "rejected.csv", "findings.json", "versions.csv")
@@ -65,7 +66,7 @@ class MergeReport(TableReport):
                 "recorded_findings": len(self.recorded), **self.cache}
 
 
-def merge_parts(parts: list[Path], display: str = "<table>") -> MergeReport:
+def merge_parts(rules: Rules, parts: list[Path], display: str = "<table>") -> MergeReport:
     """Join part folders, in the order given, into one validated table
     (``display`` names it in the schema's findings)."""
     tables, rejected, findings, versions = [], [], [], []
@@ -79,7 +80,7 @@ def merge_parts(parts: list[Path], display: str = "<table>") -> MergeReport:
         versions.append(table.read_frame(d / "versions.csv", dtype=str, keep_default_na=False))
     frame = _stack([d / "results.parquet" for d in parts], tables)
     frame = frame.sort_values(["round", "submitter", "source"], kind="stable").reset_index(drop=True)
-    accepted, bad, found = table.validate(frame, display)
+    accepted, bad, found = table.validate(rules, frame, display)
     rej = pd.concat(rejected, ignore_index=True)
     if len(bad):
         rej = pd.concat([rej, pd.DataFrame({"source": bad["source"], "outcome": "rejected",
@@ -109,11 +110,11 @@ def submitter_folders(root: Path) -> list[Path]:
                   for s in r.iterdir() if s.is_dir() and not s.name.startswith("."))
 
 
-def ingest_root(root: Path, cache: Path | None = None) -> MergeReport:
+def ingest_root(rules: Rules, root: Path, cache: Path | None = None) -> MergeReport:
     folders = submitter_folders(root)
     if not folders:
         raise ConfigError(f"{root}: no <round>/<submitter> folders")
-    code = code_digest()
+    code = code_digest(rules)
     counts = {"submitters_read": 0, "submitters_cached": 0}
     with tempfile.TemporaryDirectory(prefix="mlrepro-ingest-") as work:
         entries, to_read = {}, []
@@ -122,13 +123,13 @@ def ingest_root(root: Path, cache: Path | None = None) -> MergeReport:
             entries[folder] = cache / f"{name}.{folder_key(folder, root, code)[:24]}" if cache else None
             if entries[folder] is None or not all((entries[folder] / n).is_file() for n in PARTS):
                 to_read.append((folder, Path(work) / name))
-        ingest_submitters(to_read, root, folders)
+        ingest_submitters(rules, to_read, root, folders)
         parts = dict(to_read)
         for folder, part in to_read:
             if entries[folder] is not None:
                 parts[folder] = _store(part, entries[folder])
         counts = {"submitters_read": len(to_read), "submitters_cached": len(folders) - len(to_read)}
-        report = merge_parts([parts.get(folder) or entries[folder] for folder in folders])
+        report = merge_parts(rules, [parts.get(folder) or entries[folder] for folder in folders])
     report.recorded[:0] = [f.to_dict() for f in misplaced_files(root)]
     if cache is not None:
         _prune(cache, list(entries.values()))
@@ -136,7 +137,7 @@ def ingest_root(root: Path, cache: Path | None = None) -> MergeReport:
     return report
 
 
-def ingest_submitters(todo: list[tuple[Path, Path]], root: Path, folders: list[Path]) -> None:
+def ingest_submitters(rules: Rules, todo: list[tuple[Path, Path]], root: Path, folders: list[Path]) -> None:
     """Each (submitter folder, out) of ``todo`` read into its four parts at
     ``out``: the bytes that :func:`ingest_submitter` writes for it alone. The
     rows of all of them are checked against the table schema in one call (a
@@ -144,15 +145,16 @@ def ingest_submitters(todo: list[tuple[Path, Path]], root: Path, folders: list[P
     from pipeline.store import clock
     from pipeline.ingest import submissions as ingest, walk
 
-    visible = clock.git_clock(root) or (lambda version: None)
-    with walk.one_scan():   # the root's versions found once for all the folders, each folder read once
-        collected = [ingest.read_unchecked([folder], root=root, visible=visible) for folder, _ in todo]
-    verdicts = validate_each([frame for _, frame in collected], root.as_posix())
+    visible = clock.git_clock(rules, root) or (lambda version: None)
+    scans: walk.Scans = {}   # the root's versions found once for all the folders, each folder read once
+    collected = [ingest.read_unchecked(rules, [folder], root=root, visible=visible, scans=scans)
+                 for folder, _ in todo]
+    verdicts = validate_each(rules, [frame for _, frame in collected], root.as_posix())
     for (folder, out), (report, _), validated in zip(todo, collected, verdicts):
         _write_part(ingest.settle(report, validated), root, [f for f in folders if f != folder], out)
 
 
-def validate_each(frames: list[pd.DataFrame], root: str | None = None
+def validate_each(rules: Rules, frames: list[pd.DataFrame], root: str | None = None
                   ) -> list[tuple[pd.DataFrame, pd.DataFrame, list[Finding]]]:
     """``table.validate`` of each frame, by one call on their rows stacked (the
     schema's checks are row by row): each frame gets its own accepted and
@@ -160,14 +162,14 @@ def validate_each(frames: list[pd.DataFrame], root: str | None = None
     rows (``root``: the submissions root the rows were read under)."""
     sizes = [len(f) for f in frames]
     if sum(sizes) == 0:
-        return [table.validate(f, root=root) for f in frames]
+        return [table.validate(rules, f, root=root) for f in frames]
     whole = table.coerce(pd.concat([f for f in frames if len(f)], ignore_index=True))
-    accepted, rejected, found = table.validate(whole, root=root)
+    accepted, rejected, found = table.validate(rules, whole, root=root)
     owner = pd.Series([i for i, n in enumerate(sizes) for _ in range(n)], index=whole.index)
     out = []
     for i, frame in enumerate(frames):
         if not len(frame):   # no row to check: what validating it alone gives
-            out.append(table.validate(frame, root=root))
+            out.append(table.validate(rules, frame, root=root))
             continue
         acc, rej = accepted[owner[accepted.index] == i], rejected[owner[rejected.index] == i]
         places = {(where.file, where.line) for where in map(Source.from_cell, rej["source"])}
@@ -189,12 +191,12 @@ def _write_part(report, root: Path, others: list[Path], out: Path) -> None:
     write_table(versions_frame(report.versions), out / "versions.csv")
 
 
-def ingest_submitter(folder: Path, root: Path, others: list[Path], out: Path) -> None:
+def ingest_submitter(rules: Rules, folder: Path, root: Path, others: list[Path], out: Path) -> None:
     """One submitter folder's four parts, read on its own (what
     :func:`ingest_submitters` writes for it too)."""
     from pipeline.ingest import submissions as ingest
 
-    _write_part(ingest.ingest([folder], root=root), root, others, out)
+    _write_part(ingest.ingest(rules, [folder], root=root), root, others, out)
 
 
 def versions_frame(versions: list[dict]) -> pd.DataFrame:
@@ -206,13 +208,11 @@ def _owner(file: str) -> str | None:
     return m.group(1) if m else None
 
 
-def code_digest() -> str:
+def code_digest(rules: Rules) -> str:
     """The code and rules a part is computed from: every file of the pipeline
     package and of the schemas folder in use, and the interpreter's version."""
-    from pipeline.core.rules import schemas_dir
-
     digest = hashlib.sha256(f"{CACHE_FORMAT}\0{sys.version}\0".encode())
-    for base in (CODE, schemas_dir()):
+    for base in (CODE, rules.folder):
         _hash_tree(digest, base, skip=("__pycache__",))
     return digest.hexdigest()
 

@@ -16,6 +16,7 @@ import pandas as pd
 
 from pipeline.core.findings import Finding, TableReport, located
 from pipeline.core.model import EXCLUDED, POST_DEADLINE, REJECTED, VERIFIED, Source
+from pipeline.core.rules import Rules
 from pipeline.ingest import table, walk
 from pipeline.ingest.normalise import Accepted, Normaliser
 from pipeline.readers.base import Disposition
@@ -57,28 +58,29 @@ class IngestReport(TableReport):
                             columns=["source", "outcome", "codes", "reason"])
 
 
-def ingest(paths: list[Path], fmt: str | None = None, round_: str | None = None,
+def ingest(rules: Rules, paths: list[Path], fmt: str | None = None, round_: str | None = None,
            status: str | None = None, root: Path | None = None,
            visible: clock.Clock | None = None, published: bool = False) -> IngestReport:
     """Read submissions roots, submitter folders, version folders or raw files.
     VISIBLE tells when a version became visible (default: the git clock).
     PUBLISHED: the raw files given are tables MLCommons published, wherever
     they lie (else only those in a ``published/`` folder are)."""
-    report, frame = read_unchecked(paths, fmt, round_, status, root, visible, published)
-    return settle(report, table.validate(frame, root=report.root))
+    report, frame = read_unchecked(rules, paths, fmt, round_, status, root, visible, published)
+    return settle(report, table.validate(rules, frame, root=report.root))
 
 
-def read_unchecked(paths: list[Path], fmt: str | None = None, round_: str | None = None,
+def read_unchecked(rules: Rules, paths: list[Path], fmt: str | None = None, round_: str | None = None,
                    status: str | None = None, root: Path | None = None,
-                   visible: clock.Clock | None = None, published: bool = False
-                   ) -> tuple[IngestReport, pd.DataFrame]:
+                   visible: clock.Clock | None = None, published: bool = False,
+                   scans: walk.Scans | None = None) -> tuple[IngestReport, pd.DataFrame]:
     """All of :func:`ingest` but the table schema: the report so far and the
     rows still to be checked. :func:`settle` finishes it with what
     ``table.validate`` says of those rows (``ingest-all`` checks the rows of
     all the submitters it reads in one call: :func:`pipeline.ingest.root.validate_each`)."""
     report = IngestReport(table.to_frame([]))
     accepted = Accepted()
-    roots = walk.collect(paths, report, Normaliser(accepted), fmt, round_, status, root, visible, published)
+    roots = walk.collect(paths, report, Normaliser(rules, accepted), fmt, round_, status, root, visible, published,
+                         scans)
     report.root = roots.pop() if len(roots) == 1 else None
     frame = accepted.frame()
     del accepted

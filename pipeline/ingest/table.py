@@ -12,16 +12,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.core import rules
 from pipeline.core.errors import ConfigError, DataError
 from pipeline.core.findings import Finding, located
 from pipeline.core.formulas import PLAUSIBLE_VALUE, plausible
 from pipeline.core.imports import absent
 from pipeline.core.model import Source
 from pipeline.ingest.resolve import MAX_COUNT
-from pipeline.core.rules import schemas_dir
+from pipeline.core.rules import SCHEMA_FILE, Rules, memo
 
-SCHEMA_FILE = rules.SCHEMA_FILE
 COLUMNS = (
     "round", "submitter", "system", "system_name", "accelerator", "accelerator_variant",
     "composition", "accelerators_per_node", "nodes", "total_accelerators", "model", "used_model",
@@ -34,11 +32,11 @@ INT_COLUMNS = ("accelerators_per_node", "nodes", "total_accelerators")
 PANDERA_UNUSED = ("hypothesis",)
 
 
-@rules.cached()
-def schema():
+@memo()
+def schema(rules: Rules):
     from pandera.io.pandas_io import deserialize_schema   # the parsed file: pandera's own parse is pure Python
 
-    path = schemas_dir() / SCHEMA_FILE
+    path = rules.folder / SCHEMA_FILE
     try:
         loaded = deserialize_schema(rules.load_yaml(SCHEMA_FILE))
     except Exception as exc:  # pandera raises several types for a bad file
@@ -93,7 +91,7 @@ def coerce(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def validate(frame: pd.DataFrame, display: str = "<table>", root: str | None = None
+def validate(rules: Rules, frame: pd.DataFrame, display: str = "<table>", root: str | None = None
              ) -> tuple[pd.DataFrame, pd.DataFrame, list[Finding]]:
     """Check a frame against the schema, values included (the validation depth
     is pinned: ``PANDERA_VALIDATION_DEPTH=SCHEMA_ONLY`` in the environment
@@ -110,7 +108,7 @@ def validate(frame: pd.DataFrame, display: str = "<table>", root: str | None = N
         # synthesis, never used here) when the test extras installed it: pipeline/core/imports.py
         with config_context(validation_enabled=True, validation_depth=ValidationDepth.SCHEMA_AND_DATA), \
                 absent(*PANDERA_UNUSED):
-            return schema().validate(frame, lazy=True), frame.iloc[0:0], []
+            return schema(rules).validate(frame, lazy=True), frame.iloc[0:0], []
     except pandera.errors.SchemaErrors as exc:
         cases = exc.failure_cases
     findings: list[Finding] = []
@@ -170,7 +168,7 @@ def read(path: str | Path) -> pd.DataFrame:
     return coerce(frame[list(COLUMNS)]).join(frame[extra]) if extra else coerce(frame)
 
 
-def load(path: str | Path) -> tuple[pd.DataFrame, list[Finding]]:
+def load(rules: Rules, path: str | Path) -> tuple[pd.DataFrame, list[Finding]]:
     """Read and validate a canonical table: (the rows that pass the schema,
     findings). A table that cannot be read, lacks a column, has no row, or
     has rows that fail the schema is data failing a check: each is a
@@ -216,6 +214,6 @@ def load(path: str | Path) -> tuple[pd.DataFrame, list[Finding]]:
          f"accelerator counts from 1 to {MAX_COUNT['total_accelerators']}", "an accelerator count is absurd")
     bad |= absurd
     kept = frame.loc[~bad, list(COLUMNS)] if bad.any() else frame[list(COLUMNS)]   # no copy of 1M good rows
-    accepted, _, more = validate(coerce(kept), display)
+    accepted, _, more = validate(rules, coerce(kept), display)
     accepted = accepted.join(frame.loc[accepted.index, extra]) if extra else accepted
     return accepted.reset_index(drop=True), found + more

@@ -22,14 +22,12 @@ listed as superseded.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from pathlib import Path
 
 from pipeline.store import clock
 from pipeline import readers
-from pipeline.core import rules
 from pipeline.core.errors import UsageError
-from pipeline.core.findings import located
+from pipeline.core.findings import Finding, located
 from pipeline.core.model import STATUSES, Source
 from pipeline.ingest.normalise import Context, Normaliser
 from pipeline.readers.base import Disposition, ReadResult
@@ -48,30 +46,33 @@ def published_table(path: Path) -> bool:
 
 def collect(paths: list[Path], report, normaliser: Normaliser, fmt: str | None = None,
             round_: str | None = None, status: str | None = None, root: Path | None = None,
-            visible: clock.Clock | None = None, published: bool = False) -> set[str]:
+            visible: clock.Clock | None = None, published: bool = False, scans: Scans | None = None) -> set[str]:
     """Read PATHS into ``report`` (its findings, dispositions and versions),
-    their accepted rows into ``normaliser``; return the submissions roots
-    the files were read under. ``published``: the files given directly are
-    tables MLCommons published wherever they lie (a version's files never are)."""
+    their accepted rows into ``normaliser`` (which holds the rules); return
+    the submissions roots the files were read under. ``published``: the files
+    given directly are tables MLCommons published wherever they lie (a
+    version's files never are). ``scans``: the roots already scanned for
+    versions, shared by the reads of one ingest (:data:`Scans`)."""
+    rules = normaliser.rules
     roots: set[str] = set()
     for path in paths:
         if not path.exists():
             raise UsageError(f"{path}: no such file or folder")
-        if path.is_file() or readers.detect(path) == "submission-tree":
+        if path.is_file() or readers.detect(rules, path) == "submission-tree":
             if status is None:
                 raise UsageError(f"{path}: a raw file needs --status (and --round when the file has none)")
             _read_raw(path, fmt, round_, status, normaliser, report, published or published_table(path))
         else:
             if visible is None:
-                visible = clock.git_clock(path) or (lambda version: None)
-            for version, status_, used in _choose(_versions_under(path, root, report), report, visible):
+                visible = clock.git_clock(rules, path) or (lambda version: None)
+            for version, status_, used in _choose(rules, _versions_under(path, root, report, scans), report, visible):
                 if used and version.manifest is not None and version.root_name:
                     roots.add(version.root_name)
                 _read_version(version, status_, used, normaliser, report)
     return roots
 
 
-def _versions_under(path: Path, root: Path | None, report) -> list[tuple[Version, bool]]:
+def _versions_under(path: Path, root: Path | None, report, scans: Scans | None) -> list[tuple[Version, bool]]:
     """(version, explicitly named) for a root, round, submitter or version folder."""
     if VERSION_DIR.match(path.name):
         return [(version_at(path, root), True)]
@@ -86,44 +87,32 @@ def _versions_under(path: Path, root: Path | None, report) -> list[tuple[Version
     base = path
     for _ in range(depth):
         base = base.parent
-    scanned, found = _scan(root or base)
+    scanned, found = _scan(root or base, scans)
     report.findings.extend(found)
     target = path.resolve()
     return [(v, False) for v, real in scanned if real == target or target in real.parents]
 
 
-# (versions with their real paths, findings) of each root scanned inside one_scan(); None outside
-_scans: dict[Path, tuple[list[tuple[Version, Path]], list[Finding]]] | None = None
+# root -> (its versions with their real paths, findings): ``ingest-all`` reads the
+# submitter folders of one root one at a time, and scanning the whole root for
+# each would repeat the same work, so its reads share one of these. Each read
+# takes the versions under its own folder, so no two reads of different folders
+# share a Version (a read loads and checks its versions' manifests).
+Scans = dict[Path, tuple[list[tuple[Version, Path]], list[Finding]]]
 
 
-@contextmanager
-def one_scan():
-    """Inside the block each submissions root is scanned for versions once:
-    ``ingest-all`` reads the submitter folders of one root one at a time, and
-    scanning the whole root for each of them would repeat the same work. Each read
-    takes the versions under its own folder from the scan, so no two reads of
-    different folders share a Version (a read loads and checks its versions'
-    manifests); a folder is read once inside the block."""
-    global _scans
-    saved, _scans = _scans, {}
-    try:
-        yield
-    finally:
-        _scans = saved
-
-
-def _scan(root: Path) -> tuple[list[tuple[Version, Path]], list[Finding]]:
-    if _scans is not None and root in _scans:
-        scanned, found = _scans[root]
+def _scan(root: Path, scans: Scans | None) -> tuple[list[tuple[Version, Path]], list[Finding]]:
+    if scans is not None and root in scans:
+        scanned, found = scans[root]
         return scanned, list(found)
     versions, found = find_versions(root)
     scanned = [(v, v.path.resolve()) for v in versions]
-    if _scans is not None:
-        _scans[root] = (scanned, list(found))
+    if scans is not None:
+        scans[root] = (scanned, list(found))
     return scanned, found
 
 
-def _choose(versions: list[tuple[Version, bool]], report,
+def _choose(rules, versions: list[tuple[Version, bool]], report,
             visible: clock.Clock) -> list[tuple[Version, str | None, bool]]:
     """Load every manifest and decide which versions are used.
 
@@ -134,14 +123,14 @@ def _choose(versions: list[tuple[Version, bool]], report,
     """
     loaded = []
     for version, _ in versions:
-        load_manifest(version)
+        load_manifest(rules, version)
         report.findings.extend(version.findings)
-    implausible = clock.plausibility([v for v, _ in versions], clock.now())
+    implausible = clock.plausibility(rules, [v for v, _ in versions], clock.now())
     for version, named in versions:
         status = None
         if version.manifest is not None:
             report.findings.extend(implausible.get(version.display, []))
-            status, found = clock.effective_status(version, visible(version), version.display in implausible)
+            status, found = clock.effective_status(rules, version, visible(version), version.display in implausible)
             report.findings.extend(found)
         loaded.append((version, status, named))
     newest: dict[tuple, int] = {}
@@ -184,8 +173,9 @@ def _read_version(version: Version, status: str | None, used: bool, normaliser: 
         "withdraws": withdraws_text(m.withdraws) if m else ""})
     if not used:
         return
+    rules = normaliser.rules
     if m is None:
-        _reject_unsealed(version, report)
+        _reject_unsealed(rules, version, report)
         return
     if m.round not in rules.rounds():
         report.findings.append(located("unknown-round", version.where(MANIFEST).at(key="round"),
@@ -195,19 +185,19 @@ def _read_version(version: Version, status: str | None, used: bool, normaliser: 
         where = version.where(entry_file.path)
         why = version.tampered.get(entry_file.path)
         if why is not None:
-            _reject_file(version, entry_file, where, why, report)
+            _reject_file(rules, version, entry_file, where, why, report)
             continue
-        result = readers.read(version.path / entry_file.path, where, _fmt(entry_file.format), round_=m.round)
+        result = readers.read(rules, version.path / entry_file.path, where, _fmt(entry_file.format), round_=m.round)
         _accept(result, where, ctx, normaliser, report)
 
 
-def _reject_file(version: Version, entry_file, where: Source, why, report) -> None:
+def _reject_file(rules, version: Version, entry_file, where: Source, why, report) -> None:
     """Every row of a file that cannot be trusted is rejected for the file's reason."""
     path = version.path / entry_file.path
     if why.code == "path-escape" or not (path.is_file() or path.is_dir()):
         report.dispositions.append(Disposition(where.file, "rejected", why.code, why.message))
         return
-    result = readers.read(path, where, _fmt(entry_file.format), round_=version.round)
+    result = readers.read(rules, path, where, _fmt(entry_file.format), round_=version.round)
     cells = result.cells()
     report.dispositions.extend(result.dispositions)
     report.dispositions.extend(Disposition(cell, "rejected", why.code, why.message) for cell in cells)
@@ -217,10 +207,10 @@ def _fmt(name: str) -> str | None:
     return name if name in readers.READERS else None
 
 
-def _reject_unsealed(version: Version, report) -> None:
+def _reject_unsealed(rules, version: Version, report) -> None:
     for path in sorted(version.path.rglob("*")):
-        if path.is_file() and path.name != MANIFEST and readers.detect(path):
-            result = readers.read(path, version.where(path.relative_to(version.path).as_posix()))
+        if path.is_file() and path.name != MANIFEST and readers.detect(rules, path):
+            result = readers.read(rules, path, version.where(path.relative_to(version.path).as_posix()))
             cells = result.cells()
             report.dispositions.extend(result.dispositions)   # rows the reader refused keep its reason
             report.dispositions.extend(Disposition(cell, "rejected", version.findings[0].code,
@@ -232,7 +222,7 @@ def _read_raw(path: Path, fmt, round_, status, normaliser: Normaliser, report, p
     if status not in STATUSES:
         raise UsageError(f"--status must be verified or post-deadline, not {status!r}")
     where = Source(path.as_posix())
-    result = readers.read(path, where, fmt, round_=round_)
+    result = readers.read(normaliser.rules, path, where, fmt, round_=round_)
     records = _accept(result, where, Context(status=status, round=round_, published=published), normaliser,
                       report)
     if round_ is None and result.round is None and records:

@@ -3,9 +3,10 @@
 A reader module has ``NAME``, ``read(path, where) -> ReadResult`` (``where``:
 the file's :class:`~pipeline.core.model.Source`) and a way
 to be recognised: ``sniff(first_line)``, or ``sniff_head(first_64_KiB)`` for
-formats one line does not reveal, or ``sniff_dir(folder)`` for a reader of
+formats one line does not reveal, or ``sniff_dir(rules, folder)`` for a reader of
 folders. A reader that takes the round (``read(..., round_=...)``) is given
-the one the caller knows. Add a format by adding a module and listing it in
+the one the caller knows, and one that takes the rules (``rules=``) is
+given them. Add a format by adding a module and listing it in
 :data:`READERS` (format name -> module, and whether it reads folders);
 detection tries them in order.
 
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from pipeline.core.findings import Finding
 from pipeline.core.model import Source
+from pipeline.core.rules import Rules
 from pipeline.readers import resemble
 from pipeline.readers.base import ReadResult, as_source
 
@@ -68,12 +70,12 @@ FORMATS = tuple(_MODULES)
 HEAD_BYTES = 65536
 
 
-def detect(path: Path) -> str | None:
+def detect(rules: Rules, path: Path) -> str | None:
     """The format of a file (from its first line, or its first 64 KiB) or of a
     folder; None when no reader claims it."""
     if path.is_dir():
         return next((name for name, (_, folders) in _MODULES.items()
-                     if folders and _folder_sniffer(name)(path)), None)
+                     if folders and _folder_sniffer(name)(rules, path)), None)
     head = _head(path)
     if head is None:
         return None
@@ -106,17 +108,20 @@ def undetected(path: Path, where: Source) -> Finding:
     return resemble.undetected(path, where, None if path.is_dir() else _head(path), list(FORMATS), csv_formats)
 
 
-def read(path: Path, where: Source | str, fmt: str | None = None, round_: str | None = None) -> ReadResult:
+def read(rules: Rules, path: Path, where: Source | str, fmt: str | None = None,
+         round_: str | None = None) -> ReadResult:
     """Read a file or folder in ``fmt`` (detected when None). Never raises for
     bad data. ``where``: how findings name the file (a text is its path as
     the caller names it)."""
     where = as_source(where)
-    fmt = fmt or detect(path)
+    fmt = fmt or detect(rules, path)
     if fmt is None:
         out = ReadResult()
         out.findings.append(undetected(path, where))
         return out
     module = READERS[fmt]
-    if round_ is not None and "round_" in inspect.signature(module.read).parameters:
-        return module.read(path, where, round_=round_)
-    return module.read(path, where)
+    takes = inspect.signature(module.read).parameters
+    extra = {"rules": rules} if "rules" in takes else {}
+    if round_ is not None and "round_" in takes:
+        extra["round_"] = round_
+    return module.read(path, where, **extra)

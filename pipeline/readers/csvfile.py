@@ -62,12 +62,13 @@ def parse(text: str) -> tuple[list[str], int, Iterator[tuple[int, list[str]]]]:
     fail, the rest of the file becomes one row of one field naming the
     error, so that the reader rejects it on its line (wrong number of
     fields) instead of raising."""
-    csv.field_size_limit(max(csv.field_size_limit(), min(len(text) + 1, sys.maxsize)))
+    limit = max(csv.field_size_limit(), min(len(text) + 1, sys.maxsize))
     reader = csv.reader(io.StringIO(text, newline=""))
+    lines = _read(reader, limit)
     header: list[str] = []
     start = 1
     try:
-        for fields in reader:
+        for fields in lines:
             start = reader.line_num + 1
             if _blank(fields):
                 continue
@@ -75,12 +76,27 @@ def parse(text: str) -> tuple[list[str], int, Iterator[tuple[int, list[str]]]]:
             break
     except csv.Error as exc:
         return [], start, iter([(start, [f"<not CSV from here on: {exc}>"])])
-    return header, max(start - 1, 1), _rows(reader, start)
+    return header, max(start - 1, 1), _rows(reader, lines, start)
 
 
-def _rows(reader, start: int) -> Iterator[tuple[int, list[str]]]:
+def _read(reader, limit: int) -> Iterator[list[str]]:
+    """The reader's rows, each parsed with the csv module's field limit at
+    LIMIT and set back after it: the limit is the process's, and nothing
+    else that reads CSV meanwhile sees it changed."""
+    while True:
+        before = csv.field_size_limit(limit)
+        try:
+            fields = next(reader, None)
+        finally:
+            csv.field_size_limit(before)
+        if fields is None:
+            return
+        yield fields
+
+
+def _rows(reader, lines: Iterator[list[str]], start: int) -> Iterator[tuple[int, list[str]]]:
     try:
-        for fields in reader:
+        for fields in lines:
             if not _blank(fields):
                 yield start, fields
             start = reader.line_num + 1

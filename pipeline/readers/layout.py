@@ -6,33 +6,33 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pipeline.core import rules as model_rules
+from pipeline.core.rules import Rules
 from pipeline.core.model import Source
 from pipeline.readers.base import inside
 
 
-def sniff_dir(path: Path) -> bool:
-    return bool(submitter_folders(path, Source(path.name)))
+def sniff_dir(rules: Rules, path: Path) -> bool:
+    return bool(submitter_folders(rules, path, Source(path.name)))
 
 
-def submitter_folders(path: Path, where: Source) -> list[tuple[Path, Source, str | None]]:
+def submitter_folders(rules: Rules, path: Path, where: Source) -> list[tuple[Path, Source, str | None]]:
     """(folder, where findings name it, division) of each submitter folder the path holds."""
-    if _is_submitter(path):
-        division = path.parent.name if path.parent.name in model_rules.choices("division") else None
+    if _is_submitter(rules, path):
+        division = path.parent.name if path.parent.name in rules.choices("division") else None
         return [(path, where, division)]
-    if path.name in model_rules.choices("division"):
-        return [(c, inside(where, c.name), path.name) for c in _subfolders(path) if _is_submitter(c)]
+    if path.name in rules.choices("division"):
+        return [(c, inside(where, c.name), path.name) for c in _subfolders(path) if _is_submitter(rules, c)]
     out = []
-    for division in model_rules.choices("division"):
+    for division in rules.choices("division"):
         if (path / division).is_dir():
-            out += submitter_folders(path / division, inside(where, division))
+            out += submitter_folders(rules, path / division, inside(where, division))
     return out
 
 
-def _is_submitter(path: Path) -> bool:
+def _is_submitter(rules: Rules, path: Path) -> bool:
     """results/ and systems/; inside a division folder results/ alone will do
     (its missing system descriptions then reject its results)."""
-    return (path / "results").is_dir() and ((path / "systems").is_dir() or path.parent.name in model_rules.choices("division"))
+    return (path / "results").is_dir() and ((path / "systems").is_dir() or path.parent.name in rules.choices("division"))
 
 
 def _subfolders(path: Path) -> list[Path]:

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 
 from pipeline.core.errors import ConfigError
-from pipeline.core import rules
-from pipeline.core.rules import load_yaml, schemas_dir
+from pipeline.core.rules import Model, Rules, memo
 
 RULES_DIR = "rules"
 _ROUND_FILE = re.compile(r"^v\d+\.\d+\.yaml$")
@@ -87,7 +85,7 @@ class RoundRules:
     system_fields: tuple[str, ...]
     metrics: dict[str, dict[str, MetricSpec]] = field(default_factory=dict)
     folder_models: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
-    benchmarks: dict[str, rules.Model] = field(default_factory=dict)   # the round's models
+    benchmarks: dict[str, Model] = field(default_factory=dict)   # the round's models
     min_queries: dict[str, dict[str, int]] = field(default_factory=dict)
     early_stopping: frozenset[str] = frozenset()          # LoadGen scenarios judged by early stopping
     offline_min_spq: dict[str, int] = field(default_factory=dict)
@@ -135,19 +133,10 @@ def metric_for(rules: RoundRules, formats: Formats, model: str, family: str,
     return None
 
 
-def formats() -> Formats:
-    return _formats(schemas_dir())
-
-
-def all_rounds() -> dict[str, RoundRules]:
-    """Every round that has a rules file, by name."""
-    return _all_rounds(schemas_dir())
-
-
-@rules.cached()
-def _formats(folder: Path) -> Formats:   # keyed by the schemas folder: $MLREPRO_SCHEMAS may change
-    metrics = load_yaml(f"{RULES_DIR}/metrics.yaml")
-    patterns = load_yaml(f"{RULES_DIR}/accuracy.yaml").get("patterns") or {}
+@memo()
+def formats(rules: Rules) -> Formats:
+    metrics = rules.load_yaml(f"{RULES_DIR}/metrics.yaml")
+    patterns = rules.load_yaml(f"{RULES_DIR}/accuracy.yaml").get("patterns") or {}
     try:
         compiled = {name: re.compile(text) for name, text in patterns.items()}
     except re.error as exc:
@@ -163,20 +152,21 @@ def _formats(folder: Path) -> Formats:   # keyed by the schemas folder: $MLREPRO
     return out
 
 
-@rules.cached()
-def _all_rounds(folder: Path) -> dict[str, RoundRules]:
-    rules_dir = folder / RULES_DIR
+@memo()
+def all_rounds(rules: Rules) -> dict[str, RoundRules]:
+    """Every round that has a rules file, by name."""
+    rules_dir = rules.folder / RULES_DIR
     if not rules_dir.is_dir():
         raise ConfigError(f"round rules folder not found: {rules_dir}")
     out = {}
     for path in sorted(rules_dir.iterdir()):
         if _ROUND_FILE.match(path.name):
-            rules = from_mapping(load_yaml(f"{RULES_DIR}/{path.name}"), path.name)
-            out[rules.round] = rules
+            round_ = from_mapping(rules, rules.load_yaml(f"{RULES_DIR}/{path.name}"), path.name)
+            out[round_.round] = round_
     return out
 
 
-def from_mapping(data: dict, where: str) -> RoundRules:
+def from_mapping(rules: Rules, data: dict, where: str) -> RoundRules:
     benchmarks = rules.round_benchmarks(data, where)
     try:
         out = RoundRules(

@@ -29,9 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from pipeline.core import rules as model_rules, textcheck
+from pipeline.core import textcheck
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
+from pipeline.core.rules import Rules, memo
 from pipeline.readers import jsonsafe, round_rules
 from pipeline.readers.base import ReadResult, as_source, inside, read_text
 from pipeline.readers.folder_checks import missing_file
@@ -50,15 +51,15 @@ def sniff(header_line: str) -> bool:
     return False  # a folder, not a file: see sniff_dir
 
 
-def read(path: Path, where: Source | str, round_: str | None = None, workers: int | None = None,
-         rules: dict[str, RoundRules] | None = None) -> ReadResult:
+def read(path: Path, where: Source | str, rules: Rules, round_: str | None = None, workers: int | None = None,
+         rounds: dict[str, RoundRules] | None = None) -> ReadResult:
     """Every result of the tree: raw records, or rejections with findings.
     ``round_`` judges every result by that round's rules; without it each
     result is judged by the round whose official seeds its log shows.
-    ``rules`` replaces schemas/rules (tests judge quick runs by relaxed rules)."""
+    ``rounds`` replaces the round rules of ``rules`` (tests judge quick runs by relaxed rules)."""
     where = as_source(where)
     out = ReadResult()
-    run = _Run(systems(path, where), round_, workers, rules)
+    run = _Run(rules, systems(rules, path, where), round_, workers, rounds)
     rounds: set[str] = set()
     records = []
     progress = _Progress(len(run.units), where.path)
@@ -106,11 +107,11 @@ class _Progress:
             sys.stderr.flush()
 
 
-def outcomes(units: list[SystemUnit], round_: str | None, workers: int | None = None,
-             rules: dict[str, RoundRules] | None = None) -> Iterator[list[Outcome]]:
+def outcomes(rules: Rules, units: list[SystemUnit], round_: str | None, workers: int | None = None,
+             rounds: dict[str, RoundRules] | None = None) -> Iterator[list[Outcome]]:
     """The judged results of each system folder, in order, in parallel across
     cores when there are enough systems."""
-    return iter(_Run(units, round_, workers, rules))
+    return iter(_Run(rules, units, round_, workers, rounds))
 
 
 class _Run:
@@ -119,11 +120,11 @@ class _Run:
     enough systems, else in this process as they are asked for. Iterating
     gives each system's outcomes in order."""
 
-    def __init__(self, units: list[SystemUnit], round_: str | None, workers: int | None,
-                 rules: dict[str, RoundRules] | None):
-        self.units, self.round = units, round_
-        self.rounds = round_rules.all_rounds() if rules is None else rules
-        self.formats = round_rules.formats()
+    def __init__(self, rules: Rules, units: list[SystemUnit], round_: str | None, workers: int | None,
+                 rounds: dict[str, RoundRules] | None):
+        self.rules, self.units, self.round = rules, units, round_
+        self.rounds = round_rules.all_rounds(rules) if rounds is None else rounds
+        self.formats = round_rules.formats(rules)
         self.keys = log_keys(self.rounds, self.formats)
         self.pool, self.futures, self.chunks = None, [], []
         count = workers or os.cpu_count() or 1
@@ -134,7 +135,7 @@ class _Run:
         try:
             self.pool = ProcessPoolExecutor(max_workers=count, mp_context=_context(),
                                             initializer=_init_worker,
-                                            initargs=(self.rounds, self.formats, round_, self.keys))
+                                            initargs=(rules, self.rounds, self.formats, round_, self.keys))
             self.futures = [self.pool.submit(_judge_chunk, chunk) for chunk in self.chunks]
         except (OSError, BrokenProcessPool):   # no processes to be had: judge here
             self.stop()
@@ -149,7 +150,7 @@ class _Run:
 
     def _here(self, units: list[SystemUnit]) -> Iterator[list[Outcome]]:
         for unit in units:
-            yield judge_system(unit, self.rounds, self.formats, self.round, self.keys)
+            yield judge_system(self.rules, unit, self.rounds, self.formats, self.round, self.keys)
 
     def __iter__(self) -> Iterator[list[Outcome]]:
         if self.pool is None:
@@ -178,19 +179,19 @@ def _context():
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def _init_worker(rounds, formats, round_, keys) -> None:
-    _WORKER.update(rounds=rounds, formats=formats, round=round_, keys=keys)
+def _init_worker(rules, rounds, formats, round_, keys) -> None:
+    _WORKER.update(rules=rules, rounds=rounds, formats=formats, round=round_, keys=keys)
 
 
 def _judge_chunk(units: list[SystemUnit]) -> list[list[Outcome]]:
     w = _WORKER
-    return [judge_system(unit, w["rounds"], w["formats"], w["round"], w["keys"]) for unit in units]
+    return [judge_system(w["rules"], unit, w["rounds"], w["formats"], w["round"], w["keys"]) for unit in units]
 
 
-def judge_system(unit: SystemUnit, rounds: dict[str, RoundRules], formats: Formats,
+def judge_system(rules: Rules, unit: SystemUnit, rounds: dict[str, RoundRules], formats: Formats,
                  round_: str | None, keys: frozenset[str]) -> list[Outcome]:
     """Every result folder of one system, judged (runs in a worker)."""
-    return [judge(job, rounds, formats, round_, keys) for job in jobs_of(unit)]
+    return [judge(job, rounds, formats, round_, keys) for job in jobs_of(rules, unit)]
 
 
 # -- walking the tree -------------------------------------------------------
@@ -205,14 +206,14 @@ class SystemUnit:
     system: str
 
 
-def systems(path: Path, where: Source) -> list[SystemUnit]:
+def systems(rules: Rules, path: Path, where: Source) -> list[SystemUnit]:
     """The system folders under each submitter's results/, in order."""
     return [SystemUnit(folder, shown, division, system_dir.name)
-            for folder, shown, division in submitter_folders(path, where)
+            for folder, shown, division in submitter_folders(rules, path, where)
             for system_dir in _subfolders(folder / "results")]
 
 
-def jobs_of(unit: SystemUnit) -> list[ResultJob]:
+def jobs_of(rules: Rules, unit: SystemUnit) -> list[ResultJob]:
     """A job for every scenario folder of the system."""
     system_dir = unit.folder / "results" / unit.system
     facts, sys_where, why = _system(unit.folder, unit.where, unit.system)
@@ -221,14 +222,14 @@ def jobs_of(unit: SystemUnit) -> list[ResultJob]:
     jobs = []
     for model_dir in _subfolders(system_dir):
         model_where = inside(unit.where, f"results/{unit.system}/{model_dir.name}")
-        jobs += [_job(unit, model_dir.name, model_where, scenario_dir, facts, sys_where, places, why, beside)
+        jobs += [_job(rules, unit, model_dir.name, model_where, scenario_dir, facts, sys_where, places, why, beside)
                  for scenario_dir in _subfolders(model_dir)]
     return jobs
 
 
-def _job(unit: SystemUnit, model_folder, model_where, scenario_dir, facts, sys_where, places, why,
+def _job(rules: Rules, unit: SystemUnit, model_folder, model_where, scenario_dir, facts, sys_where, places, why,
          beside) -> ResultJob:
-    model, scenario, family = _benchmark(model_folder, scenario_dir.name)
+    model, scenario, family = _benchmark(rules, model_folder, scenario_dir.name)
     return ResultJob(
         scenario_dir=scenario_dir, where=inside(model_where, scenario_dir.name), model_where=model_where,
         system_places=places,
@@ -239,23 +240,23 @@ def _job(unit: SystemUnit, model_folder, model_where, scenario_dir, facts, sys_w
         compliance_beside=beside)
 
 
-@model_rules.cached(maxsize=4096)
-def _benchmark(model_folder: str, scenario_folder: str) -> tuple[str | None, str | None, str | None]:
+@memo(maxsize=4096)
+def _benchmark(rules: Rules, model_folder: str, scenario_folder: str) -> tuple[str | None, str | None, str | None]:
     """Benchmark, scenario and unit family of a result folder, decided once
     per folder name (a tree repeats a few names thousands of times)."""
-    model, scenario = _canonical(model_folder, scenario_folder)
-    return model, scenario, model_rules.models()[model].family if model else None
+    model, scenario = _canonical(rules, model_folder, scenario_folder)
+    return model, scenario, rules.models()[model].family if model else None
 
 
-def _canonical(model_folder: str, scenario_folder: str) -> tuple[str | None, str | None]:
+def _canonical(rules: Rules, model_folder: str, scenario_folder: str) -> tuple[str | None, str | None]:
     """Benchmark and scenario of a result folder; a round may rename folders
     (v5.0's llama2-70b-interactive-99/Server is llama2-70b-99 Interactive)."""
-    for rules in round_rules.all_rounds().values():
-        if model_folder in rules.folder_models:
-            model, scenarios = rules.folder_models[model_folder]
+    for round_ in round_rules.all_rounds(rules).values():
+        if model_folder in round_.folder_models:
+            model, scenarios = round_.folder_models[model_folder]
             scenario_folder = scenarios.get(scenario_folder, scenario_folder)
-            return model_rules.canonical_model(model), model_rules.canonical_scenario(scenario_folder)
-    return model_rules.canonical_model(model_folder), model_rules.canonical_scenario(scenario_folder)
+            return rules.canonical_model(model), rules.canonical_scenario(scenario_folder)
+    return rules.canonical_model(model_folder), rules.canonical_scenario(scenario_folder)
 
 
 def _system(folder: Path, shown: Source, system: str) -> tuple[dict | None, Source, tuple[Finding, ...]]:

@@ -25,7 +25,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable
 
-from pipeline.core import rules
+from pipeline.core.rules import Rules, memo
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import POST_DEADLINE, VERIFIED
 from pipeline.store.hashes import sha256_file
@@ -49,22 +49,22 @@ class Visible:
 Clock = Callable[[object], "Visible | None"]   # Version -> Visible (None: trust the declared time)
 
 
-@rules.cached()
-def attested() -> dict[str, str]:
+@memo()
+def attested(rules: Rules) -> dict[str, str]:
     """version display (``v5.1/Dell/v1``) -> the sha256 of the manifest attested."""
-    if not (rules.schemas_dir() / "attested.yaml").is_file():
+    if not (rules.folder / "attested.yaml").is_file():
         return {}
     data = rules.load_yaml("attested.yaml")
     return {str(k): str((v or {}).get("manifest_sha256", "")) for k, v in (data.get("versions") or {}).items()}
 
 
-def is_attested(version) -> bool:
-    want = attested().get(version.display)
+def is_attested(rules: Rules, version) -> bool:
+    want = attested(rules).get(version.display)
     path = version.path / MANIFEST
     return bool(want) and path.is_file() and not path.is_symlink() and sha256_file(path) == want
 
 
-def git_clock(start: Path, at: datetime | None = None) -> Clock | None:
+def git_clock(rules: Rules, start: Path, at: datetime | None = None) -> Clock | None:
     """The first-parent commit clock of the repository holding START (None outside git)."""
     start = start if start.is_dir() else start.parent
     try:
@@ -82,10 +82,10 @@ def git_clock(start: Path, at: datetime | None = None) -> Clock | None:
         except ValueError:
             return None
 
-    return history_clock(top, "HEAD", in_repository, at)
+    return history_clock(rules, top, "HEAD", in_repository, at)
 
 
-def history_clock(top: Path, rev: str, path_of: Callable[[object], "str | None"],
+def history_clock(rules: Rules, top: Path, rev: str, path_of: Callable[[object], "str | None"],
                   at: datetime | None = None) -> Clock:
     """When each version became visible in REV's first-parent history: the
     committer time of the commit that added its manifest, whose path in the
@@ -94,7 +94,7 @@ def history_clock(top: Path, rev: str, path_of: Callable[[object], "str | None"]
     seen = at or now()
 
     def visible(version) -> Visible | None:
-        if is_attested(version):
+        if is_attested(rules, version):
             return None
         rel = path_of(version)
         if rel is None:
@@ -110,7 +110,7 @@ def history_clock(top: Path, rev: str, path_of: Callable[[object], "str | None"]
     return visible
 
 
-def plausibility(versions: list, at: datetime) -> dict[str, list[Finding]]:
+def plausibility(rules: Rules, versions: list, at: datetime) -> dict[str, list[Finding]]:
     """version display -> findings on its declared submitted_at (versions with a manifest)."""
     out: dict[str, list[Finding]] = {}
     previous: dict[tuple[str, str], object] = {}
@@ -140,7 +140,7 @@ def plausibility(versions: list, at: datetime) -> dict[str, list[Finding]]:
     return out
 
 
-def effective_status(version, visible: Visible | None, implausible: bool) -> tuple[str, list[Finding]]:
+def effective_status(rules: Rules, version, visible: Visible | None, implausible: bool) -> tuple[str, list[Finding]]:
     """Verified only when declared verified, plausible, and in by the deadline
     at the effective time (the latest of declared and visible)."""
     m = version.manifest

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import yaml
 
-from pipeline.core import rules, textcheck
+from pipeline.core import textcheck
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
-from pipeline.core.rules import schemas_dir
+from pipeline.core.rules import Rules, memo
 from pipeline.store.hashes import sha256_file, sha256_tree
 # ingest reads versions through this module: the layout's names are its too
 from pipeline.store.versions import (VERSION_DIR, Version, find_versions, misplaced_files,  # noqa: F401
@@ -63,11 +63,11 @@ class Manifest:
         return version.where(MANIFEST, key=key, line=self.lines.get(key))
 
 
-@rules.cached()
-def _validator():
+@memo()
+def _validator(rules: Rules):
     import jsonschema
 
-    with open(schemas_dir() / MANIFEST_SCHEMA, encoding="utf-8") as fh:
+    with open(rules.folder / MANIFEST_SCHEMA, encoding="utf-8") as fh:
         return jsonschema.Draft202012Validator(json.load(fh))
 
 
@@ -110,7 +110,7 @@ def _escapes(version: Version, mpath: Path) -> Finding | None:
     return None
 
 
-def load_manifest(version: Version) -> None:
+def load_manifest(rules: Rules, version: Version) -> None:
     """Load, schema-check and cross-check a version's manifest, in place."""
     mpath = version.path / MANIFEST
     where = version.where(MANIFEST)
@@ -134,7 +134,7 @@ def load_manifest(version: Version) -> None:
     if not isinstance(data, dict):
         add(located("manifest-invalid", where, "a mapping", type(data).__name__, "the manifest must be a mapping"))
         return
-    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.path))
+    errors = sorted(_validator(rules).iter_errors(data), key=lambda e: list(e.path))
     for err in errors:
         key = ".".join(str(p) for p in err.path) or None
         add(located("manifest-invalid", where.at(key=key, line=lines.get(key) if key else None),

@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.core.model import VERIFIED
+from pipeline.core.rules import Rules
 from pipeline.output.report import answers, validation
 from pipeline.output.report.html import TITLE, Table, page, wrap
 from pipeline.output.report.load import NO_ROUND, Data, Inputs, load
@@ -71,10 +72,10 @@ def _nav(rounds: list[str]) -> str:
     return f'<nav><h2>Details</h2><ul>{"".join(items)}</ul></nav>'
 
 
-def build(inputs: Inputs, out: Path) -> Document:
+def build(rules: Rules, inputs: Inputs, out: Path) -> Document:
     """The report for the pipeline's outputs (scaling, claims and validation
     when given)."""
-    data = load(inputs)
+    data = load(rules, inputs)
     rounds = data.rounds()
     body = [answers.section(data, [r for r in rounds if r != NO_ROUND]), _nav(rounds)]
     body += [round_section(data, r) for r in rounds]

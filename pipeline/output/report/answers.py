@@ -110,7 +110,7 @@ def _claims_boxes(data: Data) -> list[str]:
     if data.claims is None:
         return [f'<div class="box" data-answer="claims"><h2>Claims</h2>'
                 f'<p class="missing">{escape(data.why.get("claims", ""))}</p></div>']
-    rounds = {id(c): claim_round(c, data.agreement) for c in data.claims}
+    rounds = {id(c): claim_round(c, data) for c in data.claims}
     out = []
     for verdict_name, title, header in (
             (DOES_NOT_HOLD, "Claims that do not hold", ["claim", "claimed", "computed"]),

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import json
 import re
-import weakref
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
 
 from pipeline.analyses.reference import on_vendor
 from pipeline.core.model import DEFAULT_REFERENCE_VENDOR, LABEL_UNVERIFIED, VERIFIED
+from pipeline.core.rules import Rules
 from pipeline.ingest import table as table_mod
 
 NO_ROUND = "(round not stated)"
@@ -57,8 +58,19 @@ class Data:
         found = set(self.results["round"]) | set(self.agreement["round"]) | set(self.versions["round"])
         found |= {round_of({"source": s}) for s in self.rejected.get("source", [])}
         found |= {round_of(r) for r in self.scaling or []}
-        found |= {claim_round(c, self.agreement) for c in self.claims or []}
+        found |= {claim_round(c, self) for c in self.claims or []}
         return sorted((r for r in found if isinstance(r, str) and r), key=_round_key, reverse=True)
+
+    @cached_property
+    def first_rounds(self) -> dict[tuple, str]:
+        """(submitter, system, model, scenario) -> the round of its first agreement
+        row, for keys of text only; built once (the report asks once per claim
+        and place, a hundred times)."""
+        index: dict[tuple, str] = {}
+        for *key, round_ in zip(*(self.agreement[c] for c in RESULT_KEY), self.agreement["round"]):
+            if all(isinstance(x, str) for x in key):
+                index.setdefault(tuple(key), str(round_))
+        return index
 
 
 def _round_key(name: str) -> tuple:
@@ -104,12 +116,12 @@ def _rows(doc: dict | None, option: str, path: Path | None, data: Data) -> list[
     return [r for r in rows if isinstance(r, dict)]
 
 
-def load(inputs: Inputs) -> Data:
+def load(rules: Rules, inputs: Inputs) -> Data:
     """Every input (the validation last)."""
     agreement = read_csv(inputs.agreement)
     vendor = inputs.reference_vendor
     accelerators = agreement.get("accelerator", pd.Series("", index=agreement.index, dtype=str)).fillna("")
-    agreement[PARTNER] = accelerators.map({a: on_vendor(a, vendor) for a in set(accelerators)}).astype(bool)
+    agreement[PARTNER] = accelerators.map({a: on_vendor(rules, a, vendor) for a in set(accelerators)}).astype(bool)
     data = Data(table_mod.read(inputs.results), agreement, read_csv(inputs.rejected), read_csv(inputs.versions),
                 None, None, None, vendor)
     data.scaling = _rows(_read_json(inputs.scaling, "scaling", data), "scaling", inputs.scaling, data)
@@ -133,7 +145,7 @@ def round_of(row: dict) -> str:
 _NOTE_RESULT = re.compile(r"^(?:not compared: )?(\S+) (\S+) (\S+) (\S+?):")
 
 
-def claim_round(claim: dict, agreement: pd.DataFrame) -> str:
+def claim_round(claim: dict, data: Data) -> str:
     """The round of the results a claim used. A reproducibility claim names no
     subject: its round is that of the partner results it lists (outside the
     band, or not compared), found in the agreement table."""
@@ -146,8 +158,9 @@ def claim_round(claim: dict, agreement: pd.DataFrame) -> str:
         m = _NOTE_RESULT.match(note) if isinstance(note, str) else None
         if m:
             keys.append(m.groups())
+    agreement = data.agreement
     if keys and len(agreement):
-        first = _first_rounds(agreement)
+        first = data.first_rounds
         if all(isinstance(x, str) for k in keys for x in k):
             rounds = {first[k] for k in keys if k in first}
         else:   # a key with a missing part: as pandas looks it up
@@ -160,21 +173,6 @@ def claim_round(claim: dict, agreement: pd.DataFrame) -> str:
 
 
 RESULT_KEY = ("submitter", "system", "model", "scenario")
-_FIRST: list = [None, None]   # [weak reference to the agreement table, its index]
-
-
-def _first_rounds(agreement: pd.DataFrame) -> dict[tuple, str]:
-    """(submitter, system, model, scenario) -> the round of its first agreement
-    row, for keys of text only; built once per agreement table (the report asks
-    once per claim and place, a hundred times)."""
-    ref, index = _FIRST
-    if ref is None or ref() is not agreement:
-        index = {}
-        for *key, round_ in zip(*(agreement[c] for c in RESULT_KEY), agreement["round"]):
-            if all(isinstance(x, str) for x in key):
-                index.setdefault(tuple(key), str(round_))
-        _FIRST[:] = [weakref.ref(agreement), index]
-    return index
 
 
 def is_unverified(row: dict) -> bool:

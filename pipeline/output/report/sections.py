@@ -229,7 +229,7 @@ def _versions(data: Data, round_: str) -> str:
 
 def round_section(data: Data, round_: str) -> str:
     claims = None if data.claims is None else [c for c in data.claims
-                                                if claim_round(c, data.agreement) == round_]
+                                                if claim_round(c, data) == round_]
     claims_html = (f'<p class="missing">{escape(data.why.get("claims", ""))}</p>' if claims is None
                    else claims_table(f"claims-{anchor(round_)}", claims) if claims
                    else '<p class="empty">No claim about this round.</p>')

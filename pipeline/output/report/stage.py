@@ -25,6 +25,7 @@ from pipeline.analyses import claims, crosscheck, ledger as claims_ledger, metri
 from pipeline.core.files import write_table, write_text
 from pipeline.core.findings import Finding, ReportShape
 from pipeline.core.model import DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR
+from pipeline.core.rules import Rules
 from pipeline.ingest import table
 from pipeline.output import report as html_report
 from pipeline.output.render import write_report
@@ -82,29 +83,29 @@ class StepsReport(ReportShape):
         self.written.extend(wrote)
 
 
-def report_all(paths: Paths, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
+def report_all(rules: Rules, paths: Paths, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
                reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> StepsReport:
     """Every step of the module's table, in its order; each output file holds
     the bytes the step's own command writes (its report carries the table's
     findings first, as the command's does)."""
-    frame, found = table.load(paths.results)
+    frame, found = table.load(rules, paths.results)
     out = StepsReport(findings=list(found))
 
     counts = metrics.compute(paths.results, paths.agreement, paths.rejected)
     metrics.write(counts, paths.metrics, paths.details)
     out.add("metrics", [paths.metrics, paths.details], counts.totals)
 
-    ledger = claims.check_claims(claims_ledger.read_ledger(paths.ledger), frame, reference_submitter, reference_vendor)
+    ledger = claims.check_claims(rules, claims_ledger.read_ledger(rules, paths.ledger), frame, reference_submitter, reference_vendor)
     _write(ledger, found, paths.claims)
     out.add("claims", [paths.claims], ledger.summary, ledger.findings[len(found):])
 
-    efficiency = scaling.scaling(frame, reference_submitter)
+    efficiency = scaling.scaling(rules, frame, reference_submitter)
     _write(efficiency, found, paths.scaling)
     out.add("scaling", [paths.scaling], efficiency.summary, efficiency.findings[len(found):])
 
     rows = crosscheck.records(frame) if paths.crosscheck else []   # the table's rows, built once for every table
     for published_path, path in paths.crosscheck:
-        published, read_findings = crosscheck.load_published([published_path])
+        published, read_findings = crosscheck.load_published(rules, [published_path])
         looked_up = crosscheck.check(rows, published)
         # the published table's own warnings are not this check's; its errors are
         looked_up.findings.extend(f for f in read_findings if f.severity == "error")
@@ -112,7 +113,7 @@ def report_all(paths: Paths, reference_submitter: str = DEFAULT_REFERENCE_SUBMIT
         out.add(f"crosscheck {published_path.as_posix()}", [path], looked_up.summary,
                 looked_up.findings[len(found):])
 
-    doc = html_report.build(html_report.Inputs(paths.results, paths.agreement, paths.rejected, paths.versions,
+    doc = html_report.build(rules, html_report.Inputs(paths.results, paths.agreement, paths.rejected, paths.versions,
                                                paths.scaling, paths.claims, None, paths.validation,
                                                reference_vendor),
                             paths.report)
