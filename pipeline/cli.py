@@ -14,7 +14,6 @@ Exit codes, here and nowhere else: 0 clean; 1 the data failed a check;
 
 from __future__ import annotations
 
-import importlib
 import os
 from datetime import datetime
 from pathlib import Path
@@ -23,7 +22,8 @@ import click
 
 from pipeline.core.errors import ConfigError, DataError, UsageError
 from pipeline.core.findings import Report, filtered
-from pipeline.core.model import AGREEMENT_VERDICTS, AUTO, CLAIM_VERDICTS, STATUSES, VERIFIED
+from pipeline.core.model import AUTO, STATUSES, VERIFIED
+from pipeline.core.vocabulary import AgreementVerdict, ClaimVerdict, CrosscheckVerdict, ScalingVerdict, Severity
 from pipeline.core.params import DEFAULT_FILE as DEFAULT_PARAMS
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_CONFIG, EXIT_BUG = 0, 1, 2, 3, 4
@@ -36,8 +36,8 @@ Exit codes:
   4  internal error: a bug, please report it"""
 DEFAULT_VERSIONS = Path("data/versions.csv")
 OUTPUT_FORMATS = ("text", "json", "junit", "github", "markdown", "csv")
-STATUS_CHOICE = click.Choice(list(STATUSES))
-SUBMIT_STATUS_CHOICE = click.Choice([AUTO, *STATUSES])
+STATUS_CHOICE = click.Choice([s.code for s in STATUSES])
+SUBMIT_STATUS_CHOICE = click.Choice([AUTO, *(s.code for s in STATUSES)])
 
 # `mlrepro --help`: what users run, in the order of their journeys; then the DVC pipeline's stages
 USER_COMMANDS = ("submit", "validate", "gate", "compare", "claims", "scaling", "crosscheck", "report", "audit",
@@ -56,21 +56,6 @@ def _input_formats() -> list[str]:
     from pipeline.readers import FORMATS
 
     return list(FORMATS)
-
-
-class Verdicts(click.Choice):
-    """The verdicts of one analysis, looked up when first needed (``module:NAME``),
-    so that starting the CLI does not import the analysis."""
-
-    def __init__(self, where: str | tuple[str, ...]):
-        self.where, self.case_sensitive = where, False
-
-    @property
-    def choices(self) -> tuple[str, ...]:
-        if isinstance(self.where, tuple):
-            return self.where
-        module, name = self.where.split(":")
-        return tuple(getattr(importlib.import_module(module), name))
 
 
 # ---- options shared by every command ----------------------------------------------------------
@@ -115,8 +100,8 @@ def output_file(name: str, help: str):
     return click.option(name, type=click.Path(dir_okay=False, path_type=Path), required=True, help=help)
 
 
-def filter_options(verdicts: str | tuple[str, ...], *keys: str):
-    """--verdict (one of VERDICTS), and --submitter, --round: keep the rows that
+def filter_options(verdicts, *keys: str):
+    """--verdict (one of VERDICTS, an enumeration of pipeline.core.vocabulary), and --submitter, --round: keep the rows that
     match (repeatable). A submitter or round the input does not hold is a usage error."""
     helps = {"submitter": "Only rows of this submitter (repeatable; one the input holds).",
              "round": "Only rows of this round (repeatable; one the input or schemas/rounds.yaml holds)."}
@@ -124,7 +109,7 @@ def filter_options(verdicts: str | tuple[str, ...], *keys: str):
     def wrap(f):
         for key in reversed(keys):
             f = click.option(f"--{key}", f"only_{key}", multiple=True, help=helps[key])(f)
-        return click.option("--verdict", "only_verdict", multiple=True, type=Verdicts(verdicts),
+        return click.option("--verdict", "only_verdict", multiple=True, type=click.Choice([v.code for v in verdicts], case_sensitive=False),
                             help="Only rows with this verdict (repeatable).")(f)
     return wrap
 
@@ -422,7 +407,7 @@ def ingest(sources, status, rejected_out, findings_out, versions_out, input_fmt,
 
 @cli.command(short_help="Check submissions or raw files; change nothing.")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--status", type=STATUS_CHOICE, default=VERIFIED, show_default=True,
+@click.option("--status", type=STATUS_CHOICE, default=VERIFIED.code, show_default=True,
               help="Status assumed for raw files.")
 @_ingest_options
 @output_options("the report")
@@ -462,7 +447,7 @@ AGREEMENT_COLUMNS = ("verdict", "deviation_pct", "round", "submitter", "accelera
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("submissions"),
               show_default=True, help="Submissions root the table's sources are relative to (findings "
                                       "name a submission's files under it, as given).")
-@filter_options(AGREEMENT_VERDICTS, "submitter", "round")
+@filter_options(AgreementVerdict, "submitter", "round")
 @output_options("the agreement table (a verdict per partner result)")
 @exit_zero
 def compare(results, tolerance_pct, reference_submitter, params_path, summary_out, verified_dir, post_deadline_dir,
@@ -718,7 +703,7 @@ CLAIM_COLUMNS = ("verdict", "claimed", "computed", "id", "kind", "label")
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @reference_option
 @params_option
-@filter_options("pipeline.analyses.scaling:VERDICTS", "submitter", "round")
+@filter_options(ScalingVerdict, "submitter", "round")
 @output_options("the scaling table (an efficiency per multi-node result)")
 def scaling(results, reference_submitter, params_path, only_verdict, only_submitter, only_round,
             fmt, output, quiet, verbose):
@@ -742,7 +727,7 @@ def scaling(results, reference_submitter, params_path, only_verdict, only_submit
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @reference_option
 @params_option
-@filter_options(CLAIM_VERDICTS)
+@filter_options(ClaimVerdict)
 @output_options("the claims table (a verdict per claim)")
 @exit_zero
 def claims(ledger, results, reference_submitter, params_path, only_verdict, fmt, output, quiet, verbose,
@@ -819,7 +804,7 @@ CROSSCHECK_COLUMNS = ("verdict", "deviation_pct", "round", "submitter", "system"
                    "repeat for several rounds.")
 @click.option("--tolerance-pct", type=click.FloatRange(min=0), default=0.0, show_default=True,
               help="A value within this many percent of the published one matches.")
-@filter_options("pipeline.analyses.crosscheck:VERDICTS", "submitter", "round")
+@filter_options(CrosscheckVerdict, "submitter", "round")
 @output_options("the crosscheck table (a verdict per verified result)")
 @exit_zero
 def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submitter, only_round, fmt, output,
@@ -834,7 +819,7 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
     report = crosscheck_mod.check(frame, published, tolerance_pct)
     # the published table's own warnings are not this check's; its errors are
     report.findings[:0] = found
-    report.findings.extend(f for f in read_findings if f.severity == "error")
+    report.findings.extend(f for f in read_findings if f.severity == Severity.ERROR)
     report = filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
     _finish(report, fmt, output, quiet, verbose, CROSSCHECK_COLUMNS, exit_zero)
 

@@ -346,7 +346,8 @@ def test_the_shipped_suites_run_without_loading_scipy_stats_or_altair(sets):
     out = _fresh(f"""
 import sys
 from pipeline.analyses import audit
-report = audit.audit(RULES, {str(sets['verified'])!r}, {str(sets['post'])!r})
+from pipeline.core.rules import Rules
+report = audit.audit(Rules.load(), {str(sets['verified'])!r}, {str(sets['post'])!r})
 assert report.success and report.suites
 print(*(type(sys.modules.get(name)).__name__ for name in audit.GX_DEFERRED))
 """)
@@ -367,7 +368,8 @@ def test_an_expectation_that_uses_scipy_still_runs(sets, tmp_path):
     out = _fresh(f"""
 import json, sys
 from pipeline.analyses import audit
-report = audit.audit(RULES, {str(sets['verified'])!r}, {str(sets['post'])!r}, suites_folder={str(tmp_path)!r})
+from pipeline.core.rules import Rules
+report = audit.audit(Rules.load(), {str(sets['verified'])!r}, {str(sets['post'])!r}, suites_folder={str(tmp_path)!r})
 results = report.results["kl"]["results"]
 print(json.dumps([[r["success"], r["exception_info"]["raised_exception"]] for r in results]))
 print(type(sys.modules["scipy.stats"]).__name__)

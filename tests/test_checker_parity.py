@@ -47,7 +47,7 @@ def errors(found) -> list:
 # ---- the real tree and what the checker accepts of it ------------------------------------
 
 def test_the_real_v51_tree_passes_every_check():
-    result = tree.read(TREE, "v5.1-tree")
+    result = tree.read(TREE, "v5.1-tree", RULES)
     assert len(result.records) == 30 and not result.dispositions and not result.findings
 
 
@@ -55,9 +55,9 @@ def test_an_open_result_needs_no_compliance_test(tmp_path):
     """The checker skips every compliance check in the open division."""
     for division in ("closed", "open"):
         shutil.rmtree(giga(tmp_path, division) / COMPLIANCE)
-    closed = tree.read(tmp_path / "closed", "closed")
+    closed = tree.read(tmp_path / "closed", "closed", RULES)
     assert not closed.records and {d.codes for d in closed.dispositions} == {"compliance-missing"}
-    opened = tree.read(tmp_path / "open", "open")
+    opened = tree.read(tmp_path / "open", "open", RULES)
     assert len(opened.records) == 6 and not errors(opened.findings)
 
 
@@ -65,7 +65,7 @@ def test_a_division_is_compared_with_its_folder_whatever_its_case(tmp_path):
     sub = giga(tmp_path)
     path = sub / "systems" / "8xMI325X_2xEPYC_9575F.json"
     path.write_text(json.dumps({**json.loads(path.read_text()), "division": "Closed"}))
-    result = tree.read(sub, "giga")
+    result = tree.read(sub, "giga", RULES)
     assert len(result.records) == 6 and not errors(result.findings)
 
 
@@ -80,7 +80,7 @@ def test_an_interactive_run_made_with_server_settings_is_judged_by_its_measured_
         assert f'"key": "{key}", "value": {old},' in text
         text = text.replace(f'"key": "{key}", "value": {old},', f'"key": "{key}", "value": {new},', 1)
     detail.write_text(text)
-    result = tree.read(sub, "giga")
+    result = tree.read(sub, "giga", RULES)
     assert len(result.records) == 6
     assert {(f.code, f.severity) for f in result.findings} == {("latency-setting-mismatch", "warning")}
 

@@ -360,7 +360,7 @@ def test_scaling_claim_uses_the_scaling_module_and_the_true_count(tmp_path):
     assert "accelerator count differs from the single-node reference: 87 against 8" in server["notes"][1]
     assert offline["verdict"] == "no-reference" and offline["holds"] is None
     assert "missing: MI355X" in offline["notes"]
-    assert [f["code"] for f in doc["findings"]] == ["claim-unverifiable"]
+    assert [f["code"] for f in doc["findings"]] == ["claim-no-reference"]
 
 
 def test_reproducibility_claim_on_real_v51_mi300x_results():
@@ -435,7 +435,7 @@ def shipped(tmp_path_factory):
 
 def test_shipped_ledger_has_no_ledger_errors(shipped):
     _, doc = shipped
-    assert {f["code"] for f in doc["findings"]} == {"claim-unverifiable", "claim-not-supported",
+    assert {f["code"] for f in doc["findings"]} == {"claim-no-reference", "claim-not-supported",
                                                     "claim-cherry-picked"}
 
 

@@ -88,15 +88,12 @@ def test_exit_3_when_submitting_without_schemas_writes_nothing(broken_schemas, r
 
 
 def test_exit_3_when_the_schemas_folder_does_not_exist(monkeypatch, tmp_path):
-    from conftest import clear_rule_caches
-
-    clear_rule_caches()
     monkeypatch.setenv("MLREPRO_SCHEMAS", str(tmp_path / "nowhere"))
-    try:
-        result = run("validate", DATA / "results-dell.csv", "--round", "v6.0", expect=3)
-    finally:
-        monkeypatch.delenv("MLREPRO_SCHEMAS")
-        clear_rule_caches()
+    result = run("validate", DATA / "results-dell.csv", "--round", "v6.0", expect=3)
+    assert "schemas folder not found" in result.stderr
+    monkeypatch.delenv("MLREPRO_SCHEMAS")
+    result = run("--schemas", tmp_path / "nowhere", "validate", DATA / "results-dell.csv", "--round", "v6.0",
+                 expect=3)
     assert "schemas folder not found" in result.stderr
 
 
@@ -265,7 +262,7 @@ def test_submit_ingest_compare_partition_metrics(tmp_path, root):
     metrics = tmp_path / "metrics.json"
     run("metrics", results, "--agreement", agreement, "--rejected", rejected,
         "-o", metrics, expect=0)
-    assert json.loads(metrics.read_text()) == {"results": 6, "rejected": 0, "excluded": 0}
+    assert json.loads(metrics.read_text()) == {"results": 6, "rejected": 0, "set_aside": 0}
     verified = json.loads((tmp_path / "metrics" / "verified.json").read_text())
     post = json.loads((tmp_path / "metrics" / "post_deadline.json").read_text())
     assert (verified["results"], verified["compared"], verified["agree"]) == (4, 2, 2)

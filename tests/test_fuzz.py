@@ -122,7 +122,7 @@ def test_fuzz_loadgen_log_in_a_tree(data, one_result_tree):
     """The whole judgement of a result (rules, companions, value) on a fuzzed log."""
     log = next(one_result_tree.glob("results/*/*/Server/performance/run_1")) / "mlperf_log_detail.txt"
     log.write_bytes(data)
-    result = tree.read(one_result_tree, "tree", workers=1)
+    result = tree.read(one_result_tree, "tree", RULES, workers=1)
     assert_findings(result.findings)
     assert len(result.records) + len(result.dispositions) == 1
 

@@ -43,13 +43,8 @@ def test_a_check_the_schema_file_adds_is_applied_by_the_ingest(tmp_path, monkeyp
     path.write_text(path.read_text(encoding="utf-8").replace(
         "submitter:            {dtype: str, nullable: false, checks: {str_length: {min_value: 1}}}",
         "submitter:            {dtype: str, nullable: false, checks: {str_startswith: D}}"), encoding="utf-8")
-    monkeypatch.setenv("MLREPRO_SCHEMAS", str(schemas))
-    rules.clear_caches()
-    try:
-        done = ingest(RULES, [REPO / "submissions" / "v6.0" / "AMD" / "v1"], root=REPO / "submissions")
-    finally:
-        monkeypatch.delenv("MLREPRO_SCHEMAS")
-        rules.clear_caches()
+    done = ingest(rules.Rules.load(schemas), [REPO / "submissions" / "v6.0" / "AMD" / "v1"],
+                  root=REPO / "submissions")
     assert done.table.empty and {f.where.column for f in done.findings} == {"submitter"}
     assert {f.expected for f in done.findings} == {"str_startswith('D')"}
     assert {d.codes for d in done.dispositions} == {"schema-violation"}

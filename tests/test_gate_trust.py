@@ -10,7 +10,7 @@ branch), fails with its located finding.
 - the gate judges what git stores: .gitattributes, core.autocrlf and an old
   working tree give the verdict a fresh clone (CI) gives;
 - what a verdict depends on must verify: a broken reference file, published
-  table or rules file fails the gate (reference-unverifiable), never turning
+  table or rules file fails the gate (reference-broken), never turning
   a partner's result into no-reference;
 - the gate judges commits: uncommitted outputs of a local run are not judged;
 - every partner result the gate did not compare is listed with its reason, in
@@ -223,7 +223,7 @@ def test_a_reference_file_that_fails_its_seal_fails_the_gate(repo):
     commit(repo, "Dell v2, 10% low")
     doc = doc_of(gate(repo, "--format", "json"))
     assert doc["summary"]["verdict"] == "fail"
-    [f] = [f for f in doc["findings"] if f["code"] == "reference-unverifiable"]
+    [f] = [f for f in doc["findings"] if f["code"] == "reference-broken"]
     assert f["file"] == f"submissions/{ROUND}/AMD/v1/results.csv" and f["found"].startswith("hash-mismatch")
     assert doc["summary"]["not_compared"] == [{
         "file": f"{DELL_V2}/results.csv", "line": 2, "version": f"{ROUND}/Dell/v2", "outcome": "no-reference",
@@ -237,7 +237,7 @@ def test_a_published_table_that_does_not_read_fails_a_verified_result(repo):
     commit(repo, "Dell v2")
     doc = doc_of(gate(repo, "--format", "json"))
     assert doc["summary"]["verdict"] == "fail"
-    assert [(c, f) for c, f, _ in codes(doc)] == [("reference-unverifiable", f"published/{ROUND}/summary.csv")]
+    assert [(c, f) for c, f, _ in codes(doc)] == [("reference-broken", f"published/{ROUND}/summary.csv")]
 
 
 def test_rules_that_do_not_load_fail_the_gate_naming_their_file(repo):
@@ -249,7 +249,7 @@ def test_rules_that_do_not_load_fail_the_gate_naming_their_file(repo):
     done = gate(repo, "--format", "json")
     assert done.returncode == 1
     [f] = doc_of(done)["findings"]
-    assert (f["code"], f["file"]) == ("reference-unverifiable", "schemas/accelerators.yaml")
+    assert (f["code"], f["file"]) == ("reference-broken", "schemas/accelerators.yaml")
     assert "mlrepro-gate-" not in f["found"]
 
 

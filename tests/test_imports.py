@@ -56,7 +56,9 @@ print(again is optional, sys.modules["optional"] is optional)
 def test_the_table_check_runs_pandera_without_importing_hypothesis():
     out = _fresh("""
 import sys
+from pipeline.core.rules import Rules
 from pipeline.ingest import table
+RULES = Rules.load()
 good = dict(round="v6.0", submitter="A", system="s", system_name=None, accelerator="MI300X",
             accelerator_variant="MI300X", composition="MI300X:8", accelerators_per_node=8, nodes=1,
             total_accelerators=8, model="m", used_model="m", scenario="Offline", value=1.0, units="u",
@@ -66,7 +68,6 @@ accepted, rejected, found = table.validate(RULES, table.to_frame([good, {**good,
 print(len(accepted), list(rejected["source"]), [(f.code, f.expected) for f in found])
 print("pandera" in sys.modules, "hypothesis" in sys.modules)
 import hypothesis   # importable again after the check
-from conftest import RULES
 """)
     first, second = out.splitlines()
     assert first == "1 ['f.csv:3'] [('schema-violation', 'greater_than(0)')]"

@@ -1,5 +1,5 @@
 """Ingest: sealed submissions (or raw files) to the canonical table, every
-input row accounted for as accepted, rejected or excluded."""
+input row accounted for as accepted, rejected or set aside."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def test_submit_then_ingest_round_trip(root, tmp_path):
     result = run("ingest", root, "-o", out, expect=0)
     assert result.stdout.splitlines()[-2:] == [
         f"wrote {out}",
-        "summary: accepted=2, rejected=0, excluded=0, verified=2, post_deadline=0, "
+        "summary: accepted=2, rejected=0, set_aside=0, verified=2, post_deadline=0, "
         "versions_used=1, versions_superseded=0, findings=0, errors=0"]
 
     frame = table.read(out)

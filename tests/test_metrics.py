@@ -36,7 +36,7 @@ def _inputs(tmp_path: Path) -> dict[str, Path]:
     run("compare", results, "-o", agreement, "--exit-zero", expect=0)
     rejected = tmp_path / "rejected.csv"
     rejected.write_text("source,outcome,codes,reason\nv6.0/Dell/v1/results.csv:9,rejected,malformed-number,x\n"
-                        "v6.0/Dell/v1/results.csv:10,excluded,cpu-only,y\n", encoding="utf-8")
+                        "v6.0/Dell/v1/results.csv:10,set-aside,cpu-only,y\n", encoding="utf-8")
     return {"results": results, "agreement": agreement, "rejected": rejected}
 
 
@@ -45,7 +45,7 @@ def test_metrics_files(tmp_path):
     out = tmp_path / "metrics.json"
     run("metrics", paths["results"], "--agreement", paths["agreement"], "--rejected",
         paths["rejected"], "-o", out, expect=0)
-    assert json.loads(out.read_text()) == {"results": 8, "rejected": 1, "excluded": 1}
+    assert json.loads(out.read_text()) == {"results": 8, "rejected": 1, "set_aside": 1}
     folder = tmp_path / "metrics"
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.json"))
     assert files == ["post_deadline.json", "v5.1/verified.json", "v5.1/verified/Dell.json",
@@ -91,7 +91,7 @@ def test_without_output_the_totals_are_printed_and_nothing_is_written(tmp_path):
     paths = _inputs(tmp_path)
     done = run("metrics", paths["results"], "--agreement", paths["agreement"], "--rejected", paths["rejected"],
                expect=0)
-    assert json.loads(done.stdout) == {"results": 8, "rejected": 1, "excluded": 1}
+    assert json.loads(done.stdout) == {"results": 8, "rejected": 1, "set_aside": 1}
     assert not (tmp_path / "metrics").exists() and not (tmp_path / "metrics.json").exists()
     details = tmp_path / "by-partner"
     run("metrics", paths["results"], "--agreement", paths["agreement"], "--rejected", paths["rejected"],

@@ -120,7 +120,7 @@ def test_many_rows_are_all_accounted_for_in_the_files_order(tmp_path):
     outcome = report.dispositions_frame()["outcome"].value_counts().to_dict()
     malformed = sum(1 for i in range(3000) if i % 101 == 7)
     cpu = sum(1 for i in range(3000) if i % 101 != 7 and i % 211 == 3)
-    assert outcome == {"rejected": malformed + 2, "excluded": cpu}
+    assert outcome == {"rejected": malformed + 2, "set-aside": cpu}
     assert len(report.table) + malformed + 2 + cpu == len(rows)
     lines = [int(s.rsplit(":", 1)[1]) for s in report.table["source"]]
     assert lines == sorted(lines) and len(set(lines)) == len(lines)

@@ -48,7 +48,7 @@ def test_every_record_is_accepted_excluded_or_rejected_with_a_finding(published)
     round_, path, records = published
     report = ingest(RULES, [path], status="verified", published=True)
     outcomes = report.dispositions_frame()["outcome"].value_counts().to_dict()
-    assert len(report.table) + outcomes.get("rejected", 0) + outcomes.get("excluded", 0) == len(records)
+    assert len(report.table) + outcomes.get("rejected", 0) + outcomes.get("set-aside", 0) == len(records)
     assert len(report.table) > 500
     finding_files = {(f.file, f.place.split(",")[0]) for f in report.findings}
     for d in report.dispositions:
@@ -83,7 +83,7 @@ def test_cpu_only_and_power_rows_are_excluded_not_rejected():
     power = [r for r in result.records if r.fields.get("power") == "true"]
     assert cpu and power
     report = ingest(RULES, [PUBLISHED["v5.1"]], status="verified", published=True)
-    reasons = {d.reason for d in report.dispositions if d.outcome == "excluded"}
+    reasons = {d.reason for d in report.dispositions if d.outcome == "set-aside"}
     assert any("CPU-only" in r for r in reasons) and any("power" in r for r in reasons)
 
 
@@ -170,7 +170,7 @@ def test_every_distinct_published_result_is_kept(shipped_table):
     assert outcomes.get("rejected", 0) == 0, round_
     assert not [f for f in report.findings if f.severity == "error"]
     t = report.table
-    assert len(t) + outcomes.get("excluded", 0) == len(records)
+    assert len(t) + outcomes.get("set-aside", 0) == len(records)
     assert not t.duplicated(["result_id", "used_model", "model", "scenario"]).any()
     # computed independently: the records that are neither power nor CPU-only results
     kept = [r for r in records if not r.get("has_power") and r.get("Accelerator") not in (None, "", "N/A")

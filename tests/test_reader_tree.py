@@ -59,7 +59,7 @@ def test_a_tree_is_detected_at_root_division_and_submitter(tmp_path):
 
 @pytest.fixture(scope="module")
 def real_read():
-    return tree.read(TREE, "v5.1-tree")
+    return tree.read(TREE, "v5.1-tree", RULES)
 
 
 def test_the_real_tree_is_read_whole(real_read):
@@ -101,7 +101,7 @@ def test_ingest_reads_a_raw_tree():
 
 
 def test_a_stated_round_judges_the_tree_by_its_rules():
-    result = tree.read(TREE / "closed" / "MiTAC", "MiTAC", round_="v6.0")
+    result = tree.read(TREE / "closed" / "MiTAC", "MiTAC", RULES, round_="v6.0")
     assert not result.records and len(result.dispositions) == 6
     assert all("wrong-seed" in d.codes for d in result.dispositions)
 
@@ -124,7 +124,7 @@ def mutated(tmp_path_factory):
     lines = broken.read_text().split("\n")
     lines[19] = lines[19][:-1]
     broken.write_text("\n".join(lines))
-    return root, tree.read(root, "tree", round_="v5.1")
+    return root, tree.read(root, "tree", RULES, round_="v5.1")
 
 
 def rejection(result, path: str):
@@ -223,7 +223,7 @@ def test_system_facts_must_fit_the_path(giga):
     facts.update(submitter="Gigabyte", division="open")
     del facts["accelerator_memory_capacity"]
     system_json(giga).write_text(json.dumps(facts))
-    result = tree.read(giga, "giga")
+    result = tree.read(giga, "giga", RULES)
     assert not result.records
     found = {(f.code, f.place) for f in result.findings}
     assert ("path-mismatch", "key submitter") in found and ("path-mismatch", "key division") in found
@@ -232,7 +232,7 @@ def test_system_facts_must_fit_the_path(giga):
 
 def test_a_system_description_that_is_not_json_is_a_finding(giga):
     system_json(giga).write_text("[" * 100_000)
-    result = tree.read(giga, "giga")
+    result = tree.read(giga, "giga", RULES)
     assert not result.records and {d.codes for d in result.dispositions} == {"too-deeply-nested"}
 
 
@@ -245,11 +245,11 @@ def test_accuracy_below_target_rejects_in_closed_but_not_in_open(tmp_path):
         accuracy = sub / "results" / "8xMI325X_2xEPYC_9575F" / "llama2-70b-99" / "Offline" / "accuracy" / "accuracy.txt"
         text = accuracy.read_text()
         accuracy.write_text(text.replace("'rouge1': 44.", "'rouge1': 40.", 1))
-    closed = tree.read(tmp_path / "closed", "closed")
+    closed = tree.read(tmp_path / "closed", "closed", RULES)
     assert [d.codes for d in closed.dispositions] == ["accuracy-below-target"]
     f = next(f for f in closed.findings if f.code == "accuracy-below-target")
     assert f.expected == "ROUGE1 >= 43.9869" and f.found.startswith("40.")
-    assert len(tree.read(tmp_path / "open", "open").records) == 6
+    assert len(tree.read(tmp_path / "open", "open", RULES).records) == 6
 
 
 def test_a_missing_or_failed_compliance_test_rejects(giga):
@@ -257,7 +257,7 @@ def test_a_missing_or_failed_compliance_test_rejects(giga):
     shutil.rmtree(tests / "Server" / "TEST06")
     verify = tests / "Offline" / "TEST06" / "verify_accuracy.txt"
     verify.write_text(verify.read_text().replace("EOS check pass: True", "EOS check pass: False"))
-    result = tree.read(giga, "giga")
+    result = tree.read(giga, "giga", RULES)
     assert sorted(d.codes for d in result.dispositions) == ["compliance-failed", "compliance-missing"]
     failed = next(f for f in result.findings if f.code == "compliance-failed")
     assert (failed.expected, failed.found) == ("EOS check pass: True", "EOS check pass: False")
@@ -285,14 +285,14 @@ def v6_tree(root: Path, compliance_inside: bool = True) -> Path:
 
 
 def test_the_v6_layout_is_read_and_its_round_known_from_the_seeds(tmp_path):
-    result = tree.read(v6_tree(tmp_path), "v6")
+    result = tree.read(v6_tree(tmp_path), "v6", RULES)
     assert len(result.records) == 1 and result.round == "v6.0"
     assert result.records[0].fields["value"] == "31755.7"
 
 
 def test_the_compliance_layout_is_read_from_the_tree_not_the_round(tmp_path):
     """A v6.0 result whose tests sit beside results/ (the v5.x layout) is read."""
-    result = tree.read(v6_tree(tmp_path, compliance_inside=False), "v6")
+    result = tree.read(v6_tree(tmp_path, compliance_inside=False), "v6", RULES)
     assert len(result.records) == 1 and not result.dispositions and result.round == "v6.0"
 
 
@@ -313,7 +313,7 @@ def v51_tree(root: Path, where: str) -> Path:
 
 @pytest.mark.parametrize("where", ["inside", "beside"])
 def test_a_v51_tree_is_read_in_either_layout(tmp_path, where):
-    result = tree.read(v51_tree(tmp_path, where), "v51")
+    result = tree.read(v51_tree(tmp_path, where), "v51", RULES)
     assert [r.fields["value"] for r in result.records] == ["33703"] and result.round == "v5.1"
     assert not result.dispositions
 
@@ -323,7 +323,7 @@ def test_a_missing_test_is_named_where_the_trees_layout_keeps_it(tmp_path, besid
     sub = v51_tree(tmp_path, "none")
     if beside:   # the submitter keeps its tests beside results/, but not this one
         (sub / "compliance").mkdir()
-    result = tree.read(sub, "v51")
+    result = tree.read(sub, "v51", RULES)
     assert [d.codes for d in result.dispositions] == ["compliance-missing"]
     missing = next(f for f in result.findings if f.code == "compliance-missing")
     part = "compliance" if beside else "results"
@@ -340,7 +340,7 @@ def runs(tmp_path_factory):
 def test_generated_runs_are_read_under_relaxed_rules(tmp_path, runs):
     make_tree(tmp_path, {"Offline": runs["offline"], "Server": runs["server"],
                          "Interactive": runs["interactive"]})
-    result = tree.read(tmp_path, "gen", rules={"v5.1": relaxed_rules()})
+    result = tree.read(tmp_path, "gen", RULES, rounds={"v5.1": relaxed_rules()})
     assert len(result.records) == 3 and not result.dispositions
     values = {r.fields["scenario"]: float(r.fields["value"]) for r in result.records}
     assert set(values) == {"Offline", "Server", "Interactive"} and min(values.values()) > 0
@@ -350,7 +350,7 @@ def test_a_server_run_in_an_interactive_folder_is_noted_and_judged_by_its_latenc
     """Its measured p99 TTFT/TPOT are within Interactive's limits: MLCommons'
     checker accepts it, and so does mlrepro, with a warning."""
     make_tree(tmp_path, {"Interactive": runs["server"]})
-    result = tree.read(tmp_path, "gen", rules={"v5.1": relaxed_rules()})
+    result = tree.read(tmp_path, "gen", RULES, rounds={"v5.1": relaxed_rules()})
     assert not result.dispositions and len(result.records) == 1
     assert {(f.code, f.severity) for f in result.findings} == {("latency-setting-mismatch", "warning")}
     assert any("Interactive folder whose log carries Server's limits" in f.message for f in result.findings)
@@ -390,8 +390,8 @@ def big_tree(tmp_path_factory):
 
 
 def test_parallel_reading_equals_serial_reading(big_tree):
-    serial = tree.read(big_tree, "t", workers=1)
-    parallel = tree.read(big_tree, "t", workers=2)
+    serial = tree.read(big_tree, "t", RULES, workers=1)
+    parallel = tree.read(big_tree, "t", RULES, workers=2)
     assert len(serial.records) == 1200 and not serial.dispositions
     assert [(r.where, r.fields) for r in parallel.records] == [(r.where, r.fields) for r in serial.records]
 
@@ -415,7 +415,7 @@ def test_v50_interactive_benchmark_folders_are_read_as_interactive(tmp_path):
         text = text.replace(f'"value": {a},', f'"value": {b},')
     (scenario / DETAIL).write_text(text)
     writable_copy(src / "compliance" / old, sub / "compliance" / new)
-    result = tree.read(sub, "v5.0")
+    result = tree.read(sub, "v5.0", RULES)
     assert [(r.fields["model"], r.fields["scenario"], r.fields["round"]) for r in result.records] == \
         [("llama2-70b-99", "Interactive", "v5.0")]
 
@@ -423,7 +423,7 @@ def test_v50_interactive_benchmark_folders_are_read_as_interactive(tmp_path):
 def test_a_missing_summary_log_is_a_finding(giga):
     perf = giga / "results" / "8xMI325X_2xEPYC_9575F" / "llama2-70b-99" / "Server" / "performance" / "run_1"
     (perf / "mlperf_log_summary.txt").unlink()
-    result = tree.read(giga, "giga")
+    result = tree.read(giga, "giga", RULES)
     assert len(result.records) == 5 and [d.codes for d in result.dispositions] == ["missing-file"]
 
 
@@ -434,7 +434,7 @@ def test_missing_round_rules_are_a_configuration_error(tmp_path, monkeypatch):
     copy = shutil.copytree(schemas, tmp_path / "schemas", ignore=shutil.ignore_patterns("rules"))
     monkeypatch.setenv("MLREPRO_SCHEMAS", str(copy))
     with pytest.raises(ConfigError):
-        tree.read(TREE / "closed" / "MiTAC", "MiTAC")
+        tree.read(TREE / "closed" / "MiTAC", "MiTAC", RULES)
 
 
 def test_parallel_reading_from_a_threaded_process(big_tree):
@@ -446,7 +446,7 @@ def test_parallel_reading_from_a_threaded_process(big_tree):
     helper.start()
     try:
         assert tree._context().get_start_method() != "fork"
-        result = tree.read(big_tree, "t", workers=2)
+        result = tree.read(big_tree, "t", RULES, workers=2)
     finally:
         stop.set()
         helper.join()
@@ -460,6 +460,7 @@ def test_reading_a_tree_imports_no_table_library():
     import sys
 
     code = ("import sys; from pathlib import Path; from pipeline import readers\n"
+            "from pipeline.core.rules import Rules; RULES = Rules.load()\n"
             f"tree = Path({str(TREE)!r})\n"
             "assert readers.detect(RULES, tree) == 'submission-tree'\n"
             "result = readers.read(RULES, tree, 'tree')\n"

@@ -47,10 +47,10 @@ def test_current_checker_summary_ingests_91_rows_and_excludes_7_cpu_only(tmp_pat
     doc = run_json("ingest", CHECKER, "--status", "verified", "-o", out,
                    "--rejected-out", rejected, expect=0)
     s = doc["summary"]
-    assert (s["accepted"], s["rejected"], s["excluded"]) == (91, 0, 7)
+    assert (s["accepted"], s["rejected"], s["set_aside"]) == (91, 0, 7)
     excluded = read_csv(rejected)
     assert len(excluded) == 7
-    assert {r["outcome"] for r in excluded} == {"excluded"}
+    assert {r["outcome"] for r in excluded} == {"set-aside"}
     assert {r["reason"] for r in excluded} == {"CPU-only result: no accelerator to compare"}
     rows = read_csv(out)
     assert {r["round"] for r in rows} == {"v5.1"}
@@ -63,7 +63,7 @@ def test_every_input_row_is_accounted_for(tmp_path):
     doc = run_json("ingest", CHECKER, "--status", "verified",
                    "-o", out, "--rejected-out", rejected, expect=0)
     s = doc["summary"]
-    assert s["accepted"] + s["rejected"] + s["excluded"] == 98
+    assert s["accepted"] + s["rejected"] + s["set_aside"] == 98
     assert len(read_csv(out)) + len(read_csv(rejected)) == 98
 
 

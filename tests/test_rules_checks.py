@@ -125,7 +125,7 @@ def amd(tmp_path) -> Path:
 
 
 def test_the_real_tree_meets_the_completed_rules(amd):
-    result = tree.read(amd.parent.parent, "real")
+    result = tree.read(amd.parent.parent, "real", RULES)
     assert result.records and not result.dispositions
     assert not [f for f in result.findings if f.code in NEW_CODES]
 
@@ -138,7 +138,7 @@ def test_an_llm_server_log_is_not_judged_by_the_query_latency(amd):
     old = '"key": "effective_target_latency_ns", "value": 0,'
     assert text.count(old) == 1
     detail.write_text(text.replace(old, '"key": "effective_target_latency_ns", "value": 30000000000,'))
-    result = tree.read(amd.parent.parent, "real")
+    result = tree.read(amd.parent.parent, "real", RULES)
     assert result.records and not result.dispositions
 
 
@@ -146,7 +146,7 @@ def test_a_looser_target_latency_in_a_tree_is_located(tmp_path, made):
     """A resnet Server result built around a genuine LoadGen log made with
     LoadGen's default target latency (looser than resnet's 15 ms)."""
     make_tree(tmp_path, {"Server": made["server"]}, model="resnet")
-    result = tree.read(tmp_path, "gen", rules={"v5.1": relaxed_rules()})
+    result = tree.read(tmp_path, "gen", RULES, rounds={"v5.1": relaxed_rules()})
     [f] = [f for f in result.findings if f.code == "latency-constraint-exceeded"]
     detail = tmp_path / "closed" / "TestCo" / "results" / SYSTEM / "resnet" / "Server" / "performance" / "run_1" \
         / "mlperf_log_detail.txt"
@@ -161,7 +161,7 @@ def test_tokens_per_sample_over_the_upper_limit_on_a_real_accuracy_file(amd):
     text = accuracy.read_text()
     assert "'tokens_per_sample': 301.1" in text
     accuracy.write_text(text.replace("'tokens_per_sample': 301.1", "'tokens_per_sample': 330.0"))
-    result = tree.read(amd.parent.parent, "real")
+    result = tree.read(amd.parent.parent, "real", RULES)
     [f] = [f for f in result.findings if f.code == "accuracy-above-limit"]
     line = next(n for n, s in enumerate(accuracy.read_text().splitlines(), 1) if "tokens_per_sample" in s)
     assert (f.line, f.where.key) == (line, "TOKENS_PER_SAMPLE")   # the metric, typed as the key

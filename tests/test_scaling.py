@@ -19,8 +19,8 @@ from conftest import REAL, UNVERIFIED_FOOTNOTE, canonical_row, run, run_json, wr
 
 from pipeline.ingest import table
 from pipeline.core.formulas import efficiency_pct, linear_expectation, ratio
-from pipeline.ingest.composition import counted_in_system_id
-from pipeline.core.rules import canonical_accelerator
+from pipeline.ingest.composition import parts_in_system_id
+from conftest import RULES
 from pipeline.analyses.scaling import LOOKUP, scaling
 
 SUMMARY_V51 = REAL / "v5.1-summary_results.json"
@@ -96,8 +96,8 @@ def published_rows(*ids: str, models=("llama2-70b-99.9",)) -> list[dict]:
     for rec in _published():
         if rec["ID"] not in ids or rec["Model"] not in models:
             continue
-        counts = (counted_in_system_id(rec["Platform"])
-                  or {canonical_accelerator(rec["Accelerator"]): rec["Nodes"] * rec["a#"]})
+        counts = ({n: c for n, c in parts_in_system_id(RULES, rec["Platform"]).items() if c is not None}
+                  or {RULES.canonical_accelerator(rec["Accelerator"]): rec["Nodes"] * rec["a#"]})
         rows.append(canonical_row(
             round="v5.1", submitter=rec["Submitter"], system=rec["Platform"], system_name=rec["System"],
             accelerator="+".join(counts), composition=",".join(f"{k}:{v}" for k, v in counts.items()),
@@ -119,7 +119,7 @@ def by_key(report) -> dict:
 
 def test_dell_mangoboost_two_nodes_against_its_own_single_node():
     # 5.1-0030: 16xMI300X on 2 nodes; 5.1-0031: the same submitter's 8xMI300X node
-    report = scaling(frame(published_rows("5.1-0030", "5.1-0031")))
+    report = scaling(RULES, frame(published_rows("5.1-0030", "5.1-0031")))
     rows = by_key(report)
     server = rows[("Dell_MangoBoost", "16xMI300X_4xXeon_8460Y", "Server")]
     assert server["value"] == 47561.7
@@ -136,7 +136,7 @@ def test_dell_mangoboost_two_nodes_against_its_own_single_node():
 
 def test_mangoboost_heterogeneous_cluster_against_its_own_mi300x_and_mi325x_nodes():
     # 5.1-0065: 32xMI300X + 16xMI325X on 6 nodes; 5.1-0066 (8xMI300X) and 5.1-0067 (8xMI325X)
-    rows = by_key(scaling(frame(published_rows("5.1-0065", "5.1-0066", "5.1-0067"))))
+    rows = by_key(scaling(RULES, frame(published_rows("5.1-0065", "5.1-0066", "5.1-0067"))))
     system = "32xMI300X_2xEPYC_9534_16xMI325X_2xEPYC_9655"
     server = rows[("MangoBoost", system, "Server")]
     assert server["composition"] == "MI300X:32,MI325X:16"
@@ -154,7 +154,7 @@ def test_a_partner_without_its_own_node_falls_back_to_the_reference_submitter():
     # Supermicro_MangoBoost (5.1-0091, 16xMI325X + 8xMI300X) has no single node of its own:
     # AMD's v5.1 nodes are used, the best per accelerator when AMD has two (MI325X _1 and _2)
     rows = published_rows("5.1-0091", "5.1-0001", "5.1-0002", "5.1-0003")
-    out = by_key(scaling(frame(rows), reference_submitter="AMD"))
+    out = by_key(scaling(RULES, frame(rows), reference_submitter="AMD"))
     system = "16xMI325X_8xMI300X_2xEPYC_9575F"
     offline = out[("Supermicro_MangoBoost", system, "Offline")]
     assert {r["accelerator"]: (r["rule"], r["system"], r["value"]) for r in offline["references"]} == {
@@ -172,7 +172,7 @@ def test_lookup_order_same_submitter_then_reference_submitter_then_any():
     other = canonical_row(submitter="Other", system="other-node", value=120000.0)
 
     def rule(rows):
-        (row,) = scaling(frame(rows)).rows
+        (row,) = scaling(RULES, frame(rows)).rows
         return row["references"][0]["rule"], row["references"][0]["system"]
 
     assert rule([cluster, amd, dell, other]) == ("same-submitter", "dell-node")
@@ -188,7 +188,7 @@ def test_references_must_match_round_model_scenario_division_and_not_be_power_ca
              canonical_row(system="old-node", round="v5.1"),
              canonical_row(system="offline-node", scenario="Offline"),
              canonical_row(system="other-model", model="llama2-70b-99.9")]
-    (row,) = scaling(frame([cluster] + unfit)).rows
+    (row,) = scaling(RULES, frame([cluster] + unfit)).rows
     assert row["verdict"] == "no-reference" and row["missing"] == ["MI355X"]
     assert row["efficiency_pct"] is None
     assert "MI355X (v6.0 llama2-70b-99 Server closed)" in row["reason"]
@@ -201,7 +201,7 @@ def test_a_heterogeneous_cluster_names_every_node_type_without_a_reference():
         accelerator="MI300X+MI325X+MI355X", composition="MI300X:8,MI325X:8,MI355X:8", nodes=3,
         total_accelerators=24, model="llama2-70b-99.9", value=141521.0)
     node = canonical_row(model="llama2-70b-99.9", value=100282.0)
-    (row,) = scaling(frame([cluster, node])).rows
+    (row,) = scaling(RULES, frame([cluster, node])).rows
     assert row["verdict"] == "no-reference"
     assert row["missing"] == ["MI300X", "MI325X"]
     assert "MI300X" in row["reason"] and "MI325X" in row["reason"]
@@ -214,7 +214,7 @@ def test_latency_metrics_are_not_scaled():
                             value=20.0, division="open")
     node = canonical_row(model="wan-2.2-t2v-a14b", scenario="SingleStream", units="Latency (s)",
                          value=27.374, division="open")
-    (row,) = scaling(frame([cluster, node])).rows
+    (row,) = scaling(RULES, frame([cluster, node])).rows
     assert row["verdict"] == "not-applicable"
     assert "latency" in row["reason"] and row["efficiency_pct"] is None
 
@@ -223,11 +223,11 @@ def test_a_post_deadline_input_makes_the_row_unverified():
     cluster = canonical_row(system="16xMI355X", nodes=2, total_accelerators=16, composition="MI355X:16",
                             value=190000.0)
     late_node = canonical_row(value=100000.0, status="post-deadline")
-    (row,) = scaling(frame([cluster, late_node])).rows
+    (row,) = scaling(RULES, frame([cluster, late_node])).rows
     assert row["efficiency_pct"] == pytest.approx(95.0)
     assert (row["status"], row["label"], row["footnote"]) == ("post-deadline", "unverified", UNVERIFIED_FOOTNOTE)
     # a verified node of the same step wins over a post-deadline one
-    (row,) = scaling(frame([cluster, late_node, canonical_row(system="b", value=90000.0)])).rows
+    (row,) = scaling(RULES, frame([cluster, late_node, canonical_row(system="b", value=90000.0)])).rows
     assert row["references"][0]["system"] == "b" and row["label"] == "verified"
 
 
@@ -253,7 +253,7 @@ def test_scaling_every_value_by_one_factor_changes_no_verdict(cluster_value, mi3
         canonical_row(system="8xMI355X", value=homogeneous),
     ]
     scaled = [{**r, "value": r["value"] * factor} for r in rows]
-    before, after = scaling(frame(rows)).rows, scaling(frame(scaled)).rows
+    before, after = scaling(RULES, frame(rows)).rows, scaling(RULES, frame(scaled)).rows
     assert [r["verdict"] for r in before] == [r["verdict"] for r in after]
     assert [r["label"] for r in before] == [r["label"] for r in after]
     for b, a in zip(before, after):

@@ -9,7 +9,7 @@ import shutil
 import pytest
 import yaml
 
-from conftest import DATA, LATE, ON_TIME, read_csv, run, run_json, submit
+from conftest import RULES, DATA, LATE, ON_TIME, read_csv, run, run_json, submit
 
 
 def manifest_of(root, round_="v6.0", submitter="Dell", version=1) -> dict:
@@ -491,17 +491,14 @@ FUTURE_ROUND = """  v9.9:
 @pytest.fixture
 def future_round(tmp_path, monkeypatch):
     """The project's schemas with a round v9.9 whose deadline is ahead."""
-    from conftest import REPO, clear_rule_caches
+    from conftest import REPO
 
     schemas = tmp_path / "schemas"
     shutil.copytree(REPO / "schemas", schemas)
     rounds = schemas / "rounds.yaml"
     rounds.write_text(rounds.read_text(encoding="utf-8") + FUTURE_ROUND, encoding="utf-8")
-    clear_rule_caches()
-    monkeypatch.setenv("MLREPRO_SCHEMAS", str(schemas))
-    yield "v9.9"
-    monkeypatch.delenv("MLREPRO_SCHEMAS")
-    clear_rule_caches()
+    monkeypatch.setenv("MLREPRO_SCHEMAS", str(schemas))   # the command line's rules
+    return "v9.9"
 
 
 def test_verified_after_the_deadline_is_refused_naming_the_fix(root):
@@ -608,7 +605,7 @@ def test_submit_reads_its_clock_once_it_holds_the_lock(root, monkeypatch):
     fcntl.flock(held, fcntl.LOCK_EX)                  # another submit holds the folder
     done = {}
     worker = threading.Thread(target=lambda: done.update(result=submit_mod.submit(
-        DATA / "results-dell.csv", "Dell", "v6.0", "post-deadline", root)))
+        RULES, DATA / "results-dell.csv", "Dell", "v6.0", "post-deadline", root)))
     worker.start()
     try:
         assert waiting.wait(timeout=120)

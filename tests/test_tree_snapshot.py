@@ -111,7 +111,7 @@ def _where(source) -> dict:
 def read_doc(root: Path, display: str, round_: str | None, workers: int | None) -> dict:
     from pipeline.readers import tree
 
-    result = tree.read(root, display, round_=round_, workers=workers)
+    result = tree.read(root, display, RULES, round_=round_, workers=workers)
     return {
         "round": result.round,
         "records": [{"file": r.source.path, "line": r.line, "fields": r.fields,

@@ -54,6 +54,7 @@ from pipeline.core.model import (AGREE, AMBIGUOUS, CHERRY_PICKED, COMPARISON_DIS
                                  HOLDS, INVALID, LABEL_INCLUDING_POST_DEADLINE, LABEL_UNVERIFIED,
                                  NO_REFERENCE, POST_DEADLINE, UNMATCHED, UNVERIFIED_FOOTNOTE, VERIFIED, Row,
                                  Source, footnote, label, typed_rows)
+from pipeline.core.vocabulary import Severity
 
 # differences the MLCommons messaging guidelines say a comparison must state
 STATED = (("round", "round (version)"), ("division", "division"),
@@ -318,7 +319,7 @@ def _verdict_findings(row: dict, claim: Claim, ledger: Ledger) -> list[Finding]:
         return [located("claim-cherry-picked", _at(ledger, claim, "comparator"),
                         f"{expected} against the strongest comparator", f"{row['computed_vs_best']:.6g}{unit}",
                         f"claim {claim.id}: holds only against a comparator that is not the strongest",
-                        severity="warning")]
+                        severity=Severity.WARNING)]
     return []
 
 
@@ -331,9 +332,9 @@ def _scaling(claim, results, ledger, refs):
     row.update(_scaling_figures(claim, subject, scaled))
     _label(row, [subject] + scaled["references"])
     if scaled["efficiency_pct"] is None:
-        return row, [located("claim-unverifiable", _at(ledger, claim, "subject"),
+        return row, [located("claim-no-reference", _at(ledger, claim, "subject"),
                              "a computable scaling efficiency", scaled["verdict"],
-                             f"claim {claim.id}: {scaled['reason']}", severity="warning")]
+                             f"claim {claim.id}: {scaled['reason']}", severity=Severity.WARNING)]
     return row, _verdict_findings(row, claim, ledger)
 
 
@@ -386,9 +387,9 @@ def _reproducibility(claim, results, ledger, refs):
     row.update(_reproducibility_figures(claim, rows, reference_submitter))
     if row["verdict"] == NO_REFERENCE:
         _label(row, [{"status": r["status"]} for r in rows])
-        return row, [located("claim-unverifiable", _at(ledger, claim, "subject"),
+        return row, [located("claim-no-reference", _at(ledger, claim, "subject"),
                              "partner results with a reference", "none",
-                             f"claim {claim.id}: no partner result could be compared", severity="warning")]
+                             f"claim {claim.id}: no partner result could be compared", severity=Severity.WARNING)]
     _label(row, [{"status": r["status"]} for r in rows if r["verdict"] in (AGREE, DEVIATES)])
     if row["holds"]:
         return row, []

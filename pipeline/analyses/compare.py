@@ -34,6 +34,7 @@ from pipeline.core.formulas import VERDICT_WITHIN, deviation_pct, rate, rounded_
 from pipeline.core.rules import Rules
 from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR,
                                  DEFAULT_TOLERANCE_PCT, DEVIATES, LABEL_UNVERIFIED, Row, plain, typed_rows)
+from pipeline.core.vocabulary import Severity, tally
 from pipeline.ingest.table import release_unused
 from pipeline.analyses.reference import (COLUMNS, DECISION, MATCH, PARTNER_COLUMNS, REF_FIELDS, decision,
                                          deviation_finding, reference_index)
@@ -79,7 +80,7 @@ class CompareReport(ReportShape):
         return len(self.read_findings) + int((self.table["verdict"] == DEVIATES).sum())
 
     def error_count(self) -> int:
-        return (sum(1 for f in self.read_findings if f.severity == "error")
+        return (sum(1 for f in self.read_findings if f.severity == Severity.ERROR)
                 + int((self.table["verdict"] == DEVIATES).sum()))
 
     def findings_head(self, limit: int | None) -> list[Finding]:
@@ -105,18 +106,16 @@ class CompareReport(ReportShape):
         t = self.table
         per_partner = {}
         for submitter, group in t.groupby("submitter", sort=True):
-            counts = group["verdict"].value_counts()
-            p = {v: int(counts.get(v, 0)) for v in AGREEMENT_VERDICTS}
+            p = tally(group["verdict"], AGREEMENT_VERDICTS)
             p["compared"] = p[AGREE] + p[DEVIATES]
             p["agreement_rate"] = rate(p[AGREE], p["compared"])
             per_partner[str(submitter)] = {"compared": p.pop("compared"), **p}
-        counts = t["verdict"].value_counts()
         return {
             "tolerance_pct": self.tolerance_pct,
             "reference_submitter": self.reference_submitter,
             "reference_vendor": self.reference_vendor,
             "partner_rows": len(t),
-            **{v: int(counts.get(v, 0)) for v in AGREEMENT_VERDICTS},
+            **tally(t["verdict"], AGREEMENT_VERDICTS),
             "partners": per_partner,
         }
 

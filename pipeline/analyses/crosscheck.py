@@ -29,13 +29,13 @@ from pipeline.core.findings import Finding, Report, located
 from pipeline.core.formulas import deviation_pct, within
 from pipeline.core.model import VERIFIED, Source, typed_rows
 from pipeline.core.rules import Rules
+from pipeline.core.vocabulary import CrosscheckVerdict
 
 KEY = ("round", "submitter", "system", "model", "scenario")
 if TYPE_CHECKING:
     import pandas as pd
 
-MATCHES, DIFFERS, NOT_PUBLISHED = "matches", "differs", "not-published"
-VERDICTS = (MATCHES, DIFFERS, NOT_PUBLISHED)
+MATCHES, DIFFERS, NOT_PUBLISHED = VERDICTS = tuple(CrosscheckVerdict)
 COLUMNS = ("round", "submitter", "system", "model", "scenario", "division", "units", "value",
            "result_id", "source", "published_value", "published_result_id", "published_source",
            "deviation_pct", "tolerance_pct", "verdict", "reason")
@@ -156,7 +156,7 @@ def _verdict(rec: dict, candidates: list[dict], tolerance_pct: float) -> tuple[d
                              f"{what} is declared verified but MLCommons published no such result")]
     scored = sorted(((abs(deviation_pct(rec["value"], c["value"])), str(c.get("source")), c) for c in pool),
                     key=lambda t: (t[0], t[1]))
-    best_dev, _, best = scored[0]
+    best = scored[0][2]
     dev = deviation_pct(rec["value"], best["value"])
     row.update(published_value=best["value"], published_result_id=best.get("result_id"),
                published_source=best.get("source"), deviation_pct=round(dev, 6))

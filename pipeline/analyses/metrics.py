@@ -28,11 +28,11 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.core.formulas import rate
-from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, DEVIATES, EXCLUDED, NO_REFERENCE, POST_DEADLINE,
+from pipeline.core.vocabulary import tally
+from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, DEVIATES, EXCLUDED, NO_REFERENCE, POST_DEADLINE, SET_ASIDE,
                                  REJECTED, VERIFIED)
 
 STATUSES = {VERIFIED: "verified", POST_DEADLINE: "post_deadline"}   # status -> its name in a file name
-KEYS = ("results", "compared", "agree", "deviates", "no_reference", "excluded", "agreement_rate")
 
 
 @dataclass
@@ -55,7 +55,7 @@ def _read(path: Path) -> pd.DataFrame:
 
 def counts(results: int, verdicts: pd.Series) -> dict:
     """The counts of one scope; ``agreement_rate`` only when something was compared."""
-    got = {v: int((verdicts == v).sum()) for v in AGREEMENT_VERDICTS}
+    got = tally(verdicts, AGREEMENT_VERDICTS)
     compared = got[AGREE] + got[DEVIATES]
     out = {"results": int(results), "compared": compared, "agree": got[AGREE], "deviates": got[DEVIATES],
            "no_reference": got[NO_REFERENCE], "excluded": got[EXCLUDED]}
@@ -73,7 +73,7 @@ def compute(results: Path, agreement: Path, rejected: Path) -> Metrics:
     res, agr, rej = _read(results), _read(agreement), _read(rejected)
     outcome = rej["outcome"] if "outcome" in rej else pd.Series(dtype=str)
     totals = {"results": int(len(res)), "rejected": int((outcome == REJECTED).sum()),
-              "excluded": int((outcome == EXCLUDED).sum())}
+              "set_aside": int((outcome == SET_ASIDE).sum())}
     metrics = Metrics(totals)
     for status, key in STATUSES.items():
         mine, rows = agr[agr["status"] == status], res[res["status"] == status]

@@ -22,6 +22,7 @@ from pipeline.core.findings import Finding, ReportShape, located
 from pipeline.core.model import LABEL_UNVERIFIED, POST_DEADLINE, VERIFIED, Row, Source, typed_rows
 from pipeline.core.model import label_frame
 from pipeline.core.rules import Rules
+from pipeline.core.vocabulary import Severity
 from pipeline.ingest import table
 from pipeline.ingest.table import release_unused
 
@@ -141,7 +142,7 @@ class SetsReport(ReportShape):
         return self.agreement.finding_count() + len(self._split_findings())
 
     def error_count(self) -> int:
-        return self.agreement.error_count() + sum(f.severity == "error" for f in self._split_findings())
+        return self.agreement.error_count() + sum(f.severity == Severity.ERROR for f in self._split_findings())
 
     def findings_head(self, limit: int | None) -> list[Finding]:
         head = self.agreement.findings_head(limit)

@@ -12,6 +12,7 @@ from pipeline.core.findings import Finding, located
 from pipeline.core.rules import Rules, is_latency
 from pipeline.core.model import (EXCLUDED, LABEL_UNVERIFIED, NO_REFERENCE, POST_DEADLINE, VERIFIED, Source,
                                  footnote, label, plain)
+from pipeline.core.vocabulary import Severity
 
 MATCH = ("round", "accelerator", "accelerators_per_node", "nodes", "model", "scenario")
 PARTNER_COLUMNS = ("round", "submitter", "system", "accelerator", "accelerator_variant",
@@ -38,7 +39,7 @@ def deviation_finding(r: dict, prefix: str = "", own: bool = True) -> Finding:
         f"{r['submitter']} {r['model']} {r['scenario']} deviates from the reference "
         f"by {r['deviation_pct']:+.2f}%" + ("" if own else " (after the gated reference change)")
         + (" [unverified]" if r.get("label") == LABEL_UNVERIFIED else ""),
-        severity="error" if own else "warning")
+        severity=Severity.ERROR if own else Severity.WARNING)
 
 
 def _better_first(units: str):

@@ -41,14 +41,14 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from pipeline.core.rules import Rules, is_latency
+from pipeline.core.vocabulary import ScalingVerdict
 from pipeline.core.formulas import EPSILON, efficiency_pct, linear_expectation
 from pipeline.core.findings import Finding, ReportShape
-from pipeline.core.model import (DEFAULT_REFERENCE_SUBMITTER, LABEL_UNVERIFIED, NO_REFERENCE, POST_DEADLINE,
+from pipeline.core.model import (DEFAULT_REFERENCE_SUBMITTER, LABEL_UNVERIFIED, POST_DEADLINE,
                                  VERIFIED, Row, footnote, label, typed_rows)
 
 LOOKUP = ("same-submitter", "reference-submitter", "any-submitter")
-SUB_LINEAR, LINEAR, SUPER_LINEAR, NOT_APPLICABLE = "sub-linear", "linear", "super-linear", "not-applicable"
-VERDICTS = (SUB_LINEAR, LINEAR, SUPER_LINEAR, NO_REFERENCE, NOT_APPLICABLE)
+SUB_LINEAR, LINEAR, SUPER_LINEAR, NO_REFERENCE, NOT_APPLICABLE = VERDICTS = tuple(ScalingVerdict)
 MATCH = ("round", "model", "scenario", "units", "division")
 ROW_COLUMNS = ("round", "submitter", "system", "model", "scenario", "units", "division", "nodes",
                "total_accelerators", "composition", "value", "source")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pipeline.core.model import LABEL_UNVERIFIED, Row, Source, plain, typed_rows
+from pipeline.core.vocabulary import Severity
 
 # code -> one-line meaning. Documented in the README.
 CODES: dict[str, str] = {
@@ -66,7 +67,7 @@ CODES: dict[str, str] = {
     "maintenance-change": "a changed path that is not a new partner version of regular files: it needs the maintainers' label, never beside a submission",
     "reference-change": "a new version of the reference submitter: reference data, the maintainers' (label needed)",
     "more-than-one-submitter": "a submission pull request holds the versions of more than one submitter",
-    "reference-unverifiable": "a reference file, published table or rules file a gated result depends on fails verification",
+    "reference-broken": "a reference file, published table or rules file a gated result depends on fails verification",
     "result-dropped": "a new version drops or moves a result of the version it supersedes without listing it under withdraws",
     "submitted-before-round-opens": "a manifest's submitted_at lies before its round opens (rounds.yaml opens)",
     "submitted-in-future": "a manifest's submitted_at lies more than a day ahead of the clock",
@@ -85,7 +86,7 @@ CODES: dict[str, str] = {
     "selector-ambiguous": "a claim's subject matches several results",
     "claim-not-supported": "the recomputed figure is outside the claim's tolerance",
     "claim-cherry-picked": "a claim holds only against a comparator that is not the strongest",
-    "claim-unverifiable": "the data lacks what the claim needs (e.g. no single-node reference)",
+    "claim-no-reference": "the data lacks what the claim needs (e.g. no single-node reference)",
     "no-results": "the paths given hold no submission and no results file",
     "expectation-failed": "a Great Expectations expectation failed on a results set",
     # MLPerf submission trees, LoadGen logs, published JSON (schemas/rules/<round>.yaml)
@@ -135,7 +136,7 @@ class Finding:
     expected: str
     found: str
     message: str
-    severity: str = "error"  # error: the data failed a check; warning: noted, not failing
+    severity: Severity = Severity.ERROR  # error: the data failed a check; warning: noted, not failing
 
     def __post_init__(self) -> None:
         if self.code not in CODES:
@@ -168,7 +169,7 @@ class Finding:
 
 
 def located(code: str, where: Source, expected: object, found: object, message: str,
-            severity: str = "error") -> Finding:
+            severity: Severity = Severity.ERROR) -> Finding:
     """A finding at ``where``, expected/found shortened to printable text."""
     return Finding(code, where, _show(expected), _show(found), message, severity)
 
@@ -199,7 +200,7 @@ class ReportShape:
 
     @property
     def errors(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == "error"]
+        return [f for f in self.findings if f.severity == Severity.ERROR]
 
     @property
     def ok(self) -> bool:

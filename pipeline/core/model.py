@@ -23,44 +23,28 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, make_dataclass, replace
 from typing import ClassVar
 
+from pipeline.core.vocabulary import (AgreementVerdict, ClaimVerdict, GateVerdict, Outcome, Severity,
+                                      Status)
+
 # ---- labels and the MLCommons wording ------------------------------------------------------
 
-VERIFIED = "verified"
-POST_DEADLINE = "post-deadline"
-STATUSES = (VERIFIED, POST_DEADLINE)
+# the words themselves are pipeline.core.vocabulary's enumerations; these names are theirs
+VERIFIED, POST_DEADLINE = STATUSES = tuple(Status)
 AUTO = "auto"   # submit: verified when sealed by the round's deadline, post-deadline after it
-LABEL_VERIFIED = "verified"
-LABEL_UNVERIFIED = "unverified"
+LABEL_VERIFIED, LABEL_UNVERIFIED = VERIFIED.label, POST_DEADLINE.label
 LABEL_INCLUDING_POST_DEADLINE = "including post-deadline (unverified)"   # a claim's figure with late results
-
-# ---- verdicts ------------------------------------------------------------------------------------
-
-# compare: a partner result against its reference (the agreement table's ``verdict``)
-AGREE = "agree"                 # within the tolerance of its reference
-DEVIATES = "deviates"           # outside it
-NO_REFERENCE = "no-reference"   # also a scaling row's and a claim's: nothing to compare with
-EXCLUDED = "excluded"           # not a partner result (another vendor's parts, power-capped...)
-AGREEMENT_VERDICTS = (AGREE, DEVIATES, NO_REFERENCE, EXCLUDED)
-# a claim of the ledger, recomputed
-HOLDS = "holds"
-DOES_NOT_HOLD = "does-not-hold"
-CHERRY_PICKED = "cherry-picked"   # holds, but only against a comparator that is not the strongest
-UNMATCHED = "unmatched"
-AMBIGUOUS = "ambiguous"
-INVALID = "invalid"
-CLAIM_VERDICTS = (HOLDS, DOES_NOT_HOLD, CHERRY_PICKED, NO_REFERENCE, UNMATCHED, AMBIGUOUS, INVALID)
+# compare's verdicts (a no-reference is also a scaling row's and a claim's), a claim's, an input row's outcome
+AGREE, DEVIATES, NO_REFERENCE, EXCLUDED = AGREEMENT_VERDICTS = tuple(AgreementVerdict)
+HOLDS, DOES_NOT_HOLD, CHERRY_PICKED, _NO_REFERENCE, UNMATCHED, AMBIGUOUS, INVALID = CLAIM_VERDICTS = tuple(ClaimVerdict)
+ACCEPTED, REJECTED, SET_ASIDE = tuple(Outcome)
+REFERENCE = GateVerdict.REFERENCE  # the gate: a result of the reference submitter itself
+ERROR, WARNING = tuple(Severity)
 UNVERIFIED_FOOTNOTE = "Result not verified by MLCommons Association."
 COMPARISON_DISCLAIMER = (
     "Unverified results have not been through an MLPerf review and may use measurement "
     "methodologies and/or workload implementations that are inconsistent with the MLPerf "
     "specification for verified results."
 )
-
-
-# What became of an input row (the gate's outcomes, beside compare's verdicts above).
-REFERENCE = "reference"          # the gate: a result of the reference submitter itself
-ACCEPTED = "accepted"            # an input row that became a row of the table
-REJECTED = "rejected"            # an input row refused, with its findings
 
 
 def label(status: object) -> str:
@@ -84,8 +68,13 @@ DEFAULT_PARAMS = {"compare": {"tolerance_pct": DEFAULT_TOLERANCE_PCT,
 # ---- locations ---------------------------------------------------------------------------------
 
 _CELL = re.compile(r"^(?P<file>.*\S):(?P<line>\d+)\Z", re.DOTALL)   # a file name may hold any character
-# a file under a submissions root: <round>/<submitter>/v<N>/...
-_UNDER_ROOT = re.compile(r"^[^/]+/[^/]+/v[1-9][0-9]*(/|\Z)")
+VERSION_DIR = re.compile(r"^v([1-9][0-9]*)$")   # one rule everywhere: v1, v2, ... (never v01, v0)
+
+
+def version_number(name: str) -> int | None:
+    """N of a version folder's name ``v<N>`` (None for any other name: v0 and v01 are none)."""
+    m = VERSION_DIR.match(name)
+    return int(m.group(1)) if m else None
 
 
 @dataclass(frozen=True)
@@ -138,7 +127,9 @@ class Source:
         text = "" if text is None else str(text)
         m = _CELL.match(text)
         file, line = (m["file"], int(m["line"])) if m else (text, None)
-        return cls(file, line, root=root if root and _UNDER_ROOT.match(file) else None)
+        under = file.split("/", 3)   # a file under a submissions root: <round>/<submitter>/v<N>/...
+        return cls(file, line, root=root if root and len(under) > 2 and all(under[:2])
+                   and version_number(under[2]) is not None else None)
 
     def __str__(self) -> str:
         """``path:line`` (``path`` when there is no line)."""
@@ -246,10 +237,6 @@ class Row(Mapping):
     def schema(cls) -> dict[str, object]:
         """column -> declared type."""
         return {f.name: f.type for f in fields(cls)} if cls.columns else {}
-
-    def mistyped(self) -> list[str]:
-        """The columns whose value is not of the declared type (none, for a well-built row)."""
-        return [c for c, t in self.schema().items() if not isinstance(self[c], t)]
 
 
 class LooseRow(Row):

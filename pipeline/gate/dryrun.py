@@ -21,9 +21,8 @@ from pipeline.core.rules import Rules
 from pipeline.gate.policy import local
 from pipeline.gate.results import check
 from pipeline.gate.submit import seal
-from pipeline.gate.versioning import Gated
 from pipeline.store import clock
-from pipeline.store.versions import root_name
+from pipeline.store.versions import Version, root_name
 
 
 def dry_run(rules: Rules, source: Path, submitter: str, round_: str, status: str, root: Path,
@@ -45,7 +44,7 @@ def dry_run(rules: Rules, source: Path, submitter: str, round_: str, status: str
                       withdraws, force)
         report.findings.extend(sealed.findings)
         if sealed.version is not None:
-            report.versions = [Gated(round_, submitter, sealed.version.number)]
+            report.versions = [Version.named(round_, submitter, sealed.version.number)]
             check(report, copy, root_name(root), pol, now)
     report.summary = {"dry_run": True, "sealed": False, "status": sealed.status, "policy": pol.source,
                       "clock": now.isoformat(),

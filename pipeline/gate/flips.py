@@ -12,6 +12,7 @@ from pathlib import Path
 from pipeline.analyses.compare import compare
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import REFERENCE, Source
+from pipeline.core.vocabulary import Severity
 from pipeline.gate.policy import Policy
 from pipeline.ingest.submissions import ingest
 from pipeline.store.clock import Clock
@@ -67,5 +68,5 @@ def flips(before: dict[str, dict], after: dict[str, dict], shown: str | None) ->
                      "text": text})
         found.append(located("verdict-flip", where, f"{a['verdict']} ({a['status']}) at the base",
                              f"{b['verdict']} ({b['status']}) at the head",
-                             f"the change flips {text}", "warning"))
+                             f"the change flips {text}", Severity.WARNING))
     return rows, found

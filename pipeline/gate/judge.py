@@ -15,7 +15,7 @@ What it checks:
   policy (:mod:`pipeline.gate.policy`), :mod:`pipeline.gate.results`: the
   files (manifest schema, sha256 seals, formats, every row), the clock, the
   withdrawals and every result against the reference, which must verify
-  (``reference-unverifiable`` otherwise).
+  (``reference-broken`` otherwise).
 
 Every byte judged comes from git's object store (:mod:`pipeline.gate.gitstore`),
 written into a temporary folder: never the working tree, so neither
@@ -43,13 +43,14 @@ from pathlib import Path
 from pipeline.core.errors import ConfigError, UsageError
 from pipeline.core.findings import Report, located
 from pipeline.core.rules import Rules
-from pipeline.core.model import AGREE, DEVIATES, EXCLUDED, NO_REFERENCE, REFERENCE, REJECTED, Source
+from pipeline.core.vocabulary import tally
+from pipeline.core.model import AGREE, DEVIATES, EXCLUDED, NO_REFERENCE, REFERENCE, REJECTED, SET_ASIDE, Source
 from pipeline.gate import flips as flips_mod, gitstore, policy as policy_mod, scope as scope_mod
 from pipeline.gate.results import check, context_folders, not_compared
-from pipeline.gate.versioning import Gated, _parse, versioning
+from pipeline.gate.versioning import versioning
 from pipeline.store import clock
 from pipeline.store.manifests import MANIFEST
-from pipeline.store.versions import root_name
+from pipeline.store.versions import Version, root_name
 
 DVC_YAML = "dvc.yaml"          # the base's pipeline: what it generates
 
@@ -58,7 +59,7 @@ DVC_YAML = "dvc.yaml"          # the base's pipeline: what it generates
 class GateReport(Report):
     """rows: one per result line; files: the files checked, as the user names them."""
 
-    versions: list[Gated] = field(default_factory=list)
+    versions: list[Version] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     flips: list[dict] = field(default_factory=list)          # --allow-maintenance: base -> head verdicts
     withdrawals: list[dict] = field(default_factory=list)    # per gated version that supersedes another
@@ -146,7 +147,7 @@ def _on_folders(report: GateReport, call: _Call, top: Path | None) -> tuple[poli
     return pol, {"base": None, "versioning": f"not checked ({why})"}
 
 
-def _named(paths: list[Path], root: Path, cwd: Path) -> list[Gated]:
+def _named(paths: list[Path], root: Path, cwd: Path) -> list[Version]:
     out = []
     for path in paths:
         path = path if path.is_absolute() else cwd / path
@@ -154,7 +155,7 @@ def _named(paths: list[Path], root: Path, cwd: Path) -> list[Gated]:
             rel = path.resolve().relative_to(root.resolve()).as_posix()
         except ValueError:
             raise UsageError(f"{path}: not inside the submissions root {root}") from None
-        version, _ = _parse(rel + "/" + MANIFEST)
+        version, _ = Version.parse(rel + "/" + MANIFEST)
         if version is None or version.display != rel:
             raise UsageError(f"{path}: not a version folder <round>/<submitter>/v<N>")
         out.append(version)
@@ -209,7 +210,7 @@ def _head(top: Path, scratch: Path, worktree: bool, outputs: tuple[str, ...]) ->
 
 
 def _versions(top: Path, base: str, head: str, scope: scope_mod.Scope, root: str, call: _Call,
-              shown_head: str) -> tuple[list[Gated], list]:
+              shown_head: str) -> tuple[list[Version], list]:
     """The versions to gate (the named ones, when PATHs are given) and the
     versioning findings on them."""
     under = [root] if root else []
@@ -263,6 +264,5 @@ def _flips(report: GateReport, top: Path, base: tuple, head: tuple, root: str, p
 
 def counts(report: GateReport) -> dict:
     outcomes = [r.get("verdict") or r["outcome"] for r in report.rows]
-    return {"results": len(report.rows),
-            **{k.replace("-", "_"): outcomes.count(k)
-               for k in (AGREE, DEVIATES, NO_REFERENCE, REFERENCE, EXCLUDED, REJECTED)}}
+    counted = tally(outcomes, (AGREE, DEVIATES, NO_REFERENCE, REFERENCE, EXCLUDED, REJECTED, SET_ASIDE))
+    return {"results": len(report.rows), **{k.replace("-", "_"): n for k, n in counted.items()}}

@@ -60,14 +60,6 @@ def is_source(path: str, params_path: str) -> bool:
     return path == params_path or any(path.startswith(folder + "/") for folder in SOURCES)
 
 
-def tool_schemas() -> Path:
-    """The schemas shipped with the installed tool (in CI: the base checkout's)."""
-    path = default_folder()
-    if not path.is_dir():
-        raise ConfigError(f"the tool's schemas folder is missing: {path}")
-    return path
-
-
 def local(rules: Rules, params_path: Path | None, where: str = "--params") -> Policy:
     """The policy of this working folder: RULES (the installed tool's or
     $MLREPRO_SCHEMAS schemas, as the command line read them) and PARAMS_PATH's
@@ -84,7 +76,7 @@ def policy_at(top: Path, rev: str, params_path: str, scratch: Path, source: str,
     schemas/ (the tool's when REV has none), its published/ tables and its
     params.yaml (the built-in defaults when absent)."""
     gitstore.materialise(top, rev, [*SOURCES, params_path, *beside], scratch)
-    schemas = scratch / "schemas" if (scratch / "schemas").is_dir() else tool_schemas()
+    schemas = scratch / "schemas" if (scratch / "schemas").is_dir() else default_folder()   # the tool's
     published = scratch / "published" if (scratch / "published").is_dir() else None
     params = scratch / params_path
     try:
@@ -106,7 +98,7 @@ def _loaders(rules: Rules, rounds: list[str]) -> list[tuple[str, object]]:
 
 
 def verify(policy: Policy, rounds: list[str]) -> list[Finding]:
-    """``reference-unverifiable`` for the first rules file of POLICY
+    """``reference-broken`` for the first rules file of POLICY
     that the gated ROUNDS' verdicts depend on and that does not load. (A rules
     file outside this list that breaks stops the gate's run with the same
     finding on ``schemas/``: see :mod:`pipeline.gate.judge`.)"""
@@ -125,7 +117,7 @@ def scrub(text: str, where: Policy | Path) -> str:
 
 
 def unverifiable(where: Source, expected: str, found: str) -> Finding:
-    return located("reference-unverifiable", where, expected, found,
+    return located("reference-broken", where, expected, found,
                    "what the gated results are judged against does not verify in this run: the gate "
                    "cannot judge them (the maintainers fix the reference data or rules)")
 

@@ -19,14 +19,16 @@ import pandas as pd
 from pipeline.analyses import compare as compare_mod, crosscheck
 from pipeline.analyses.reference import deviation_finding
 from pipeline.core.findings import Finding, located
-from pipeline.core.model import (ACCEPTED, DEVIATES, EXCLUDED, NO_REFERENCE, REFERENCE, REJECTED, VERIFIED, Source,
+from pipeline.core.model import (ACCEPTED, DEVIATES, EXCLUDED, NO_REFERENCE, REFERENCE, REJECTED, SET_ASIDE,
+                                 VERIFIED, Source,
                                  label, plain, typed_rows)
+from pipeline.core.vocabulary import Severity
 from pipeline.gate import withdrawals
 from pipeline.gate.policy import Policy, unverifiable
-from pipeline.gate.versioning import Gated
 from pipeline.ingest.submissions import ingest
 from pipeline.store import clock
 from pipeline.store.manifests import MANIFEST, key_lines
+from pipeline.store.versions import Version
 
 RESULT_KEYS = ("submitter", "system", "model", "scenario", "value", "units", "status")
 VERDICT_KEYS = ("verdict", "deviation_pct", "tolerance_pct", "reference_value", "reference_system",
@@ -76,7 +78,7 @@ def _compare(table: pd.DataFrame, pol: Policy) -> pd.DataFrame:
     return compare_mod.compare(pol.rules, table, pol.tolerance_pct, pol.reference_submitter, pol.reference_vendor).table
 
 
-def _rows_of(table: pd.DataFrame, gated: list[Gated]) -> pd.Series:
+def _rows_of(table: pd.DataFrame, gated: list[Version]) -> pd.Series:
     """Which rows of a canonical table come from the gated versions."""
     return table["source"].str.startswith(tuple(f"{g.display}/" for g in gated))
 
@@ -85,7 +87,7 @@ def _records(frame: pd.DataFrame) -> list[dict]:
     return [plain(r) for r in frame.to_dict("records")]
 
 
-def context_folders(gated: list[Gated], reference_submitter: str) -> list[str]:
+def context_folders(gated: list[Version], reference_submitter: str) -> list[str]:
     """What a gated version is judged against, as folders relative to the
     submissions root: its own submitter folder and the reference submitter's
     in the same round; for a new reference version, the whole round (every
@@ -97,12 +99,12 @@ def context_folders(gated: list[Gated], reference_submitter: str) -> list[str]:
     return sorted(rounds) + sorted(folders)
 
 
-def context_paths(root: Path, gated: list[Gated], reference_submitter: str) -> list[Path]:
+def context_paths(root: Path, gated: list[Version], reference_submitter: str) -> list[Path]:
     """The :func:`context_folders` that ROOT holds (ROOT itself when none)."""
     return [root / f for f in context_folders(gated, reference_submitter) if (root / f).is_dir()] or [root]
 
 
-def _swap(table: pd.DataFrame, extra: pd.DataFrame, g: Gated, gated: list[Gated]) -> pd.DataFrame:
+def _swap(table: pd.DataFrame, extra: pd.DataFrame, g: Version, gated: list[Version]) -> pd.DataFrame:
     """The context rows with a named version's rows in place of its submitter's
     other rows of the same round and status (rows of gated versions stay)."""
     if extra.empty:
@@ -143,7 +145,8 @@ def _disposed_row(d, shown: str | None) -> dict:
 
 
 def _version(where: Source) -> str:
-    return "/".join(where.file.split("/")[:3])
+    version, _ = Version.parse(where.file)
+    return version.display if version else "/".join(where.file.split("/")[:3])
 
 
 def _deviations(agreement: pd.DataFrame, mine, shown: str | None) -> list[Finding]:
@@ -157,12 +160,12 @@ def _deviations(agreement: pd.DataFrame, mine, shown: str | None) -> list[Findin
     return out
 
 
-def _crosscheck(own: pd.DataFrame, gated: list[Gated], pol: Policy, shown: str | None) -> list[Finding]:
+def _crosscheck(own: pd.DataFrame, gated: list[Version], pol: Policy, shown: str | None) -> list[Finding]:
     """A gated result declared verified must be the one MLCommons published for
     its round, in the base's published/ tables (published-value-differs,
     not-published); a round with no published table is not checked. Only
     verified rows are looked up: with none, no published table is read. A
-    table that does not read whole is reference-unverifiable, named from the
+    table that does not read whole is reference-broken, named from the
     repository root."""
     if pol.published is None or not (own["status"] == VERIFIED).any():
         return []
@@ -173,7 +176,7 @@ def _crosscheck(own: pd.DataFrame, gated: list[Gated], pol: Policy, shown: str |
         folder = pol.published / round_        # published/<round>/: that round's tables
         paths = sorted(p for p in folder.glob("*") if p.is_file() and p.suffix in (".csv", ".json"))
         tables, found = crosscheck.load_published(pol.rules, paths, round_) if paths else ({}, [])
-        broken += [_unverified_table(f, scratch) for f in found if f.severity == "error"]
+        broken += [_unverified_table(f, scratch) for f in found if f.severity == Severity.ERROR]
         published.update({r: t.assign(source=t["source"].str.removeprefix(scratch)) for r, t in tables.items()})
     if broken:                         # a table that does not verify cannot clear or fail a result
         return list({f.file: f for f in broken}.values())
@@ -187,9 +190,9 @@ def _unverified_table(f: Finding, scratch: str) -> Finding:
     return unverifiable(where, "the published table reads whole", f"{f.code}: {f.message}")
 
 
-def _reference_unverifiable(found: list[Finding], gated: list[Gated], reference: str, mine,
+def _reference_unverifiable(found: list[Finding], gated: list[Version], reference: str, mine,
                             shown: str | None) -> list[Finding]:
-    """One ``reference-unverifiable`` per file of the reference submitter, in
+    """One ``reference-broken`` per file of the reference submitter, in
     a round of a gated partner version, that fails a check of this run (a
     hash, a manifest, a row): the partner's verdicts depend on it, so it can
     neither be dropped nor turn them into no-reference."""
@@ -197,7 +200,7 @@ def _reference_unverifiable(found: list[Finding], gated: list[Gated], reference:
     out: dict[str, Finding] = {}
     for f in found:
         file = f.where.file
-        if f.severity == "error" and rounds and file.startswith(rounds) and not mine(file) and file not in out:
+        if f.severity == Severity.ERROR and rounds and file.startswith(rounds) and not mine(file) and file not in out:
             out[file] = unverifiable(f.where.at(root=shown), "the reference's files verify as sealed",
                                      f"{f.code}: {f.message}")
     return list(out.values())
@@ -209,17 +212,17 @@ def not_compared(rows: list[dict], reference_submitter: str) -> list[dict]:
     return [{"file": r["file"], "line": r["line"], "version": r["version"],
              "outcome": r.get("verdict") if r.get("verdict") in (NO_REFERENCE, EXCLUDED) else r["outcome"],
              "reason": r.get("reason") or ""}
-            for r in rows if r["version"].split("/")[1:2] != [reference_submitter]
-            and (r.get("verdict") in (NO_REFERENCE, EXCLUDED) or r["outcome"] in (REJECTED, EXCLUDED))]
+            for r in rows if getattr(Version.parse(r["version"])[0], "submitter", None) != reference_submitter
+            and (r.get("verdict") in (NO_REFERENCE, EXCLUDED) or r["outcome"] in (REJECTED, SET_ASIDE))]
 
 
-def _empty(gated: list[Gated], report, root: Path, shown: str | None) -> list[Finding]:
+def _empty(gated: list[Version], report, root: Path, shown: str | None) -> list[Finding]:
     """An error for a gated version that holds no result at all (a sealed file
     with a header and no row) and fails nothing else: it must not pass."""
     out = []
     for g in gated:
         if any(r["version"] == g.display for r in report.rows) or any(
-                f.severity == "error" and g.holds(f.where.file) for f in report.findings):
+                f.severity == Severity.ERROR and g.holds(f.where.file) for f in report.findings):
             continue
         lines = key_lines(root / g.display / MANIFEST)
         out.append(located("format-mismatch", Source(f"{g.display}/{MANIFEST}", key="files",

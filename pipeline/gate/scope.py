@@ -29,10 +29,10 @@ import yaml
 from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
+from pipeline.core.vocabulary import Severity
 from pipeline.gate import gitstore, policy as policy_mod
-from pipeline.gate.versioning import Gated
 from pipeline.store.manifests import MANIFEST
-from pipeline.store.versions import VERSION_DIR
+from pipeline.store.versions import Version
 
 LABEL = "maintenance"          # the maintainers' pull-request label; the workflow passes --allow-maintenance
 DVC_LOCK = "dvc.lock"          # written by every `dvc repro`, beside dvc.yaml
@@ -73,7 +73,7 @@ def classify(changes: list[gitstore.Change], root: str) -> Scope:
             continue
         rel = change.path[len(prefix):]
         parts = rel.split("/")
-        if change.status == "D" and (len(parts) < 4 or not VERSION_DIR.match(parts[2])):
+        if change.status == "D" and (len(parts) < 4 or Version.parse(rel)[0] is None):
             scope.outside.append((change, "a deletion outside any version folder"))   # a maintainer's
             continue
         if len(parts) >= 3:
@@ -136,7 +136,7 @@ class Judged:
     findings: list[Finding]
 
 
-def judge(scope: Scope, gated: list[Gated], top: Path, base: str, head: str, pol, params_path: str,
+def judge(scope: Scope, gated: list[Version], top: Path, base: str, head: str, pol, params_path: str,
           outputs: tuple[str, ...], shown: str | None, allow: bool) -> Judged:
     """The change findings: every path outside what a submission may hold,
     every reference version, and versions of more than one partner. Errors,
@@ -148,7 +148,7 @@ def judge(scope: Scope, gated: list[Gated], top: Path, base: str, head: str, pol
     maintenance = bool(scope.outside or references)
     kind = ("mixed" if partner and maintenance else "submission" if partner
             else "maintenance" if maintenance else "none")
-    severity = "warning" if allow and not partner else "error"
+    severity = Severity.WARNING if allow and not partner else Severity.ERROR
     together = f" ({TOGETHER})" if partner else ""
     found = []
     for change, why in scope.outside:

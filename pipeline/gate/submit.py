@@ -32,11 +32,12 @@ from pipeline.core.errors import UsageError
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import AUTO, POST_DEADLINE, STATUSES, VERIFIED, Source
 from pipeline.core.rules import Rules
+from pipeline.core.vocabulary import Severity
 from pipeline.ingest.submissions import ingest
 from pipeline.store import clock
 from pipeline.store.hashes import sha256_file, sha256_tree
 from pipeline.store.manifests import MANIFEST, Version, declared_status, declared_submitted_at, load_manifest
-from pipeline.store.versions import VERSION_DIR, root_name, version_at
+from pipeline.store.versions import root_name, version_at, version_number
 
 ROUND_NAME = re.compile(r"^v\d+\.\d+$")
 SUBMITTER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
@@ -85,12 +86,12 @@ def seal(rules: Rules, source: Path, submitter: str, round_: str, status: str, r
     number = _next(sub_dir)
     _, early = _status(rules, round_, status, max(submitted_at or clock.now(), clock.now()), force,
                        _where(round_, submitter, number, shown))
-    if any(f.severity == "error" for f in early):
+    if any(f.severity == Severity.ERROR for f in early):
         return SubmitResult(None, early)
 
     def manifest(number: int, when: datetime, declared: str, supersedes: int | None) -> dict:
         out = {"submitter": submitter, "round": round_, "version": number,
-               "submitted_at": when.isoformat(), "status": declared,
+               "submitted_at": when.isoformat(), "status": str(declared),
                "files": [{"path": source.name, "format": fmt, "sha256": digest}]}
         if supersedes:
             out["supersedes"] = supersedes
@@ -141,7 +142,7 @@ def refusals(rules: Rules, source: Path, fmt: str, submitter: str, round_: str, 
     """Why SOURCE cannot be sealed: ingest's errors on it, read in its format
     for its round and status, and every row that names another submitter."""
     report = ingest(rules, [source], fmt, round_, status)
-    problems = [f for f in report.findings if f.severity == "error"]
+    problems = [f for f in report.findings if f.severity == Severity.ERROR]
     for cell, named in zip(report.table["source"], report.table["submitter"]):
         if named != submitter:
             problems.append(located("submitter-mismatch", Source.from_cell(cell).at(column="submitter"),
@@ -190,7 +191,7 @@ def _next(sub_dir: Path) -> int:
     """The number of the next version of a submitter folder."""
     if not sub_dir.is_dir():
         return 1
-    return max((int(m.group(1)) for p in sub_dir.iterdir() if (m := VERSION_DIR.match(p.name))), default=0) + 1
+    return max((n for p in sub_dir.iterdir() if (n := version_number(p.name)) is not None), default=0) + 1
 
 
 def _where(round_: str, submitter: str, number: int, shown: str | None) -> Source:
@@ -241,4 +242,4 @@ def _status(rules: Rules, round_: str, status: str, visible: datetime, force: bo
     return status, [located("verified-after-deadline", where, expected, found,
                             "sealed as declared (--force), but it counts as post-deadline wherever the commit "
                             "time or the gate's clock decides, and the gate fails it: declare it post-deadline "
-                            "(--status post-deadline or auto)", severity="warning")]
+                            "(--status post-deadline or auto)", severity=Severity.WARNING)]

@@ -6,43 +6,15 @@ and head trees (:mod:`pipeline.gate.gitstore`). Nothing here prints.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
 from pipeline.store.manifests import MANIFEST
-from pipeline.store.versions import VERSION_DIR, bad_version_folder, misplaced_finding
-
-
-@dataclass(frozen=True)
-class Gated:
-    """A version folder under the gate; ``display`` is relative to the root."""
-
-    round: str
-    submitter: str
-    number: int
-
-    @property
-    def display(self) -> str:
-        return f"{self.round}/{self.submitter}/v{self.number}"
-
-    def holds(self, root_relative: str) -> bool:
-        return root_relative.startswith(self.display + "/") or root_relative == self.display
+from pipeline.store.versions import Version, bad_version_folder, misplaced_finding
 
 
 # ---- versioning rules ------------------------------------------------------------------
-
-def _parse(rel: str) -> tuple[Gated | None, str | None]:
-    """(version, file inside it) for a root-relative path; (None, why) otherwise."""
-    parts = rel.split("/")
-    if len(parts) < 3:
-        return None, None                           # a file beside the rounds: not a version
-    m = VERSION_DIR.match(parts[2])
-    if len(parts) == 3 or not m:
-        return None, "/".join(parts[:3])
-    return Gated(parts[0], parts[1], int(m.group(1))), "/".join(parts[3:])
-
 
 def _numbers(versions) -> dict[tuple[str, str], set[int]]:
     out: dict[tuple[str, str], set[int]] = {}
@@ -52,17 +24,17 @@ def _numbers(versions) -> dict[tuple[str, str], set[int]]:
 
 
 def versioning(changes: dict[str, str], base_files: list[str], head_files: list[str], shown: str | None,
-               base: str, changed_line: Callable[[str], int | None]) -> tuple[list[Gated], list[Finding]]:
+               base: str, changed_line: Callable[[str], int | None]) -> tuple[list[Version], list[Finding]]:
     """The versions to gate and the versioning findings, from the changed paths
     and every file of the base and of the head (all relative to the
     submissions root, named SHOWN in locations). CHANGED_LINE gives the first
     changed line of a modified file; BASE names the base commit."""
-    at_base = _numbers(v for v, _ in (_parse(p) for p in base_files) if v)
-    at_head = _numbers(v for v, _ in (_parse(p) for p in head_files) if v)
-    gated: set[Gated] = set()
+    at_base = _numbers(v for v, _ in (Version.parse(p) for p in base_files) if v)
+    at_head = _numbers(v for v, _ in (Version.parse(p) for p in head_files) if v)
+    gated: set[Version] = set()
     found: list[Finding] = []
     for path, status in sorted(changes.items()):
-        version, inner = _parse(path)
+        version, inner = Version.parse(path)
         if version is None:
             if path.count("/") < 2 and status != "D":   # beside the rounds or in a round folder
                 found.append(misplaced_finding(path, shown))
@@ -81,7 +53,7 @@ def versioning(changes: dict[str, str], base_files: list[str], head_files: list[
     return sorted(gated, key=lambda v: (v.round, v.submitter, v.number)), found
 
 
-def _immutable(path: str, status: str, version: Gated, numbers: set[int], line: int | None,
+def _immutable(path: str, status: str, version: Version, numbers: set[int], line: int | None,
                shown: str | None, base: str) -> Finding:
     nxt = max(numbers) + 1
     what = {"A": "added", "D": "deleted", "M": "changed"}[status]
@@ -92,7 +64,7 @@ def _immutable(path: str, status: str, version: Gated, numbers: set[int], line: 
                    f"{version.display}")
 
 
-def _numbering(new: list[Gated], at_base: dict, shown: str | None) -> list[Finding]:
+def _numbering(new: list[Version], at_base: dict, shown: str | None) -> list[Finding]:
     found, expected = [], {}
     for v in new:
         key = (v.round, v.submitter)

@@ -101,11 +101,6 @@ def parts_in_system_id(rules: Rules, system_id: str | None) -> dict[str, int | N
     return dict(sorted(found.items()))
 
 
-def counted_in_system_id(rules: Rules, system_id: str | None) -> dict[str, int]:
-    """The parts a system id states with a count (``87xMI355X_...`` -> {MI355X: 87})."""
-    return {n: c for n, c in parts_in_system_id(rules, system_id).items() if c is not None}
-
-
 def variant_of(family: str, piece: str) -> str:
     """The accelerator as published, beyond its family: form factor (SXM, PCIe,
     NVL) and memory size. ``NVIDIA H200-NVL-141GB`` -> ``H200 NVL 141GB``;

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field, replace
 from pipeline.core.rules import Rules
 from pipeline.core.findings import Finding, located
 from pipeline.core.formulas import plausible
-from pipeline.core.model import EXCLUDED
+from pipeline.core.model import SET_ASIDE
+from pipeline.core.vocabulary import Severity
 from pipeline.ingest import resolve
 from pipeline.readers.base import Disposition, RawRecord, ReadResult, clean, rejection
 
@@ -187,17 +188,17 @@ class _Memo:
                    get("total_accelerators"))
             acc = accelerators.get(key) or self._accelerators(key)
             if acc[2]:
-                dispositions.append(Disposition(rec.cell, EXCLUDED, "", EXCLUDED_CPU))
+                dispositions.append(Disposition(rec.cell, SET_ASIDE, "", EXCLUDED_CPU))
                 continue
             if get("power") == "true":
                 label = self._labels(rec)
                 if label:
                     here = _located(rec, (label,))
                     found.extend(here)
-                    if any(f.severity == "error" for f in here):
+                    if any(f.severity == Severity.ERROR for f in here):
                         dispositions.append(rejection(rec.cell, here))
                         continue
-                dispositions.append(Disposition(rec.cell, EXCLUDED, "", EXCLUDED_POWER))
+                dispositions.append(Disposition(rec.cell, SET_ASIDE, "", EXCLUDED_POWER))
                 continue
             round_text = get("round")
             rnd = rounds.get(round_text) or self._round(round_text)
@@ -230,7 +231,7 @@ class _Memo:
                 here = _located(rec, (rnd[1], sub[1], system[1], bench[1], value_problems, division[1],
                                       availability[1], acc[1], label, name[1], rid[1]))
                 found.extend(here)
-                if any(f.severity == "error" for f in here):
+                if any(f.severity == Severity.ERROR for f in here):
                     dispositions.append(rejection(rec.cell, here))
                     continue
             if rec.source is not last_source:
@@ -336,7 +337,7 @@ def merge_warnings(found: list[Finding]) -> list[Finding]:
     share it), not once per row. Errors are kept as they are."""
     groups: dict[tuple, list[int]] = {}
     for i, f in enumerate(found):
-        if f.severity == "warning":
+        if f.severity == Severity.WARNING:
             groups.setdefault((f.code, f.file, f.where.column or f.where.key, f.expected, f.found),
                               []).append(i)
     drop = set()

@@ -25,6 +25,7 @@ from pipeline.core import textcheck
 from pipeline.core.rules import Rules, canonical_units, memo
 from pipeline.core.formulas import PLAUSIBLE_VALUE, plausible
 from pipeline.ingest import composition
+from pipeline.core.model import WARNING
 
 # ASCII digits only (Python's \d also takes other scripts' digits)
 NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
@@ -56,12 +57,12 @@ Problem = tuple
 
 def errors(problems: list[Problem]) -> bool:
     """Whether any problem is an error (a warning is a 6-tuple ending in "warning")."""
-    return any(len(p) < 6 or p[5] != "warning" for p in problems)
+    return any(len(p) < 6 or p[5] != WARNING for p in problems)
 
 
 def _severity(published: bool) -> tuple[str, ...]:
     """A contradiction in a table MLCommons published is noted (its row kept); in a partner's file, refused."""
-    return ("warning",) if published else ()
+    return (WARNING,) if published else ()
 
 
 def _required(name: str, text: str | None) -> list[Problem]:
@@ -180,7 +181,7 @@ def resolve_benchmark(rules: Rules, model_text: str | None, scenario_text: str |
             (field, model), unregistered = names[0], True
             problems.append(("unregistered-name", field, "a benchmark id from schemas/models.yaml",
                              model, "model not in the registry: kept with the published table's name "
-                             "and units", "warning"))
+                             "and units", WARNING))
         else:
             problems.append(("unknown-model", names[0][0], "a benchmark id from schemas/models.yaml",
                              names[0][1], "unknown model" + did_you_mean(
@@ -214,7 +215,7 @@ def resolve_benchmark(rules: Rules, model_text: str | None, scenario_text: str |
         elif published and used_text and rules.canonical_model(used_text) != model:
             problems.append(("units-mismatch", "units", " or ".join(accepted), units,
                              f"units not those of {model} {scenario} in {where}: the published "
-                             f"table's units are kept (the model used is {used_text})", "warning"))
+                             f"table's units are kept (the model used is {used_text})", WARNING))
         else:
             problems.append(("units-mismatch", "units", " or ".join(accepted), units,
                              f"wrong units for {model} {scenario} in {where}" + did_you_mean(units, accepted)))
@@ -270,7 +271,7 @@ def _unregistered(rules: Rules, part: composition.Part) -> Problem:
     return ("unregistered-name", "accelerator",
             f"an entry of schemas/accelerators.yaml: {composition.registry_line(rules, part.text)}", part.text,
             f"accelerator not in the registry: kept as {part.name!r}, {vendor}; add the entry expected "
-            "to schemas/accelerators.yaml", "warning")
+            "to schemas/accelerators.yaml", WARNING)
 
 
 def _unknown_accelerator(rules: Rules, piece: str) -> Problem:
@@ -320,7 +321,7 @@ def resolve_accelerators(rules: Rules, text: str | None, platform: str | None, p
     if per_node_text is None and text is not None and published:
         per_node, problems = 1, [("missing-value", "accelerators_per_node", "a whole number >= 1",
                                   None, "the published table gives no accelerators per node for a "
-                                  "named accelerator (an integrated GPU): 1 is assumed", "warning")]
+                                  "named accelerator (an integrated GPU): 1 is assumed", WARNING)]
     else:
         per_node, problems = _count("accelerators_per_node", per_node_text, required=True)
     nodes, more = _count("nodes", nodes_text, required=True)
@@ -374,7 +375,7 @@ def resolve_accelerators(rules: Rules, text: str | None, platform: str | None, p
             problems.append(("composition-assumed", "accelerator", "a count per type", text,
                              f"several accelerator types without counts: the {total_given or capacity} "
                              f"accelerators are taken as shared evenly ({', '.join(f'{n}: {c}' for n, c in counts.items())})",
-                             "warning"))
+                             WARNING))
         total = sum(counts.values())
     else:
         name = names[0]
@@ -395,7 +396,7 @@ def resolve_accelerators(rules: Rules, text: str | None, platform: str | None, p
                                               "count the system's name states")]
                 problems.append(("accelerator-count-disagrees", "accelerators_per_node",
                                  f"the published count {published_total} ({held})", where,
-                                 f"the published count {published_total} is kept", "warning"))
+                                 f"the published count {published_total} is kept", WARNING))
         counts = {name: total}
     if total > capacity and (not published or len(names) == 1):
         return fail, problems + [("accelerator-count-mismatch", "total_accelerators",
@@ -412,7 +413,7 @@ def resolve_accelerators(rules: Rules, text: str | None, platform: str | None, p
     if total > capacity:
         problems.append(("accelerator-count-disagrees", "total_accelerators", f"at most nodes x per node = "
                          f"{capacity}", total, "the counts per type exceed what the nodes hold: kept as "
-                         "published", "warning"))
+                         "published", WARNING))
     if errors(problems):
         return fail, problems
     return ("+".join(names), "+".join(variants[n] for n in names),

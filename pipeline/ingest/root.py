@@ -34,7 +34,7 @@ import pandas as pd
 from pipeline.ingest import table
 from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, TableReport
-from pipeline.core.model import EXCLUDED, REJECTED, Source
+from pipeline.core.model import REJECTED, SET_ASIDE, Source
 from pipeline.core.rules import Rules
 from pipeline.store.manifests import misplaced_files
 
@@ -62,7 +62,7 @@ class MergeReport(TableReport):
     def summary(self) -> dict:
         outcome = self.rejected["outcome"] if "outcome" in self.rejected else pd.Series(dtype=str)
         return {"accepted": len(self.table), "rejected": int((outcome == REJECTED).sum()),
-                "excluded": int((outcome == EXCLUDED).sum()),
+                "set_aside": int((outcome == SET_ASIDE).sum()),
                 "recorded_findings": len(self.recorded), **self.cache}
 
 
@@ -83,7 +83,7 @@ def merge_parts(rules: Rules, parts: list[Path], display: str = "<table>") -> Me
     accepted, bad, found = table.validate(rules, frame, display)
     rej = pd.concat(rejected, ignore_index=True)
     if len(bad):
-        rej = pd.concat([rej, pd.DataFrame({"source": bad["source"], "outcome": "rejected",
+        rej = pd.concat([rej, pd.DataFrame({"source": bad["source"], "outcome": REJECTED,
                                             "codes": "schema-violation",
                                             "reason": "the row fails the canonical table schema"})],
                         ignore_index=True)
@@ -139,7 +139,7 @@ def ingest_root(rules: Rules, root: Path, cache: Path | None = None) -> MergeRep
 
 def ingest_submitters(rules: Rules, todo: list[tuple[Path, Path]], root: Path, folders: list[Path]) -> None:
     """Each (submitter folder, out) of ``todo`` read into its four parts at
-    ``out``: the bytes that :func:`ingest_submitter` writes for it alone. The
+    ``out``: the bytes that :func:`write_part` of its ingest alone writes. The
     rows of all of them are checked against the table schema in one call (a
     call costs about the same for 10 rows as for 1,000)."""
     from pipeline.store import clock
@@ -151,7 +151,7 @@ def ingest_submitters(rules: Rules, todo: list[tuple[Path, Path]], root: Path, f
                  for folder, _ in todo]
     verdicts = validate_each(rules, [frame for _, frame in collected], root.as_posix())
     for (folder, out), (report, _), validated in zip(todo, collected, verdicts):
-        _write_part(ingest.settle(report, validated), root, [f for f in folders if f != folder], out)
+        write_part(ingest.settle(report, validated), root, [f for f in folders if f != folder], out)
 
 
 def validate_each(rules: Rules, frames: list[pd.DataFrame], root: str | None = None
@@ -177,7 +177,7 @@ def validate_each(rules: Rules, frames: list[pd.DataFrame], root: str | None = N
     return out
 
 
-def _write_part(report, root: Path, others: list[Path], out: Path) -> None:
+def write_part(report, root: Path, others: list[Path], out: Path) -> None:
     """One submitter's four parts. Findings about other submitters' folders
     (the store lists the whole root) are left to their own parts."""
     from pipeline.core.files import write_json, write_table
@@ -189,14 +189,6 @@ def _write_part(report, root: Path, others: list[Path], out: Path) -> None:
     write_table(report.dispositions_frame(), out / "rejected.csv")
     write_json([f.to_dict() for f in findings], out / "findings.json")
     write_table(versions_frame(report.versions), out / "versions.csv")
-
-
-def ingest_submitter(rules: Rules, folder: Path, root: Path, others: list[Path], out: Path) -> None:
-    """One submitter folder's four parts, read on its own (what
-    :func:`ingest_submitters` writes for it too)."""
-    from pipeline.ingest import submissions as ingest
-
-    _write_part(ingest.ingest(rules, [folder], root=root), root, others, out)
 
 
 def versions_frame(versions: list[dict]) -> pd.DataFrame:

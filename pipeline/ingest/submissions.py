@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.core.findings import Finding, TableReport, located
-from pipeline.core.model import EXCLUDED, POST_DEADLINE, REJECTED, VERIFIED, Source
+from pipeline.core.model import POST_DEADLINE, REJECTED, SET_ASIDE, VERIFIED, Source
 from pipeline.core.rules import Rules
 from pipeline.ingest import table, walk
 from pipeline.ingest.normalise import Accepted, Normaliser
@@ -46,7 +46,7 @@ class IngestReport(TableReport):
         return {
             "accepted": len(self.table),
             "rejected": int((d == REJECTED).sum()),
-            "excluded": int((d == EXCLUDED).sum()),
+            "set_aside": int((d == SET_ASIDE).sum()),
             "verified": int((self.table["status"] == VERIFIED).sum()),
             "post_deadline": int((self.table["status"] == POST_DEADLINE).sum()),
             "versions_used": sum(1 for v in self.versions if v["used"]),
@@ -105,7 +105,7 @@ def schema_dispositions(cells, found: list[Finding]) -> list[Disposition]:
     out = []
     for cell in cells:
         where = Source.from_cell(cell)
-        out.append(Disposition(str(cell), "rejected", "schema-violation",
+        out.append(Disposition(str(cell), REJECTED, "schema-violation",
                                "; ".join(sorted(places.get((where.file, where.line), ())))))
     return out
 
@@ -124,5 +124,5 @@ def _reject_duplicates(frame: pd.DataFrame, report: IngestReport) -> pd.DataFram
                         f"the same result also at {others}",
                         "duplicate result: none of the rows sharing it is taken")
             report.findings.append(f)
-            report.dispositions.append(Disposition(cell, "rejected", f.code, f.message))
+            report.dispositions.append(Disposition(cell, REJECTED, f.code, f.message))
     return frame[~dup].reset_index(drop=True)

@@ -28,10 +28,12 @@ from pipeline.store import clock
 from pipeline import readers
 from pipeline.core.errors import UsageError
 from pipeline.core.findings import Finding, located
-from pipeline.core.model import STATUSES, Source
+from pipeline.core.model import REJECTED, STATUSES, Source
+from pipeline.core.vocabulary import Severity
 from pipeline.ingest.normalise import Context, Normaliser
 from pipeline.readers.base import Disposition, ReadResult
-from pipeline.store.manifests import (MANIFEST, VERSION_DIR, Version, find_versions, load_manifest, version_at)
+from pipeline.store.manifests import MANIFEST, Version, find_versions, load_manifest, version_at
+from pipeline.store.versions import version_number
 
 
 PUBLISHED_FOLDER = "published"
@@ -74,7 +76,7 @@ def collect(paths: list[Path], report, normaliser: Normaliser, fmt: str | None =
 
 def _versions_under(path: Path, root: Path | None, report, scans: Scans | None) -> list[tuple[Version, bool]]:
     """(version, explicitly named) for a root, round, submitter or version folder."""
-    if VERSION_DIR.match(path.name):
+    if version_number(path.name) is not None:
         return [(version_at(path, root), True)]
     if (path / MANIFEST).exists():   # a version folder by its content, but not named v<N>
         report.findings.append(located("bad-version-folder", Source(path.as_posix()),
@@ -153,9 +155,9 @@ def withdraws_text(withdraws: list[dict]) -> str:
 def _depth(path: Path) -> int | None:
     """0 for a submissions root, 1 for a round, 2 for a submitter folder."""
     children = [p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")]
-    if any(VERSION_DIR.match(c.name) for c in children):
+    if any(version_number(c.name) is not None for c in children):
         return 2
-    if any(any(VERSION_DIR.match(g.name) for g in c.iterdir() if g.is_dir()) for c in children):
+    if any(any(version_number(g.name) is not None for g in c.iterdir() if g.is_dir()) for c in children):
         return 1
     if all(c.name.startswith("v") for c in children):
         return 0
@@ -195,12 +197,12 @@ def _reject_file(rules, version: Version, entry_file, where: Source, why, report
     """Every row of a file that cannot be trusted is rejected for the file's reason."""
     path = version.path / entry_file.path
     if why.code == "path-escape" or not (path.is_file() or path.is_dir()):
-        report.dispositions.append(Disposition(where.file, "rejected", why.code, why.message))
+        report.dispositions.append(Disposition(where.file, REJECTED, why.code, why.message))
         return
     result = readers.read(rules, path, where, _fmt(entry_file.format), round_=version.round)
     cells = result.cells()
     report.dispositions.extend(result.dispositions)
-    report.dispositions.extend(Disposition(cell, "rejected", why.code, why.message) for cell in cells)
+    report.dispositions.extend(Disposition(cell, REJECTED, why.code, why.message) for cell in cells)
 
 
 def _fmt(name: str) -> str | None:
@@ -213,7 +215,7 @@ def _reject_unsealed(rules, version: Version, report) -> None:
             result = readers.read(rules, path, version.where(path.relative_to(version.path).as_posix()))
             cells = result.cells()
             report.dispositions.extend(result.dispositions)   # rows the reader refused keep its reason
-            report.dispositions.extend(Disposition(cell, "rejected", version.findings[0].code,
+            report.dispositions.extend(Disposition(cell, REJECTED, version.findings[0].code,
                                                    "its version's manifest is missing or invalid")
                                        for cell in cells)
 
@@ -236,12 +238,12 @@ def _accept(result: ReadResult, where: Source, ctx: Context, normaliser: Normali
     report.findings.extend(done.findings)
     report.dispositions.extend(done.dispositions)
     if not done.accepted and not done.dispositions:
-        errors = [f for f in done.findings if f.severity == "error"]
+        errors = [f for f in done.findings if f.severity == Severity.ERROR]
         if not errors:
             errors = [located("format-mismatch", where, "at least one result", "no rows",
                               "the file holds no results")]
             report.findings.extend(errors)
         report.dispositions.append(Disposition(
-            where.file, "rejected", ",".join(dict.fromkeys(f.code for f in errors)),
+            where.file, REJECTED, ",".join(dict.fromkeys(f.code for f in errors)),
             "; ".join(dict.fromkeys(f.message for f in errors))))
     return done.records

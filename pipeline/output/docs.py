@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from pipeline.core.findings import CODES
+from pipeline.core.vocabulary import FINDING_VERDICTS, KINDS
 
 WIDTH = 100
 CLI_PAGE = "cli.md"
@@ -59,6 +60,17 @@ def findings_reference() -> str:
            "found; `error` findings fail a check, `warning` findings are noted.", "",
            "| code | meaning |", "| --- | --- |"]
     out += [f"| `{code}` | {meaning.replace('|', '&#124;')} |" for code, meaning in sorted(CODES.items())]
+    out += ["", "## Findings and the verdicts they report", "",
+            "A finding is the located reason of a verdict: where a finding code and a verdict name one",
+            "outcome in two kinds of word, this is the map (`pipeline/core/vocabulary.py`).", "",
+            "| finding | verdict | said as |", "| --- | --- | --- |"]
+    out += [f"| `{code}` | `{verdict.code}` ({type(verdict).__name__}) | {verdict.label} |"
+            for code, verdict in sorted(FINDING_VERDICTS.items())]
+    out += ["", "## Words", "",
+            "Every verdict, status, outcome and severity: its code (JSON, CSV, `--verdict`) and its label",
+            "(text, markdown, JUnit, the HTML report).", "",
+            "| kind | code | label |", "| --- | --- | --- |"]
+    out += [f"| {kind.__name__} | `{w.code}` | {w.label} |" for kind in KINDS for w in kind]
     return "\n".join(out) + "\n"
 
 

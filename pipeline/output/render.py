@@ -20,9 +20,11 @@ from pathlib import Path
 
 from pipeline.core.files import write_table, write_text
 from pipeline.core.findings import Finding
-from pipeline.core.model import (AGREE, DEVIATES, EXCLUDED, LABEL_UNVERIFIED, NO_REFERENCE, REJECTED,
+from pipeline.core.model import (AGREE, DEVIATES, EXCLUDED, LABEL_UNVERIFIED, NO_REFERENCE, REJECTED, SET_ASIDE,
                                  UNVERIFIED_FOOTNOTE, Source, plain)
+from pipeline.core.vocabulary import Severity, label as word, tally
 from pipeline.output.figures import claim_figure, pct, quantity, signed_pct
+from pipeline.store.versions import Version
 
 FORMATS = ("text", "json", "junit", "github", "markdown", "csv")
 # -o PATH: the format its extension names (.csv and .parquet write the table itself)
@@ -76,10 +78,22 @@ FIGURES = {
 }
 
 
+# columns whose values are words of the vocabulary: shown by their labels, as every format shows them
+WORDS = ("verdict", "outcome")
+
+
+def _shown(r: dict, column: str) -> str:
+    if column in FIGURES:
+        return FIGURES[column](r)
+    value = r.get(column)
+    return word(value) if column in WORDS and value is not None else _cell_text(value)
+
+
 def table_lines(rows: list[dict], columns: tuple[str, ...]) -> list[str]:
     """An aligned table; a column is as wide as its widest cell (identifiers are
-    never cut); figures are rounded, carry their units and align right."""
-    cells = [[FIGURES[c](r) if c in FIGURES else _cell_text(r.get(c)) for c in columns] for r in rows]
+    never cut); figures are rounded, carry their units and align right; a
+    verdict or an outcome is its label."""
+    cells = [[_shown(r, c) for c in columns] for r in rows]
     widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
 
     def line(values) -> str:
@@ -148,7 +162,7 @@ def gate_text(report, with_findings: bool = True) -> str:
     lines += [f"{f.severity}: {f.render()}" for f in report.findings] if with_findings else []
     for r in report.rows:
         dev = signed_pct(r.get("deviation_pct"))
-        lines.append(f"{r.get('verdict') or r['outcome']}: {_row_source(r)}{' ' + dev if dev else ''}"
+        lines.append(f"{word(r.get('verdict') or r['outcome'])}: {_row_source(r)}{' ' + dev if dev else ''}"
                      + (f" [{r['label']}]" if r.get("label") == LABEL_UNVERIFIED else ""))
     if any(r.get("label") == LABEL_UNVERIFIED for r in report.rows):
         lines.append(f"{LABEL_UNVERIFIED}: {UNVERIFIED_FOOTNOTE}")
@@ -161,8 +175,8 @@ def _gate_extra_lines(report) -> list[str]:
     maintainers' label, the verdicts the change flips."""
     lines = [f"withdrawal: {w['version']} {w['text']}" for w in report.withdrawals]
     lines += [f"  withdrawn: {x['system']} {x['model']} {x['scenario']} ({x['division']}), "
-              f"{x['verdict']}: {x['reason']}" for w in report.withdrawals for x in w["withdrawn"]]
-    lines += [f"not compared: {Source(x['file'], x['line'])}: {x['outcome']}: {x['reason']}"
+              f"{word(x['verdict'])}: {x['reason']}" for w in report.withdrawals for x in w["withdrawn"]]
+    lines += [f"not compared: {Source(x['file'], x['line'])}: {word(x['outcome'])}: {x['reason']}"
               for x in report.summary.get("not_compared") or ()]
     if report.summary.get("flips_checked"):
         lines.append(f"the change flips {len(report.flips)} shipped result(s)")
@@ -223,9 +237,10 @@ def junit(report) -> str:
                              line="" if where.line is None else str(where.line))
         for f in row_findings.pop((where.file, where.line), []):
             _failure(case, f)
-        if r.get("outcome") in (EXCLUDED, REJECTED) and case.find("failure") is None \
+        if r.get("outcome") in (SET_ASIDE, REJECTED) and case.find("failure") is None \
                 or r.get("verdict") in (NO_REFERENCE, EXCLUDED):
-            ET.SubElement(case, "skipped", message=r.get("reason") or "")
+            said = word(r.get("verdict") or r.get("outcome"))
+            ET.SubElement(case, "skipped", message=f"{said}: {r['reason']}" if r.get("reason") else said)
     for (file, _line), found in row_findings.items():       # lines without a row
         file_findings.setdefault(file, []).extend(found)
     for file in sorted(set(getattr(report, "files", [])) | set(file_findings)):
@@ -248,7 +263,7 @@ def _by_line(findings: list[Finding]):
     rows: dict[tuple, list[Finding]] = {}
     files: dict[str, list[Finding]] = {}
     for f in findings:
-        if f.severity != "error":
+        if f.severity != Severity.ERROR:
             continue
         line = f.line
         if line is not None and f.code not in ("version-immutable", "manifest-invalid", "manifest-mismatch"):
@@ -265,9 +280,10 @@ def _result_name(r: dict, where: Source) -> str:
 
 def _version_of(path: str) -> str:
     parts = path.split("/")
-    for i, part in enumerate(parts):
-        if part.startswith("v") and part[1:].isdigit() and i >= 2:
-            return "/".join(parts[i - 2:i + 1])
+    for i in range(len(parts) - 2):   # the version folder, under whatever the path starts with
+        version, _ = Version.parse("/".join(parts[i:]))
+        if version is not None:
+            return version.display
     return "mlrepro"
 
 
@@ -299,7 +315,7 @@ def github(report) -> str:
     for x in report.summary.get("not_compared") or ():       # the gate: partner results it did not compare
         line = "" if x["line"] is None else f",line={x['line']}"
         lines.append(f"::notice file={_escape_property(x['file'])}{line},title=not-compared::"
-                     f"{_escape_data(x['outcome'] + ': ' + x['reason'])}")
+                     f"{_escape_data(word(x['outcome']) + ': ' + x['reason'])}")
     lines.append(verdict_line(report))
     return "\n".join(lines)
 
@@ -327,7 +343,7 @@ def markdown(report, limit: int = 100) -> str:
                 ["file:line", "model", "scenario", "value", "reference", "deviation", "verdict", "label"],
                 [[_row_source(r), r["model"], r["scenario"], quantity(r["value"], r.get("units")),
                   quantity(r["reference_value"], r.get("units")), signed_pct(r["deviation_pct"]),
-                  r.get("verdict") or r["outcome"], _label(r)] for r in results[:limit]]) + [""]
+                  word(r.get("verdict") or r["outcome"]), _label(r)] for r in results[:limit]]) + [""]
     else:
         icon = "✅" if report.ok else "❌"
         out = [f"## {icon} mlrepro: {'passed' if report.ok else 'failed'}", ""]
@@ -337,7 +353,8 @@ def markdown(report, limit: int = 100) -> str:
         results = report.rows
         if results:
             columns = list(dict.fromkeys(k for r in results[:limit] for k in r))
-            out += ["### Rows", ""] + _table(columns, [[r.get(c) for c in columns]
+            out += ["### Rows", ""] + _table(columns, [[word(r[c]) if c in WORDS and r.get(c) is not None
+                                                        else r.get(c) for c in columns]
                                                        for r in results[:limit]]) + [""]
     if report.findings:
         out += ["### Findings", ""] + _table(
@@ -373,10 +390,9 @@ def _label(r: dict) -> str:
 
 def _version_counts(report, display: str) -> list[object]:
     rows = [r for r in report.rows if r["version"] == display]
-    verdicts = [r.get("verdict") or r["outcome"] for r in rows]
+    got = tally([r.get("verdict") or r["outcome"] for r in rows], (AGREE, DEVIATES, NO_REFERENCE, REJECTED))
     errors = sum(1 for f in report.errors if f"/{display}/" in f"/{f.file}")
-    return [display, len(rows), verdicts.count(AGREE), verdicts.count(DEVIATES),
-            verdicts.count(NO_REFERENCE), verdicts.count("rejected"), errors]
+    return [display, len(rows), *got.values(), errors]
 
 
 def write_report(report, path: str | Path, fmt: str | None = None) -> None:

@@ -12,7 +12,8 @@ from pathlib import Path
 from pipeline.core import textcheck
 from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, located
-from pipeline.core.model import Source
+from pipeline.core.model import REJECTED, Source
+from pipeline.core.vocabulary import Severity
 
 # texts that mean "no value" in a partner's field
 PLACEHOLDERS = frozenset({"", "todo", "n/a", "na", "none", "null", "-", "tbd"})
@@ -134,7 +135,7 @@ class Disposition:
 
 def rejection(cell: str, found: list[Finding]) -> Disposition:
     """The rejection of a row for these findings."""
-    return Disposition(cell, "rejected", ",".join(dict.fromkeys(f.code for f in found)),
+    return Disposition(cell, REJECTED, ",".join(dict.fromkeys(f.code for f in found)),
                        "; ".join(f.message for f in found))
 
 
@@ -185,7 +186,7 @@ def read_text(path: Path, where: Source | str, max_bytes: int | None = None,
         finally:
             del data
     found = textcheck.check(text, where, checks)
-    if any(f.severity == "error" for f in found):
+    if any(f.severity == Severity.ERROR for f in found):
         return None, found
     return text, found
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 from pipeline.core.findings import Finding, located
-from pipeline.core.model import Source
+from pipeline.core.model import REJECTED, Source
 from pipeline.readers.base import Disposition, ReadResult, read_text
 
 
@@ -48,7 +48,7 @@ def open_csv(path, where: Source, required: tuple[str, ...], expected: str, out:
     out.findings.append(located("missing-column", where.at(line=line), expected, f"missing {missing}",
                                 f"required column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
                                 f"absent: add {'it' if len(missing) == 1 else 'them'} to the header line"))
-    out.dispositions.extend(Disposition(f"{where.file}:{line}", "rejected", "missing-column",
+    out.dispositions.extend(Disposition(f"{where.file}:{line}", REJECTED, "missing-column",
                                         "the file lacks a required column") for line, _ in rows)
     return None
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from pipeline.core import textcheck
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
+from pipeline.core.vocabulary import Severity
 from pipeline.readers.base import inside, read_text
 from pipeline.readers.round_rules import AccuracyTarget, Formats, RoundRules
 
@@ -45,7 +46,7 @@ def check_accuracy(path: str | Path, where: Source, targets: tuple[AccuracyTarge
             out.append(located("limit-metric-unstated", where.at(key=target.metric),
                                target.expected(), "<absent>",
                                f"accuracy.txt does not state {target.metric}: its upper limit is not checked",
-                               severity="warning"))
+                               severity=Severity.WARNING))
         elif value is None:
             out.append(located("missing-metric", where.at(line=line, key=target.metric),
                                target.expected(), "<absent>" if line is None else "<not a number>",

@@ -19,7 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline.core.findings import located
-from pipeline.core.model import Source
+from pipeline.core.model import REJECTED, Source
+from pipeline.core.vocabulary import Severity
 from pipeline.readers.base import (Disposition, Layout, RawRecord, ReadResult, as_source, max_file_bytes,
                                    read_bytes)
 from pipeline.readers.csvfile import single_round
@@ -49,7 +50,7 @@ def read(path: Path, where: Source | str) -> ReadResult:
     if missing:
         out.findings.append(located("missing-column", where, f"columns {list(REQUIRED)}",
                                     f"missing {missing}", f"required column {missing[0]!r} is absent"))
-        out.dispositions.extend(Disposition(f"{where.file}:{n}", "rejected", "missing-column",
+        out.dispositions.extend(Disposition(f"{where.file}:{n}", REJECTED, "missing-column",
                                             "the file lacks a required column")
                                 for n in range(1, table.num_rows + 1))
         return out
@@ -57,7 +58,7 @@ def read(path: Path, where: Source | str) -> ReadResult:
         if col not in REQUIRED and col not in OPTIONAL and col not in DERIVED and col != VARIANT:
             out.findings.append(located("unexpected-column", where.at(column=col),
                                         "a column of the results-csv template", col,
-                                        "unknown column (ignored)", severity="warning"))
+                                        "unknown column (ignored)", severity=Severity.WARNING))
     names = [c for c in (*REQUIRED, *OPTIONAL, VARIANT) if c in table.column_names]
     if not _plain_columns(table, names, where, out):
         return out
@@ -126,7 +127,7 @@ def _plain_columns(table, columns: list[str], where: Source, out: ReadResult) ->
         out.findings.append(located("format-mismatch", where.at(column=name),
                                     "text or numbers", str(kind), "a column holds nested values"))
     if bad:
-        out.dispositions.extend(Disposition(f"{where.file}:{n}", "rejected", "format-mismatch",
+        out.dispositions.extend(Disposition(f"{where.file}:{n}", REJECTED, "format-mismatch",
                                             "the file holds a column of nested values")
                                 for n in range(1, table.num_rows + 1))
     return not bad

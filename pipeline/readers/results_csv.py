@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pipeline.core.findings import located
 from pipeline.core.model import Source
+from pipeline.core.vocabulary import Severity
 from pipeline.readers.base import COLUMNS, RawRecord, ReadResult, as_source
 from pipeline.readers.csvfile import CsvFile, complete_rows, open_csv, single_round
 
@@ -34,7 +35,7 @@ def read(path: Path, where: Source | str) -> ReadResult:
         if col not in REQUIRED and col not in OPTIONAL:
             out.findings.append(located("unexpected-column", where.at(line=1, column=col),
                                         "a column of the results-csv template", col,
-                                        "unknown column (ignored)", severity="warning"))
+                                        "unknown column (ignored)", severity=Severity.WARNING))
     out.records = _records(csv_file, out)
     return out
 

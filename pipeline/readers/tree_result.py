@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
+from pipeline.core.vocabulary import Severity
 from pipeline.readers.base import RawRecord, inside
 from pipeline.readers import folder_checks, loadgen, run_checks
 from pipeline.readers.round_rules import Formats, RoundRules, metric_for
@@ -114,7 +115,7 @@ def judge(job: ResultJob, rounds: dict[str, RoundRules], formats: Formats,
     found += _companions(job, base, rules, formats)
     value, more = _value(log, job, rules, formats)
     found += more
-    if any(f.severity == "error" for f in found):
+    if any(f.severity == Severity.ERROR for f in found):
         return Outcome(cell, None, found, rules.round)
     return Outcome(cell, _record(job, log, rules, value), found, rules.round)
 

@@ -23,7 +23,7 @@ from pipeline.core.model import Source
 from pipeline.core.rules import Rules, memo
 from pipeline.store.hashes import sha256_file, sha256_tree
 # ingest reads versions through this module: the layout's names are its too
-from pipeline.store.versions import (VERSION_DIR, Version, find_versions, misplaced_files,  # noqa: F401
+from pipeline.store.versions import (Version, find_versions, misplaced_files,  # noqa: F401
                                      resolved, version_at)
 
 MANIFEST = "manifest.yaml"

@@ -13,24 +13,24 @@ how the user named the root names it (the gate, ``validate``).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.core.errors import UsageError
 from pipeline.core.findings import Finding, located
-from pipeline.core.model import Source
+from pipeline.core.model import Source, version_number
 
-VERSION_DIR = re.compile(r"^v([1-9][0-9]*)$")   # one rule everywhere: v1, v2, ... (never v01, v0)
 LAYOUT = "<round>/<submitter>/v<N>/<file>"
 
 
-@dataclass
+@dataclass(eq=False)
 class Version:
-    """A version folder as found on disk, with its manifest once
-    :func:`pipeline.store.manifests.load_manifest` has read it."""
+    """A version ``<round>/<submitter>/v<N>``: its name (what the gate and the
+    reports know of it), and when read from disk its folder, with its
+    manifest once :func:`pipeline.store.manifests.load_manifest` has read it.
+    Two versions are the same when their round, submitter and number are."""
 
-    path: Path
+    path: Path | None
     display: str                 # relative to the submissions root
     round: str
     submitter: str
@@ -39,6 +39,40 @@ class Version:
     findings: list[Finding] = field(default_factory=list)
     tampered: dict[str, Finding] = field(default_factory=dict)  # manifest path -> why its rows are rejected
     root: Path | None = None     # the submissions root read (links must not leave it)
+
+    @classmethod
+    def named(cls, round_: str, submitter: str, number: int) -> Version:
+        """A version by its name alone (no folder read)."""
+        return cls(None, f"{round_}/{submitter}/v{number}", round_, submitter, number)
+
+    @classmethod
+    def parse(cls, rel: str) -> tuple[Version | None, str | None]:
+        """The one parser of ``<round>/<submitter>/v<N>[/<file>]`` (a path relative
+        to the submissions root): (the version, the file inside it, "" for the
+        folder itself); (None, the first three parts) for a path whose third part is
+        not ``v<N>``; (None, None) for a path of fewer than three parts."""
+        parts = rel.split("/")
+        if len(parts) < 3:
+            return None, None
+        number = version_number(parts[2])
+        if number is None or not parts[0] or not parts[1]:
+            return None, "/".join(parts[:3])
+        return cls.named(parts[0], parts[1], number), "/".join(parts[3:])
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return self.round, self.submitter, self.number
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Version) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def holds(self, root_relative: str) -> bool:
+        """Whether a path relative to the submissions root lies in this version."""
+        name = f"{self.round}/{self.submitter}/v{self.number}"
+        return root_relative.startswith(name + "/") or root_relative == name
 
     @property
     def root_name(self) -> str | None:
@@ -115,8 +149,8 @@ def _versions_of(sub_dir: Path, root: Path, found: list[Finding]) -> list[Versio
     out = []
     for vdir in sorted(p for p in sub_dir.iterdir() if not p.name.startswith(".")):
         rel = vdir.relative_to(root).as_posix()
-        m = VERSION_DIR.match(vdir.name)
-        if not vdir.is_dir() or not m:
+        number = version_number(vdir.name)
+        if not vdir.is_dir() or number is None:
             found.append(bad_version_folder(rel, sub_dir.relative_to(root).as_posix(), vdir.name, root_name(root)))
             continue
         real = resolved(vdir)
@@ -126,21 +160,21 @@ def _versions_of(sub_dir: Path, root: Path, found: list[Finding]) -> list[Versio
                                  real.as_posix() if real else "a link loop",
                                  "the version folder is a link that leaves the submissions root"))
             continue
-        out.append(Version(vdir, rel, sub_dir.parent.name, sub_dir.name, int(m.group(1)), root=root))
+        out.append(Version(vdir, rel, sub_dir.parent.name, sub_dir.name, number, root=root))
     return sorted(out, key=lambda v: v.number)
 
 
 def version_at(path: Path, root: Path | None = None) -> Version:
     """A Version for one folder ``.../<round>/<submitter>/v<N>``."""
-    m = VERSION_DIR.match(path.name)
-    if not m:
+    number = version_number(path.name)
+    if number is None:
         raise UsageError(f"{path}: not a version folder (expected a name like v2)")
     root = root or path.parent.parent.parent
     try:
         display = path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         display = path.as_posix()
-    return Version(path, display, path.parent.parent.name, path.parent.name, int(m.group(1)), root=root)
+    return Version(path, display, path.parent.parent.name, path.parent.name, number, root=root)
 
 
 def resolved(path: Path) -> Path | None:

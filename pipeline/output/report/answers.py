@@ -16,8 +16,9 @@ from html import escape
 
 import pandas as pd
 
-from pipeline.core.model import (AGREE, CHERRY_PICKED, DEVIATES, DOES_NOT_HOLD, EXCLUDED, HOLDS, NO_REFERENCE,
+from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, CHERRY_PICKED, DEVIATES, DOES_NOT_HOLD, EXCLUDED, HOLDS, NO_REFERENCE,
                                  POST_DEADLINE, VERIFIED)
+from pipeline.core.vocabulary import tally
 from pipeline.output.report.claims import figure, verdict_label
 from pipeline.output.figures import count, number, signed_pct
 from pipeline.output.report.html import Cell, Table, footnote, unverified, verdict, wrap
@@ -47,12 +48,13 @@ def _partner_row(round_: str, status: str, partner: str, rows: pd.DataFrame) -> 
         worst = unverified(worst, below=True) if unv else worst
     shown = str(partner) if len(str(partner)) <= NAME_CHARS else str(partner)[:NAME_CHARS - 1] + "…"
     name = wrap(shown) + (' <span class="unv">post-deadline</span>' if unv else "")
-    deviate = int((verdicts == DEVIATES).sum())
+    got = tally(verdicts, AGREEMENT_VERDICTS)
+    deviate = got[DEVIATES]
     cells = [Cell(f'<a class="pname" href="#{anchor(round_, POST_DEADLINE if unv else VERIFIED)}" '
                   f'title="{escape(partner)}">{name}</a>', str(partner)),
-             str(len(rows)), str(int((verdicts == AGREE).sum())),
+             str(len(rows)), str(got[AGREE]),
              Cell(f"<b>{deviate}</b>" if deviate else "0", deviate),
-             str(int((verdicts == NO_REFERENCE).sum())), str(int((verdicts == EXCLUDED).sum())),
+             str(got[NO_REFERENCE]), str(got[EXCLUDED]),
              Cell(worst, "" if d is None else d)]
     key = (-deviate, -abs(d) if d is not None else 0.0, str(partner), status)
     return key, cells, "bad" if deviate else ""

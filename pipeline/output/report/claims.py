@@ -10,26 +10,20 @@ from html import escape
 
 from pipeline.core.model import (AMBIGUOUS, CHERRY_PICKED, DOES_NOT_HOLD, HOLDS, LABEL_INCLUDING_POST_DEADLINE,
                                  NO_REFERENCE, UNMATCHED)
+from pipeline.core.vocabulary import label as word
 from pipeline.output.figures import claim_figure as figure, number, quantity
 from pipeline.output.report.html import Cell, Table, footnote, unverified, verdict, wrap
 from pipeline.output.report.load import is_unverified
 
-VERDICTS = {  # verdict -> (label, rank: the worst first)
-    DOES_NOT_HOLD: ("does not hold", 0),
-    CHERRY_PICKED: ("holds only against a weaker comparator", 1),
-    AMBIGUOUS: ("ambiguous selector", 2),
-    UNMATCHED: ("no matching result", 2),
-    NO_REFERENCE: ("cannot be checked: no reference", 3),
-    HOLDS: ("holds", 4),
-}
+RANKS = {DOES_NOT_HOLD: 0, CHERRY_PICKED: 1, AMBIGUOUS: 2, UNMATCHED: 2, NO_REFERENCE: 3, HOLDS: 4}  # worst first
 
 
 def verdict_label(claim: dict) -> str:
-    return VERDICTS.get(str(claim.get("verdict")), (str(claim.get("verdict")), 5))[0]
+    return word(claim.get("verdict"))
 
 
 def rank(claim: dict) -> int:
-    return VERDICTS.get(str(claim.get("verdict")), ("", 5))[1]
+    return RANKS.get(str(claim.get("verdict")), 5)
 
 
 def comparator(claim: dict) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from html import escape
 
 from pipeline.core.model import COMPARISON_DISCLAIMER, UNVERIFIED_FOOTNOTE, LABEL_UNVERIFIED as UNVERIFIED_LABEL
+from pipeline.core.vocabulary import label as word
 from pipeline.output.figures import readable
 
 TITLE = "mlrepro report: MLPerf Inference partner results against the reference"
@@ -52,9 +53,9 @@ def footnote(comparison: bool = False) -> str:
 
 
 def verdict(name: str, label: str | None = None) -> str:
-    """A verdict as a coloured tag (the CSS class is the verdict)."""
+    """A verdict as a coloured tag (the CSS class is its code; the text its label)."""
     cls = "".join(c if c.isalnum() else "-" for c in name)
-    return f'<span class="v v-{cls}">{escape(label or name)}</span>'
+    return f'<span class="v v-{cls}">{escape(label or word(name))}</span>'
 
 
 # ---- tables ----------------------------------------------------------------------------

@@ -10,7 +10,8 @@ from html import escape
 
 import pandas as pd
 
-from pipeline.core.model import AGREE, DEVIATES, NO_REFERENCE, POST_DEADLINE, VERIFIED
+from pipeline.core.model import AGREE, AGREEMENT_VERDICTS, DEVIATES, NO_REFERENCE, POST_DEADLINE, VERIFIED
+from pipeline.core.vocabulary import label as word, tally
 from pipeline.output.report.charts import deviation_strip, scaling_bars
 from pipeline.output.report.claims import claims_table
 from pipeline.output.figures import count, number, pct, readable, signed_pct
@@ -150,7 +151,8 @@ def _status_part(data: Data, round_: str, unv: bool) -> str:
         out.append(f'<h4 class="noprint" id="{anchor(round_, kind, "other-vendors")}">Results on other vendors\' '
                    f"accelerators: {len(other)}</h4>" + _not_compared(f"others-{anchor(round_, kind)}", other, unv))
     if len(not_compared) or len(other):
-        by_verdict = ", ".join(f"{n} {v}" for v, n in not_compared["verdict"].value_counts().sort_index().items())
+        by_verdict = ", ".join(f"{n} {word(v)}" for v, n in sorted(tally(not_compared["verdict"],
+                                                                        AGREEMENT_VERDICTS).items()) if n)
         parts = [f"{count(len(not_compared), 'partner result')} not compared ({by_verdict})" if len(not_compared)
                  else "", f"{count(len(other), 'result')} on other vendors' accelerators" if len(other) else ""]
         out.append(f'<p class="print-only small">Not printed: {" and ".join(x for x in parts if x)}; each row, '

@@ -26,6 +26,7 @@ from pipeline.core.files import write_table, write_text
 from pipeline.core.findings import Finding, ReportShape
 from pipeline.core.model import DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR
 from pipeline.core.rules import Rules
+from pipeline.core.vocabulary import Severity
 from pipeline.ingest import table
 from pipeline.output import report as html_report
 from pipeline.output.render import write_report
@@ -108,7 +109,7 @@ def report_all(rules: Rules, paths: Paths, reference_submitter: str = DEFAULT_RE
         published, read_findings = crosscheck.load_published(rules, [published_path])
         looked_up = crosscheck.check(rows, published)
         # the published table's own warnings are not this check's; its errors are
-        looked_up.findings.extend(f for f in read_findings if f.severity == "error")
+        looked_up.findings.extend(f for f in read_findings if f.severity == Severity.ERROR)
         _write(looked_up, found, path)
         out.add(f"crosscheck {published_path.as_posix()}", [path], looked_up.summary,
                 looked_up.findings[len(found):])
