@@ -279,7 +279,7 @@ def _rules():
     return meta["rules"]
 
 
-def check_filters(wanted: dict[str, object], table, rules) -> None:
+def check_filters(rules, wanted: dict[str, object], table) -> None:
     """Refuse (a usage error) a filter value the input cannot hold, so that a
     misspelled filter never passes quietly by matching nothing: a submitter
     must be one of ``table``'s, a round one of its or of schemas/rounds.yaml.
@@ -470,7 +470,7 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
     _guard({"RESULTS": results, "--params": params_path},
            {"--output": output, "--summary-out": summary_out, **sets})
     frame, found = _load_table(results)
-    check_filters({"submitter": only_submitter, "round": only_round}, frame, _rules())
+    check_filters(_rules(), {"submitter": only_submitter, "round": only_round}, frame)
     held = [frame]
     del frame   # compare lets the table go column by column as it takes the partner rows
     notes = []
@@ -715,7 +715,7 @@ def scaling(results, reference_submitter, params_path, only_verdict, only_submit
     ref = params.compare(params_path, reference_submitter=reference_submitter).reference_submitter
     _guard({"RESULTS": results, "--params": params_path}, {"--output": output})
     frame, found = _load_table(results)
-    check_filters({"submitter": only_submitter, "round": only_round}, frame, _rules())
+    check_filters(_rules(), {"submitter": only_submitter, "round": only_round}, frame)
     report = scaling_mod.scaling(_rules(), frame, ref)
     report.findings[:0] = found
     report = filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
@@ -815,7 +815,7 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
     _guard({"RESULTS": results, "--published": list(published_paths)}, {"--output": output})
     published, read_findings = crosscheck_mod.load_published(_rules(), published_paths)
     frame, found = _load_table(results)
-    check_filters({"submitter": only_submitter, "round": only_round}, frame, _rules())
+    check_filters(_rules(), {"submitter": only_submitter, "round": only_round}, frame)
     report = crosscheck_mod.check(frame, published, tolerance_pct)
     # the published table's own warnings are not this check's; its errors are
     report.findings[:0] = found

@@ -398,14 +398,14 @@ def test_claims_of_one_band_share_one_compare_and_judge_partners_as_comparing_th
         claims_ledger.Claim("none", "reproducibility", "", {"accelerator": "MI355X"}, None, 4.0, "pct", 0, 4)])
     bands, real = [], claims.compare
     try:
-        claims.compare = lambda *a, **k: bands.append(a[1]) or real(*a, **k)
+        claims.compare = lambda *a, **k: bands.append(a[2]) or real(*a, **k)
         report = claims.check_claims(RULES, ledger, results)
     finally:
         claims.compare = real
     assert bands == [4.0, 4.5]
     refs = results[results["submitter"] == "AMD"]
     for claim, row in zip(ledger.claims, report.rows):
-        mine = results[claims.Results(results).mask({"round": "v5.1", **claim.subject})
+        mine = results[claims.Results(RULES, results).mask({"round": "v5.1", **claim.subject})
                        & (results["submitter"] != "AMD").to_numpy()]
         if mine.empty:
             assert row["verdict"] == "unmatched"

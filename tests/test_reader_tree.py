@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from _loadgen import generated_runs, make_tree, relaxed_rules
+from pipeline.core.rules import Rules
 from pipeline import readers
 from pipeline.ingest.submissions import ingest
 from pipeline.readers import tree
@@ -427,14 +428,13 @@ def test_a_missing_summary_log_is_a_finding(giga):
     assert len(result.records) == 5 and [d.codes for d in result.dispositions] == ["missing-file"]
 
 
-def test_missing_round_rules_are_a_configuration_error(tmp_path, monkeypatch):
+def test_missing_round_rules_are_a_configuration_error(tmp_path):
     from pipeline.core.errors import ConfigError
 
     schemas = Path(__file__).resolve().parents[1] / "schemas"
     copy = shutil.copytree(schemas, tmp_path / "schemas", ignore=shutil.ignore_patterns("rules"))
-    monkeypatch.setenv("MLREPRO_SCHEMAS", str(copy))
     with pytest.raises(ConfigError):
-        tree.read(TREE / "closed" / "MiTAC", "MiTAC", RULES)
+        tree.read(TREE / "closed" / "MiTAC", "MiTAC", Rules.load(copy))
 
 
 def test_parallel_reading_from_a_threaded_process(big_tree):

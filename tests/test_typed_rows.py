@@ -45,7 +45,7 @@ def reports(tmp_path_factory) -> dict:
         "ClaimRow": claims.check_claims(RULES, claims_ledger.read_ledger(RULES, REPO / "claims.yaml"), results),
         "CrosscheckRow": crosscheck.check(results, published),
         "SuiteRow": audit.audit(RULES, verified, post),
-        "GateRow": gate.run([SUBMISSIONS / "v6.0" / "Dell" / "v1", SUBMISSIONS / "v6.0" / "AMD" / "v2"],
+        "GateRow": gate.run(RULES, [SUBMISSIONS / "v6.0" / "Dell" / "v1", SUBMISSIONS / "v6.0" / "AMD" / "v2"],
                             SUBMISSIONS, None, REPO / "params.yaml", cwd=REPO),
     }
 

@@ -86,11 +86,9 @@ class Rules:
 
     @classmethod
     def load(cls, folder: Path | str | None = None) -> Rules:
-        """The rules of FOLDER (default: :func:`default_folder`); an absent folder is a ConfigError."""
-        path = Path(folder) if folder else default_folder()
-        if not path.is_dir():
-            raise ConfigError(f"schemas folder not found: {path} (give --schemas or set MLREPRO_SCHEMAS)")
-        return cls(path.resolve())
+        """The rules of FOLDER (default: :func:`default_folder`). Nothing is read
+        until a rule is asked for; a folder that is absent is then a ConfigError."""
+        return cls(Path(folder or default_folder()).resolve())
 
     def __reduce__(self):   # to worker processes: the folder, not the caches
         return (Rules, (self.folder,))
@@ -98,6 +96,8 @@ class Rules:
     @memo()
     def load_yaml(self, name: str) -> dict:
         """A schemas/ file, parsed once (libyaml's parser); callers read it, never change it."""
+        if not self.folder.is_dir():
+            raise ConfigError(f"schemas folder not found: {self.folder} (give --schemas or set MLREPRO_SCHEMAS)")
         path = self.folder / name
         try:
             with open(path, encoding="utf-8") as fh:

@@ -16,8 +16,7 @@ from enum import StrEnum
 
 
 class Word(StrEnum):
-    """A value with its code (the value) and its label (:data:`_LABELS`, else the
-    code). A code that two kinds share (``no-reference``) has one label in both."""
+    """A value with its code (the value) and its label (:data:`_LABELS`, else the code)."""
 
     @property
     def code(self) -> str:
@@ -25,7 +24,7 @@ class Word(StrEnum):
 
     @property
     def label(self) -> str:
-        return _LABELS.get(self, self.value)
+        return _LABELS.get(self.value, self.value)
 
 
 class Severity(Word):
@@ -71,19 +70,12 @@ class CrosscheckVerdict(Word):
     MATCHES, DIFFERS, NOT_PUBLISHED = "matches", "differs", "not-published"
 
 
-_LABELS: dict[Word, str] = {
-    Status.POST_DEADLINE: "unverified",          # MLCommons' word for a result it did not review
-    AgreementVerdict.NO_REFERENCE: "no reference",
-    ClaimVerdict.DOES_NOT_HOLD: "does not hold",
-    ClaimVerdict.CHERRY_PICKED: "holds only against a weaker comparator",
-    ClaimVerdict.NO_REFERENCE: "no reference",
-    ClaimVerdict.UNMATCHED: "no matching result",
-    ClaimVerdict.AMBIGUOUS: "ambiguous selector",
-    Outcome.SET_ASIDE: "set aside",
-    ScalingVerdict.NO_REFERENCE: "no reference",
-    ScalingVerdict.NOT_APPLICABLE: "not applicable",
-    CrosscheckVerdict.NOT_PUBLISHED: "not published",
-}
+# code -> label, where they differ: one label per code, whichever kinds share the code
+_LABELS = {"post-deadline": "unverified",          # MLCommons' word for a result it did not review
+           "no-reference": "no reference", "does-not-hold": "does not hold",
+           "cherry-picked": "holds only against a weaker comparator", "unmatched": "no matching result",
+           "ambiguous": "ambiguous selector", "set-aside": "set aside", "not-applicable": "not applicable",
+           "not-published": "not published"}
 
 # finding code -> the verdict it reports (the finding is the located reason of that verdict)
 FINDING_VERDICTS: dict[str, Word] = {
@@ -97,20 +89,14 @@ FINDING_VERDICTS: dict[str, Word] = {
     "not-published": CrosscheckVerdict.NOT_PUBLISHED,
 }
 
-# every enumeration whose words a table's verdict or outcome column may hold, in the order looked up
+# every kind of word (docs/findings.md lists them)
 KINDS: tuple[type[Word], ...] = (AgreementVerdict, GateVerdict, Outcome, ClaimVerdict, ScalingVerdict,
                                  CrosscheckVerdict, Status, Severity)
 
 
 def label(value: object) -> str:
-    """The label of a code of any kind (a text no enumeration holds is shown as it is)."""
-    if isinstance(value, Word):
-        return value.label
-    text = str(value)
-    for kind in KINDS:
-        if text in kind._value2member_map_:
-            return kind(text).label
-    return text
+    """The label of a code of any kind (a text that is no code is shown as it is)."""
+    return _LABELS.get(str(value), str(value))
 
 
 def tally(values, kinds) -> dict[str, int]:

@@ -2,7 +2,7 @@
 context of the gated versions is read by ingest (the canonical table,
 checked by its pandera schema) and compared by compare (the agreement
 table); the gated versions' files, rows and verdicts are judged from those
-two tables, under the active policy.
+two tables, under the policy (its Rules value and compare parameters).
 
 Ingest and the store name a version's files relative to the submissions root
 the gate reads (its full path, or a dry run's copy); the gate names that root

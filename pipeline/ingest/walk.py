@@ -95,11 +95,8 @@ def _versions_under(path: Path, root: Path | None, report, scans: Scans | None) 
     return [(v, False) for v, real in scanned if real == target or target in real.parents]
 
 
-# root -> (its versions with their real paths, findings): ``ingest-all`` reads the
-# submitter folders of one root one at a time, and scanning the whole root for
-# each would repeat the same work, so its reads share one of these. Each read
-# takes the versions under its own folder, so no two reads of different folders
-# share a Version (a read loads and checks its versions' manifests).
+# root -> (its versions with their real paths, findings), shared by ingest-all's reads of one
+# root's submitter folders; each read takes its own folder's versions (it loads their manifests)
 Scans = dict[Path, tuple[list[tuple[Version, Path]], list[Finding]]]
 
 

@@ -17,7 +17,7 @@ from html import escape
 import pandas as pd
 
 from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, CHERRY_PICKED, DEVIATES, DOES_NOT_HOLD, EXCLUDED, HOLDS, NO_REFERENCE,
-                                 POST_DEADLINE, VERIFIED)
+                                 POST_DEADLINE, REJECTED, SET_ASIDE, VERIFIED)
 from pipeline.core.vocabulary import tally
 from pipeline.output.report.claims import figure, verdict_label
 from pipeline.output.figures import count, number, signed_pct
@@ -156,9 +156,8 @@ def _unverified_box(data: Data) -> str:
 
 def _checks_line(data: Data) -> str:
     rej = data.rejected
-    outcome = rej["outcome"] if "outcome" in rej else pd.Series(dtype=str)
-    inputs = (f"{int((outcome == 'rejected').sum())} rejected and {int((outcome == 'excluded').sum())} "
-              "excluded input rows")
+    got = tally(rej["outcome"] if "outcome" in rej else [], (REJECTED, SET_ASIDE))
+    inputs = f"{got[REJECTED]} {REJECTED.label} and {got[SET_ASIDE]} {SET_ASIDE.label} input rows"
     if data.validation is None:
         checks = "no validation results given"
     else:

@@ -172,7 +172,7 @@ input.filter { font: inherit; font-size: 12px; padding: .1rem .3rem; margin: .1r
 .v { font-weight: 600; white-space: nowrap; }
 .v-agree, .v-holds, .v-met, .v-linear { color: var(--ok); }
 .v-deviates, .v-does-not-hold, .v-failed, .v-ambiguous, .v-unmatched { color: var(--bad); }
-.v-cherry-picked, .v-no-reference, .v-excluded, .v-not-applicable, .v-sub-linear, .v-super-linear {
+.v-cherry-picked, .v-no-reference, .v-excluded, .v-set-aside, .v-not-applicable, .v-sub-linear, .v-super-linear {
   color: var(--warn); }
 .unv { color: var(--warn); font-weight: 600; font-size: .85em; white-space: nowrap; }
 .fn { font-size: .9em; color: #3d444d; margin: .2rem 0; } .disclaimer { color: var(--muted); }

@@ -208,7 +208,7 @@ def _rejected(data: Data, round_: str) -> str:
     table = Table(f"rejected-{anchor(round_)}", ["source", "outcome", "codes", "reason"])
     for r in rows.to_dict("records"):
         table.add([wrap(r.get("source")), verdict(str(r.get("outcome"))), wrap(r.get("codes")), wrap(r.get("reason"))])
-    return table.html("No input of this round was rejected or excluded.")
+    return table.html("No input of this round was rejected or set aside.")
 
 
 def _versions(data: Data, round_: str) -> str:
@@ -242,5 +242,5 @@ def round_section(data: Data, round_: str) -> str:
         f'<section class="part" id="{anchor(round_, "claims")}"><h3>Claims</h3>', claims_html, "</section>",
         f'<section class="part" id="{anchor(round_, "scaling")}"><h3>Scaling efficiency per cluster</h3>',
         _scaling(data, round_), "</section>",
-        '<section class="part"><h3>Rejected and excluded inputs</h3>', _rejected(data, round_), "</section>",
+        '<section class="part"><h3>Rejected and set-aside inputs</h3>', _rejected(data, round_), "</section>",
         '<section class="part"><h3>Submission versions</h3>', _versions(data, round_), "</section></section>"])
