@@ -6,7 +6,12 @@ from __future__ import annotations
 import pytest
 from hypothesis import assume, given, strategies as st
 
-from pipeline.core.formulas import agreement_verdict, deviation_pct, within
+from pipeline.core.formulas import VERDICT_WITHIN, deviation_pct, within
+
+
+def agreement_verdict(deviation: float, tolerance_pct: float) -> str:
+    """compare's verdict of one compared result, as its columns compute it."""
+    return VERDICT_WITHIN[bool(within(deviation, tolerance_pct))]
 
 TOLERANCE = 4.0
 

@@ -51,11 +51,7 @@ def within(deviation: float, tolerance_pct: float) -> bool:
     return abs(deviation) <= tolerance_pct + EPSILON
 
 
-VERDICT_WITHIN = {True: AGREE, False: DEVIATES}   # the verdict of a compared result
-
-
-def agreement_verdict(deviation: float, tolerance_pct: float) -> str:
-    return VERDICT_WITHIN[bool(within(deviation, tolerance_pct))]
+VERDICT_WITHIN = {True: AGREE, False: DEVIATES}   # the verdict of a compared result: VERDICT_WITHIN[within(...)]
 
 
 PCT_DIGITS = 6   # a deviation is kept to a millionth of a percent

@@ -317,4 +317,4 @@ def label_frame(frame: "pd.DataFrame") -> pd.DataFrame:
 
 def any_unverified(frame: "pd.DataFrame") -> bool:
     """Whether a table carrying a status column holds a row labelled unverified."""
-    return bool(len(frame)) and bool((frame["status"].astype("str") != "verified").any())
+    return bool(len(frame)) and bool((frame["status"].astype("str") != VERIFIED).any())

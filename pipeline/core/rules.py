@@ -37,9 +37,8 @@ def memo(maxsize: int | None = None):
     def wrap(fn):
         @functools.wraps(fn)
         def call(rules: Rules, *args, **kwargs):
-            cache = rules.memos.get(fn)
-            if cache is None:
-                cache = rules.memos.setdefault(fn, functools.lru_cache(maxsize)(functools.partial(fn, rules)))
+            cache = rules.memos.get(fn) or rules.memos.setdefault(
+                fn, functools.lru_cache(maxsize)(functools.partial(fn, rules)))
             return cache(*args, **kwargs)
         return call
     return wrap
@@ -57,8 +56,6 @@ def default_folder() -> Path:
 class Round:
     name: str
     submission_deadline: datetime
-    publication_date: str
-    estimated: dict
     opens: datetime | None = None      # submissions open; an earlier submitted_at is refused
 
 
@@ -127,8 +124,7 @@ class Rules:
                     raise ConfigError(f"rounds.yaml: round {name}: bad opens") from exc
                 if opens.tzinfo is None:
                     raise ConfigError(f"rounds.yaml: round {name}: opens needs a time zone")
-            out[name] = Round(name, deadline, str(info.get("publication_date", "")),
-                              dict(info.get("estimated") or {}), opens)
+            out[name] = Round(name, deadline, opens)
         return out
 
     @memo()

@@ -50,10 +50,6 @@ class Policy:
         return cls(rules, compare["tolerance_pct"], compare["reference_submitter"], source, published,
                    compare["reference_vendor"])
 
-    @property
-    def schemas(self) -> Path:
-        return self.rules.folder
-
 
 def is_source(path: str, params_path: str) -> bool:
     """Whether a repository path is read by :func:`policy_at`."""
@@ -112,7 +108,7 @@ def verify(policy: Policy, rounds: list[str]) -> list[Finding]:
 
 def scrub(text: str, where: Policy | Path) -> str:
     """TEXT with the policy's scratch folder left out of the paths it names."""
-    folder = where.schemas.parent if isinstance(where, Policy) else where
+    folder = where.rules.folder.parent if isinstance(where, Policy) else where
     return text.replace(folder.as_posix() + "/", "")
 
 

@@ -82,18 +82,12 @@ FIGURES = {
 WORDS = ("verdict", "outcome")
 
 
-def _shown(r: dict, column: str) -> str:
-    if column in FIGURES:
-        return FIGURES[column](r)
-    value = r.get(column)
-    return word(value) if column in WORDS and value is not None else _cell_text(value)
-
-
 def table_lines(rows: list[dict], columns: tuple[str, ...]) -> list[str]:
     """An aligned table; a column is as wide as its widest cell (identifiers are
     never cut); figures are rounded, carry their units and align right; a
     verdict or an outcome is its label."""
-    cells = [[_shown(r, c) for c in columns] for r in rows]
+    cells = [[FIGURES[c](r) if c in FIGURES else word(r[c]) if c in WORDS and r.get(c) is not None
+              else _cell_text(r.get(c)) for c in columns] for r in rows]
     widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
 
     def line(values) -> str:

@@ -59,15 +59,12 @@ class Version:
             return None, "/".join(parts[:3])
         return cls.named(parts[0], parts[1], number), "/".join(parts[3:])
 
-    @property
-    def key(self) -> tuple[str, str, int]:
-        return self.round, self.submitter, self.number
-
     def __eq__(self, other) -> bool:
-        return isinstance(other, Version) and self.key == other.key
+        return isinstance(other, Version) and (self.round, self.submitter, self.number) == (
+            other.round, other.submitter, other.number)
 
     def __hash__(self) -> int:
-        return hash(self.key)
+        return hash((self.round, self.submitter, self.number))
 
     def holds(self, root_relative: str) -> bool:
         """Whether a path relative to the submissions root lies in this version."""
