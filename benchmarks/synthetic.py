@@ -39,9 +39,9 @@ PAIR_COUNT = 54
 def _pairs(round_: str = ROUND) -> list[tuple[str, str, str]]:
     """The round's (model, scenario, units) as schemas/rules/<round>.yaml lists
     them (a pair the round does not have would be refused by `submit`)."""
-    from pipeline.core import rules
+    from pipeline.core.rules import Rules
 
-    found = [(m.name, sc, units[0]) for m in rules.round_models(round_).values()
+    found = [(m.name, sc, units[0]) for m in Rules.load().round_models(round_).values()
              for sc, units in m.units.items()]
     assert len(found) >= PAIR_COUNT, f"{round_} has only {len(found)} model and scenario pairs"
     return found[:PAIR_COUNT]

@@ -101,7 +101,7 @@ def output_file(name: str, help: str):
 
 
 def filter_options(verdicts, *keys: str):
-    """--verdict (one of VERDICTS, an enumeration of pipeline.core.vocabulary), and --submitter, --round: keep the rows that
+    """--verdict (a code of VERDICTS, an enumeration of core.vocabulary), and --submitter, --round: keep the rows that
     match (repeatable). A submitter or round the input does not hold is a usage error."""
     helps = {"submitter": "Only rows of this submitter (repeatable; one the input holds).",
              "round": "Only rows of this round (repeatable; one the input or schemas/rounds.yaml holds)."}
@@ -109,7 +109,8 @@ def filter_options(verdicts, *keys: str):
     def wrap(f):
         for key in reversed(keys):
             f = click.option(f"--{key}", f"only_{key}", multiple=True, help=helps[key])(f)
-        return click.option("--verdict", "only_verdict", multiple=True, type=click.Choice([v.code for v in verdicts], case_sensitive=False),
+        return click.option("--verdict", "only_verdict", multiple=True,
+                            type=click.Choice([v.code for v in verdicts], case_sensitive=False),
                             help="Only rows with this verdict (repeatable).")(f)
     return wrap
 
@@ -269,8 +270,8 @@ def cli(ctx, schemas) -> None:
 
 
 def _rules():
-    """The rules of this invocation: the schemas folder is read here, once, and
-    the value passed down (a missing folder is a configuration error, exit 3)."""
+    """The rules of this invocation, loaded here once and passed down (a missing
+    folder is a configuration error, exit 3, when a rule is first asked for)."""
     from pipeline.core.rules import Rules
 
     meta = click.get_current_context().meta

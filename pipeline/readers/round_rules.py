@@ -13,11 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-
 from pipeline.core.errors import ConfigError
-from pipeline.core.rules import Model, Rules, memo
+from pipeline.core.rules import RULES_DIR, Model, Rules, memo
 
-RULES_DIR = "rules"
 _ROUND_FILE = re.compile(r"^v\d+\.\d+\.yaml$")
 
 

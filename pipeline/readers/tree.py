@@ -36,7 +36,7 @@ from pipeline.core.rules import Rules, memo
 from pipeline.readers import jsonsafe, round_rules
 from pipeline.readers.base import ReadResult, as_source, inside, read_text
 from pipeline.readers.folder_checks import missing_file
-from pipeline.readers.layout import _subfolders, sniff_dir, submitter_folders  # noqa: F401 (sniff_dir: the reader protocol)
+from pipeline.readers.layout import _subfolders, sniff_dir, submitter_folders  # noqa: F401 (the protocol)
 from pipeline.readers.round_rules import Formats, RoundRules
 from pipeline.readers.tree_result import Outcome, ResultJob, judge, log_keys, system_places
 

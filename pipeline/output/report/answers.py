@@ -16,10 +16,10 @@ from html import escape
 
 import pandas as pd
 
-from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, CHERRY_PICKED, DEVIATES, DOES_NOT_HOLD, EXCLUDED, HOLDS, NO_REFERENCE,
-                                 POST_DEADLINE, REJECTED, SET_ASIDE, VERIFIED)
-from pipeline.core.vocabulary import tally
-from pipeline.output.report.claims import figure, verdict_label
+from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, CHERRY_PICKED, DEVIATES, DOES_NOT_HOLD, EXCLUDED, HOLDS,
+                                 NO_REFERENCE, POST_DEADLINE, REJECTED, SET_ASIDE, VERIFIED)
+from pipeline.core.vocabulary import label, tally
+from pipeline.output.report.claims import figure
 from pipeline.output.figures import count, number, signed_pct
 from pipeline.output.report.html import Cell, Table, footnote, unverified, verdict, wrap
 from pipeline.output.report.load import PARTNER, Data, claim_round, is_unverified
@@ -131,8 +131,8 @@ def _claims_boxes(data: Data) -> list[str]:
     if unchecked:
         by = {}
         for c in unchecked:
-            by.setdefault(verdict_label(c), []).append(str(c.get("id")))
-        detail = "; ".join(f"{len(ids)} {escape(label)} ({escape(', '.join(ids))})" for label, ids in by.items())
+            by.setdefault(label(c.get("verdict")), []).append(str(c.get("id")))
+        detail = "; ".join(f"{len(ids)} {escape(said)} ({escape(', '.join(ids))})" for said, ids in by.items())
     out.append(f'<p data-answer="claims-other">{len(data.claims)} claims: {holds} hold'
                + (f"; {detail}" if detail else "") + ".</p>")
     return out

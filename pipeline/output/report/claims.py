@@ -18,10 +18,6 @@ from pipeline.output.report.load import is_unverified
 RANKS = {DOES_NOT_HOLD: 0, CHERRY_PICKED: 1, AMBIGUOUS: 2, UNMATCHED: 2, NO_REFERENCE: 3, HOLDS: 4}  # worst first
 
 
-def verdict_label(claim: dict) -> str:
-    return word(claim.get("verdict"))
-
-
 def rank(claim: dict) -> int:
     return RANKS.get(str(claim.get("verdict")), 5)
 
@@ -53,7 +49,7 @@ def post_deadline_figure(claim: dict) -> str:
     parts = [figure(shown, "computed")]
     if claim.get("kind") == "reproducibility" and late.get("compared") is not None:
         parts.append(f"{late.get('within')} of {late.get('compared')} partner results within")
-    parts.append(verdict_label(shown))
+    parts.append(word(shown.get("verdict")))
     label = str(late.get("label") or LABEL_INCLUDING_POST_DEADLINE)
     return (f'<div class="small post-deadline">{escape(label)}<sup>1</sup>: '
             f'{escape(", ".join(p for p in parts if p))}</div>')
@@ -86,7 +82,7 @@ def claims_table(ident: str, claims: list[dict]) -> str:
                    escape(str(claim.get("kind") or "")),
                    Cell(escape(figure(claim, "claimed")), number(claim.get("claimed"))),
                    Cell(shown, number(claim.get("computed"))),
-                   Cell(verdict(str(claim.get("verdict")), verdict_label(claim)), rank(claim)),
+                   Cell(verdict(str(claim.get("verdict"))), rank(claim)),
                    wrap(comparator(claim)), label], cls)
     out = table.html()
     if any(is_unverified(c) or post_deadline_figure(c) for c in claims):

@@ -96,7 +96,8 @@ def report_all(rules: Rules, paths: Paths, reference_submitter: str = DEFAULT_RE
     metrics.write(counts, paths.metrics, paths.details)
     out.add("metrics", [paths.metrics, paths.details], counts.totals)
 
-    ledger = claims.check_claims(rules, claims_ledger.read_ledger(rules, paths.ledger), frame, reference_submitter, reference_vendor)
+    ledger = claims.check_claims(rules, claims_ledger.read_ledger(rules, paths.ledger), frame, reference_submitter,
+                                 reference_vendor)
     _write(ledger, found, paths.claims)
     out.add("claims", [paths.claims], ledger.summary, ledger.findings[len(found):])
 
