@@ -275,9 +275,7 @@ def _rules():
     from pipeline.core.rules import Rules
 
     meta = click.get_current_context().meta
-    if "rules" not in meta:
-        meta["rules"] = Rules.load(meta.get("schemas"))
-    return meta["rules"]
+    return meta.setdefault("rules", Rules.load(meta.get("schemas")))
 
 
 def check_filters(rules, wanted: dict[str, object], table) -> None:

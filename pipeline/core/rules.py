@@ -310,9 +310,6 @@ class Rules:
                 return name
         return None
 
-    def known_accelerators(self) -> set[str]:
-        return {name for name, _ in self.accelerator_patterns()}
-
     @memo()
     def registry_vendors(self) -> dict[str, str]:
         """Registered accelerator name -> its vendor (accelerators.yaml ``vendor``)."""

@@ -18,13 +18,8 @@ from enum import StrEnum
 class Word(StrEnum):
     """A value with its code (the value) and its label (:data:`_LABELS`, else the code)."""
 
-    @property
-    def code(self) -> str:
-        return self.value
-
-    @property
-    def label(self) -> str:
-        return _LABELS.get(self.value, self.value)
+    code = property(lambda self: self.value)
+    label = property(lambda self: _LABELS.get(self.value, self.value))
 
 
 class Severity(Word):

@@ -276,7 +276,8 @@ def _unregistered(rules: Rules, part: composition.Part) -> Problem:
 
 def _unknown_accelerator(rules: Rules, piece: str) -> Problem:
     words = [w for w in re.split(r"[^A-Za-z0-9]+", piece) if any(c.isdigit() for c in w)]
-    hint = next((h for h in (did_you_mean(w, rules.known_accelerators()) for w in words) if h), "")
+    known = [name for name, _ in rules.accelerator_patterns()]
+    hint = next((h for h in (did_you_mean(w, known) for w in words) if h), "")
     return ("unknown-accelerator", "accelerator", "a name known to schemas/accelerators.yaml", piece,
             "unknown accelerator" + hint)
 

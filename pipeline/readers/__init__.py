@@ -121,7 +121,5 @@ def read(rules: Rules, path: Path, where: Source | str, fmt: str | None = None,
         return out
     module = READERS[fmt]
     takes = inspect.signature(module.read).parameters
-    extra = {"rules": rules} if "rules" in takes else {}
-    if round_ is not None and "round_" in takes:
-        extra["round_"] = round_
-    return module.read(path, where, **extra)
+    given = {k: v for k, v in (("rules", rules), ("round_", round_)) if k in takes and v is not None}
+    return module.read(path, where, **given)

@@ -23,22 +23,22 @@ from pipeline.core.model import Source, version_number
 LAYOUT = "<round>/<submitter>/v<N>/<file>"
 
 
-@dataclass(eq=False)
+@dataclass(unsafe_hash=True)
 class Version:
     """A version ``<round>/<submitter>/v<N>``: its name (what the gate and the
     reports know of it), and when read from disk its folder, with its
     manifest once :func:`pipeline.store.manifests.load_manifest` has read it.
     Two versions are the same when their round, submitter and number are."""
 
-    path: Path | None
-    display: str                 # relative to the submissions root
+    path: Path | None = field(compare=False)
+    display: str = field(compare=False)   # relative to the submissions root
     round: str
     submitter: str
     number: int
-    manifest: "Manifest | None" = None   # noqa: F821 (pipeline.store.manifests.Manifest)
-    findings: list[Finding] = field(default_factory=list)
-    tampered: dict[str, Finding] = field(default_factory=dict)  # manifest path -> why its rows are rejected
-    root: Path | None = None     # the submissions root read (links must not leave it)
+    manifest: "Manifest | None" = field(default=None, compare=False)   # noqa: F821 (store.manifests.Manifest)
+    findings: list[Finding] = field(default_factory=list, compare=False)
+    tampered: dict[str, Finding] = field(default_factory=dict, compare=False)  # file -> why its rows are rejected
+    root: Path | None = field(default=None, compare=False)   # the submissions root read (no link leaves it)
 
     @classmethod
     def named(cls, round_: str, submitter: str, number: int) -> Version:
@@ -58,13 +58,6 @@ class Version:
         if number is None or not parts[0] or not parts[1]:
             return None, "/".join(parts[:3])
         return cls.named(parts[0], parts[1], number), "/".join(parts[3:])
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Version) and (self.round, self.submitter, self.number) == (
-            other.round, other.submitter, other.number)
-
-    def __hash__(self) -> int:
-        return hash((self.round, self.submitter, self.number))
 
     def holds(self, root_relative: str) -> bool:
         """Whether a path relative to the submissions root lies in this version."""
