@@ -3,7 +3,7 @@
 A finding has a stable code (kebab-case, listed in :data:`CODES`), the file,
 the place in it (line, row, key or column), what was expected and what was
 found. Codes are a contract: tools and tests match on them, so a code is
-never renamed once released.
+renamed only where two words collided (docs/findings.md).
 """
 
 from __future__ import annotations

@@ -45,8 +45,7 @@ def memo(maxsize: int | None = None):
 
 
 def default_folder() -> Path:
-    """The repository's schemas/ (editable install), else the copy a wheel
-    ships as pipeline/schemas."""
+    """The repository's schemas/ (editable install), else the copy a wheel ships as pipeline/schemas."""
     package = Path(__file__).resolve().parent.parent
     return next((p for p in (package.parent / "schemas", package / "schemas") if p.is_dir()),
                 package.parent / "schemas")

@@ -95,7 +95,6 @@ def label(value: object) -> str:
 
 
 def tally(values, kinds) -> dict[str, int]:
-    """How many of VALUES (an iterable, or a pandas column) are each of KINDS,
-    in KINDS' order, keyed by code: the one count of verdicts and outcomes."""
+    """How many of VALUES (an iterable, or a pandas column) are each of KINDS, in their order, by code."""
     counted = values.value_counts() if hasattr(values, "value_counts") else Counter(map(str, values))
     return {str(k): int(counted.get(k, 0)) for k in kinds}

@@ -55,9 +55,10 @@ def findings_reference() -> str:
     """docs/findings.md: every finding code and what it means."""
     out = ["# Finding codes", "",
            "Generated from the findings registry (`pipeline/core/findings.py`, `make docs`). A code is a",
-           "contract: tools and tests match on it, so a released code is never renamed. Every finding",
-           "names the file, the place in it (line, row, column or key), what was expected and what was",
-           "found; `error` findings fail a check, `warning` findings are noted.", "",
+           "contract: tools and tests match on it, so a released code is renamed only to end a collision",
+           "of words (`claim-no-reference`, `reference-broken`). Every finding names the file, the place",
+           "in it (line, row, column or key), what was expected and what was found; `error` findings fail",
+           "a check, `warning` findings are noted.", "",
            "| code | meaning |", "| --- | --- |"]
     out += [f"| `{code}` | {meaning.replace('|', '&#124;')} |" for code, meaning in sorted(CODES.items())]
     out += ["", "## Findings and the verdicts they report", "",
