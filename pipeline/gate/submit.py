@@ -33,7 +33,7 @@ from pipeline.core.errors import UsageError
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import AUTO, POST_DEADLINE, STATUSES, VERIFIED, Source
 from pipeline.ingest.submissions import ingest
-from pipeline.store import clock
+from pipeline.store import clock, contents
 from pipeline.store.hashes import sha256_file, sha256_tree
 from pipeline.store.manifests import MANIFEST, Version, declared_status, declared_submitted_at, load_manifest
 from pipeline.store.versions import VERSION_DIR, root_name, version_at
@@ -77,7 +77,9 @@ def seal(source: Path, submitter: str, round_: str, status: str, root: Path, sho
                                                "a submitted tree may not hold links")])
     else:
         digest = sha256_file(source)
-    problems = refusals(source, fmt, submitter, round_, VERIFIED if status == AUTO else status)
+    # what a version may hold, as the gate and ingest hold it (the rows are not read for a refused name)
+    problems = contents.check_source(source, fmt) or refusals(source, fmt, submitter, round_,
+                                                              VERIFIED if status == AUTO else status)
     if problems:
         return SubmitResult(None, problems)
     sub_dir = root / round_ / submitter

@@ -21,6 +21,7 @@ from pipeline.core import rules, textcheck
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
 from pipeline.core.rules import schemas_dir
+from pipeline.store import contents
 from pipeline.store.hashes import sha256_file, sha256_tree
 # ingest reads versions through this module: the layout's names are its too
 from pipeline.store.versions import (VERSION_DIR, Version, find_versions, misplaced_files,  # noqa: F401
@@ -111,7 +112,35 @@ def _escapes(version: Version, mpath: Path) -> Finding | None:
 
 
 def load_manifest(version: Version) -> None:
-    """Load, schema-check and cross-check a version's manifest, in place."""
+    """Load, schema-check and cross-check a version's manifest, in place, and
+    hold the folder to what a version may hold (:mod:`pipeline.store.contents`)."""
+    _load(version)
+    if not any(f.code == "path-escape" and f.where.file == version.display for f in version.findings):
+        _check_contents(version)
+
+
+def _check_contents(version: Version) -> None:
+    """Every path the version folder holds outside the allow-list: one finding
+    each (instead of unlisted-file), and the listed files it concerns tainted,
+    so that none of their rows is read."""
+    m = version.manifest
+    listed = {e.path: e.format for e in m.files} if m is not None else None
+    found, refused = contents.check_folder(version.path, listed, version.where)
+    found = contents.check_names([version.round, version.submitter], version.where()) + found
+    if not found:
+        return
+    named = {f.where.file for f in found}
+    version.findings[:] = [f for f in version.findings if not (f.code == "unlisted-file" and f.where.file in named)]
+    version.findings.extend(found)
+    whole = bool(refused & {""}) or any(f.where.file == version.display for f in found)
+    for entry in m.files if m is not None else ():
+        if whole or entry.path.split("/")[0] in refused:
+            hit = next((f for f in found if f.where.file in (version.display, version.where(entry.path).file)
+                        or f.where.file.startswith(version.where(entry.path).file + "/")), found[0])
+            version.tampered.setdefault(entry.path, hit)
+
+
+def _load(version: Version) -> None:
     mpath = version.path / MANIFEST
     where = version.where(MANIFEST)
     add = version.findings.append
