@@ -80,11 +80,17 @@ def did_you_mean(text: str, known) -> str:
 
 @rules.cached(maxsize=65536)
 def characters(name: str, text: str | None, published: bool = False) -> tuple[Problem, ...]:
-    """An invisible or confusable character in a field (a zero-width space in
-    a model name, a Cyrillic ``А`` in ``АMD``): an error in a partner's file,
+    """Mojibake (``MI355XÂ``), or an invisible or confusable character in a
+    field (a zero-width space in a model name, a Cyrillic ``А`` in ``АMD``): an error in a partner's file,
     a warning in a table MLCommons published (its row kept)."""
     if text is None or text.isascii():
         return ()
+    garbled = textcheck.mojibake_in(text)
+    if garbled is not None:      # never repaired in silence: MI355XÂ is not MI355X to a reader
+        at, described = garbled
+        return (("mojibake", name, "text as typed, in its own encoding", f"{described} at character {at + 1} of "
+                 f"{ascii(text)}", f"{name} holds mojibake (UTF-8 read as Latin-1/cp1252): fix the export's "
+                 "encoding") + _severity(published),)
     hidden = textcheck.hidden_character(text)
     if hidden is None:
         return ()
@@ -357,6 +363,19 @@ def resolve_accelerators(text: str | None, platform: str | None, per_node_text: 
     names = sorted(variants)
     if per_node is None or nodes is None:
         return fail, problems
+    prefix = composition.nodes_in_system_id(platform)
+    if prefix is not None and (prefix[0] != nodes or prefix[1] != (per_node,)):
+        # 1x8xMI355X_... states one node of 8: a row saying 2 nodes contradicts its own id
+        said_nodes, said_per_node = prefix
+        key = "nodes" if said_nodes != nodes else "accelerators_per_node"
+        problems.append(("label-mismatch", key,
+                         f"{said_nodes} node(s) of {'/'.join(map(str, said_per_node))} accelerators, as the system "
+                         f"id {platform!r} states (<nodes>x<per node>x<accelerator>)",
+                         f"nodes {nodes}, accelerators per node {per_node}",
+                         "the node count or the accelerators per node contradict the system id's node prefix")
+                        + _severity(published))
+        if not published:
+            return fail, problems
     capacity = per_node * nodes
     stated = _per_type_counts(parts, per_node, nodes)
     if stated is not None and not published:
