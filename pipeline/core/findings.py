@@ -53,7 +53,7 @@ CODES: dict[str, str] = {
     "path-escape": "a manifest path or link leaves its version folder",
     "file-not-allowed": "a version folder holds a file or folder outside what it may hold (schemas/version_folder.yaml): a name a tool reads as configuration or code (dvc.yaml, *.dvc, conftest.py, Makefile...), a file under a name its format does not use, or a file a submission tree's MLPerf layout does not have",
     "unsafe-name": "a file or folder name outside the safe set of schemas/version_folder.yaml (ASCII letters, digits, _ + - . ; no leading - + . , no trailing .)",
-    "version-over-cap": "a version holds more files, bytes or rows than the caps of schemas/version_folder.yaml allow",
+    "over-cap": "partner input over a cap of schemas/version_folder.yaml (files or bytes of a version, rows of a file, characters of a field): refused at once, never read at length",
     "unlisted-file": "a file or link in a sealed version folder is not listed in its manifest",
     "verified-after-deadline": "declared verified but submitted after the round's deadline",
     "round-mismatch": "a row's round disagrees with its submission's round",

@@ -21,7 +21,7 @@ import difflib
 import math
 import re
 
-from pipeline.core import rules, textcheck
+from pipeline.core import limits, rules, textcheck
 from pipeline.core.formulas import PLAUSIBLE_VALUE, plausible
 from pipeline.ingest import composition
 
@@ -83,7 +83,14 @@ def characters(name: str, text: str | None, published: bool = False) -> tuple[Pr
     """Mojibake (``MI355XÂ``), or an invisible or confusable character in a
     field (a zero-width space in a model name, a Cyrillic ``А`` in ``АMD``): an error in a partner's file,
     a warning in a table MLCommons published (its row kept)."""
-    if text is None or text.isascii():
+    if text is None:
+        return ()
+    longest = limits.cap("field_length")
+    if len(text) > longest:      # said before anything quotes it: a finding never carries a megabyte name
+        return (("over-cap", name, f"at most {longest} characters", f"{len(text)} characters",
+                 f"{name} is longer than any name a partner may write (schemas/version_folder.yaml caps)")
+                + _severity(published),)
+    if text.isascii():
         return ()
     garbled = textcheck.mojibake_in(text)
     if garbled is not None:      # never repaired in silence: MI355XÂ is not MI355X to a reader

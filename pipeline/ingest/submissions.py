@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.core import limits
 from pipeline.core.findings import Finding, TableReport, located
 from pipeline.core.model import EXCLUDED, POST_DEADLINE, REJECTED, VERIFIED, Source
 from pipeline.ingest import table, walk
@@ -114,9 +115,14 @@ def _reject_duplicates(frame: pd.DataFrame, report: IngestReport) -> pd.DataFram
     if not dup.any():
         return frame
     groups = frame[dup].groupby(list(KEY), sort=False, dropna=False)["source"].agg(list)
+    keep = limits.cap("examples_per_finding")
     for cells in groups:
+        head = cells[:keep + 1]
         for cell in cells:
-            others = ", ".join(o for o in cells if o != cell)
+            # a few of the others and how many more: 20,000 identical rows must not make 20,000 lists of 20,000
+            shown = [o for o in head if o != cell][:keep]
+            more = len(cells) - 1 - len(shown)
+            others = ", ".join(shown) + (f" and {more} more" if more else "")
             f = located("duplicate-row", Source.from_cell(cell, report.root),
                         "one row per system, model, scenario and status",
                         f"the same result also at {others}",

@@ -156,14 +156,18 @@ def gate_text(report, with_findings: bool = True) -> str:
     return "\n".join(lines)
 
 
-def _gate_extra_lines(report) -> list[str]:
-    """Withdrawals, the partner results not compared (with why) and, with the
-    maintainers' label, the verdicts the change flips."""
+def _gate_extra_lines(report, limit: int | None = TEXT_LIMIT) -> list[str]:
+    """Withdrawals, the partner results not compared (with why; at most
+    ``limit``, then how many more) and, with the maintainers' label, the
+    verdicts the change flips."""
     lines = [f"withdrawal: {w['version']} {w['text']}" for w in report.withdrawals]
     lines += [f"  withdrawn: {x['system']} {x['model']} {x['scenario']} ({x['division']}), "
               f"{x['verdict']}: {x['reason']}" for w in report.withdrawals for x in w["withdrawn"]]
+    skipped = report.summary.get("not_compared") or []
     lines += [f"not compared: {Source(x['file'], x['line'])}: {x['outcome']}: {x['reason']}"
-              for x in report.summary.get("not_compared") or ()]
+              for x in skipped[:limit]]
+    if limit is not None and len(skipped) > limit:   # 50,000 rejected rows must not make a 10 MB summary
+        lines.append(f"not compared: {len(skipped) - limit} more (the JSON report holds all)")
     if report.summary.get("flips_checked"):
         lines.append(f"the change flips {len(report.flips)} shipped result(s)")
         lines += [f"flip: {x['text']}" for x in report.flips]
@@ -320,7 +324,7 @@ def _table(header: list[str], rows: list[list[object]]) -> list[str]:
 def markdown(report, limit: int = 100) -> str:
     """A summary for a pull-request comment or $GITHUB_STEP_SUMMARY."""
     if _is_gate(report):
-        out = _gate_head(report)
+        out = _gate_head(report, limit)
         results = report.rows
         if results:
             out += ["### Results", ""] + _table(
@@ -351,14 +355,14 @@ def markdown(report, limit: int = 100) -> str:
     return "\n".join(out)
 
 
-def _gate_head(report) -> list[str]:
+def _gate_head(report, limit: int | None = 100) -> list[str]:
     s = report.summary
     icon = "✅" if report.ok else "❌"
     judged = (_base_line(s).capitalize() if s.get("dry_run")
               else f"Base `{s.get('base') or '-'}` ({s.get('versioning')})")
     out = [f"## {icon} mlrepro gate: {'passed' if report.ok else 'failed'}", "",
            f"{judged}; reference {s.get('reference_submitter')}, tolerance ±{s.get('tolerance_pct')}%.", ""]
-    extra = _gate_extra_lines(report)
+    extra = _gate_extra_lines(report, limit)
     if extra:
         out += ["```", *extra, "```", ""]
     if report.versions:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from pipeline.core import textcheck
+from pipeline.core import limits, textcheck
 from pipeline.core.findings import located
 from pipeline.core.model import Source
 from pipeline.readers import jsonsafe
@@ -72,6 +72,10 @@ def read(path: Path, where: Source | str) -> ReadResult:
     if not isinstance(data, list):
         out.findings.append(located("format-mismatch", where, "a JSON list of records",
                                     type(data).__name__, "the file is not a list of records"))
+        return out
+    over = limits.rows_over_cap(len(data), where, "records")
+    if over is not None:
+        out.findings.append(over)
         return out
     lines = starts if len(starts) == len(data) else [None] * len(data)
     records: list[RawRecord] = []

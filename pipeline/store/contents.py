@@ -7,7 +7,7 @@ around the project reads as configuration or code (``dvc.yaml``, a ``.dvc``
 file, ``conftest.py``, ``Makefile``...), even one that is also a valid results
 file; every file and folder name keeps to a safe character set. Each path
 that breaks the rule is one finding: ``unsafe-name`` or ``file-not-allowed``,
-and ``version-over-cap`` when a version holds more files or bytes than the
+and ``over-cap`` when a version holds more files or bytes than the
 caps allow.
 
 This is the one implementation of the rule: :func:`judge` works on a list of
@@ -20,19 +20,17 @@ is about to seal (:func:`check_source`).
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.core import rules
+from pipeline.core import limits, rules
 from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
 
-RULES_FILE = "version_folder.yaml"
-SCHEMA_FILE = "version_folder.schema.json"
+RULES_FILE = limits.RULES_FILE
 TREE_FORMAT = "submission-tree"
 
 
@@ -62,24 +60,12 @@ class FolderRules:
 @rules.cached()
 def folder_rules() -> FolderRules:
     """The rule, from the active schemas folder (the base's, in the gate)."""
-    import jsonschema
-
-    data = rules.load_yaml(RULES_FILE)
-    path = rules.schemas_dir() / SCHEMA_FILE
-    try:
-        with open(path, encoding="utf-8") as fh:
-            schema = json.load(fh)
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot load {path}: {exc}") from exc
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.path))
-    if errors:
-        where = ".".join(str(p) for p in errors[0].path) or "<top>"
-        raise ConfigError(f"{RULES_FILE}: {where}: {errors[0].message}")
+    data = limits.document()
     names = data["names"]
     try:
         pattern = re.compile(names["pattern"])
     except re.error as exc:
-        raise ConfigError(f"{RULES_FILE}: names.pattern: {exc}") from exc
+        raise ConfigError(f"{limits.RULES_FILE}: names.pattern: {exc}") from exc
     return FolderRules(
         pattern, names["pattern"], names["max_length"], names["max_depth"], data["manifest"],
         {fmt: tuple(globs) for fmt, globs in data["formats"].items()},
@@ -152,10 +138,10 @@ def judge(paths: list[tuple[str, bool]], listed: dict[str, str] | None,
                 bad_parents.add(path)
     cap_files, cap_bytes = rule.caps["files_per_version"], rule.caps["bytes_per_version"]
     if files > cap_files:
-        out.append(Refusal("", "version-over-cap", f"at most {cap_files} files in a version", f"{files} files",
+        out.append(Refusal("", "over-cap", f"at most {cap_files} files in a version", f"{files} files",
                            "split the results over fewer files, or leave out what the layout does not need"))
     if sizes > cap_bytes:
-        out.append(Refusal("", "version-over-cap", f"at most {cap_bytes} bytes in a version", f"{sizes} bytes",
+        out.append(Refusal("", "over-cap", f"at most {cap_bytes} bytes in a version", f"{sizes} bytes",
                            "leave out the large logs the comparison does not read (mlperf_log_accuracy.json)"))
     return out
 

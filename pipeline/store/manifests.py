@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from pipeline.core import rules, textcheck
+from pipeline.core import limits, rules, textcheck
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
 from pipeline.core.rules import schemas_dir
@@ -170,7 +170,7 @@ def _load(version: Version) -> None:
                     err.schema.get("description", _expect(err)), repr(err.instance)[:80], err.message[:200]))
     if errors:
         return
-    blank = _blank_reasons(data, lines, where)
+    blank = _blank_reasons(data, lines, where) + _long_texts(data, lines, where)
     version.findings.extend(blank)
     if blank:
         return
@@ -213,6 +213,24 @@ def _blank_reasons(data: dict, lines: dict[str, int], where: Source) -> list[Fin
             out.append(located("manifest-invalid", where.at(key=key, line=lines.get(key)),
                                f"a reason of at least {MIN_VISIBLE_REASON} visible characters",
                                ascii(reason)[:80], "the withdrawal's reason says nothing a reader can see"))
+    return out
+
+
+def _long_texts(data: dict, lines: dict[str, int], where: Source) -> list[Finding]:
+    """A manifest text over its cap (schemas/version_folder.yaml): free text
+    (notes, a withdrawal's reason) over ``text_length``, a name over
+    ``field_length``. Refused at its key, never quoted at length."""
+    texts = [("notes", data.get("notes"), "text_length")]
+    for i, withdrawal in enumerate(data.get("withdraws") or []):
+        texts.append((f"withdraws.{i}.reason", withdrawal.get("reason"), "text_length"))
+        texts += [(f"withdraws.{i}.{k}", withdrawal.get(k), "field_length") for k in ("system", "model", "scenario",
+                                                                                     "division")]
+    out = []
+    for key, text, cap in texts:
+        if isinstance(text, str) and len(text) > limits.cap(cap):
+            out.append(located("over-cap", where.at(key=key, line=lines.get(key)),
+                               f"at most {limits.cap(cap)} characters", f"{len(text)} characters",
+                               f"the manifest's {key} is longer than the caps allow (schemas/version_folder.yaml)"))
     return out
 
 
