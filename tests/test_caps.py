@@ -84,6 +84,24 @@ def test_the_gate_fails_a_parquet_bomb_with_a_located_finding(repo, tmp_path):
     done = gate(repo, "--format", "json")
     assert done.returncode == 1
     doc = json.loads(done.stdout)
-    assert ("over-cap", f"submissions/{ROUND}/Dell/v2/results.parquet") in {
-        (f["code"], f["file"]) for f in doc["findings"]}
+    # counted from the metadata before any row is decoded: the version's files are over the cap
+    assert ("over-cap", f"submissions/{ROUND}/Dell/v2/manifest.yaml", "100000 rows") in {
+        (f["code"], f["file"], f["found"]) for f in doc["findings"]}
     assert len(doc["rows"]) == 1 and doc["rows"][0]["outcome"] == "rejected"   # the file, refused whole
+
+
+def test_a_version_over_the_row_cap_is_one_finding_and_no_file_is_read(tmp_path, monkeypatch):
+    half = limits.cap("rows_per_version") // 2 + 1
+    text = ",".join(RESULTS_HEADER) + "\n" + "\n".join(",".join(results_row().values()) for _ in range(half)) + "\n"
+    root = tmp_path / "submissions"
+    folder = seal(root / ROUND / "Dell" / "v1", {"a.csv": "results-csv", "b.csv": "results-csv"},
+                  {"a.csv": text.encode(), "b.csv": text.encode()}, number=1)
+    from pipeline.readers import results_csv
+
+    def read(*args, **kwargs):
+        raise AssertionError("a file was read")
+    monkeypatch.setattr(results_csv, "read", read)
+    doc = run_json("validate", folder, "--root", root, expect=1)
+    over = [f for f in doc["findings"] if f["code"] == "over-cap"]
+    assert [(f["place"].split(", ")[-1], f["found"]) for f in over] == [("key files", f"{2 * half} rows")]
+    assert (doc["summary"]["accepted"], doc["summary"]["rejected"]) == (0, 2)      # each file, unread

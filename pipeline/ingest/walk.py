@@ -27,7 +27,7 @@ from pathlib import Path
 
 from pipeline.store import clock
 from pipeline import readers
-from pipeline.core import rules
+from pipeline.core import limits, rules
 from pipeline.core.errors import UsageError
 from pipeline.core.findings import located
 from pipeline.core.model import STATUSES, Source
@@ -191,6 +191,7 @@ def _read_version(version: Version, status: str | None, used: bool, normaliser: 
         report.findings.append(located("unknown-round", version.where(MANIFEST).at(key="round"),
                                        f"one of {sorted(rules.rounds())}", m.round, "unknown round"))
     ctx = Context(status=status, round=m.round, submitter=m.submitter, submission_version=m.version)
+    _rows_cap(version, report)
     for entry_file in m.files:
         where = version.where(entry_file.path)
         why = version.tampered.get(entry_file.path)
@@ -201,10 +202,27 @@ def _read_version(version: Version, status: str | None, used: bool, normaliser: 
         _accept(result, where, ctx, normaliser, report)
 
 
+def _rows_cap(version: Version, report) -> None:
+    """A version whose files hold more rows than ``rows_per_version``, counted
+    cheaply before any is read: one over-cap finding, and no file read."""
+    m = version.manifest
+    counts = [readers.row_count(version.path / e.path, _fmt(e.format)) for e in m.files
+              if e.path not in version.tampered]
+    total, limit = sum(c for c in counts if c), limits.cap("rows_per_version")
+    if total <= limit:
+        return
+    why = located("over-cap", m.where(version, "files"), f"at most {limit} rows in a version", f"{total} rows",
+                  "the version holds more rows than a partner's version may (schemas/version_folder.yaml caps)")
+    report.findings.append(why)
+    for entry in m.files:
+        version.tampered.setdefault(entry.path, why)
+
+
 def _reject_file(version: Version, entry_file, where: Source, why, report) -> None:
-    """Every row of a file that cannot be trusted is rejected for the file's reason."""
+    """Every row of a file that cannot be trusted is rejected for the file's reason
+    (a file over a cap is rejected whole, never read)."""
     path = version.path / entry_file.path
-    if why.code == "path-escape" or not (path.is_file() or path.is_dir()):
+    if why.code in ("path-escape", "over-cap") or not (path.is_file() or path.is_dir()):
         report.dispositions.append(Disposition(where.file, "rejected", why.code, why.message))
         return
     result = readers.read(path, where, _fmt(entry_file.format), round_=version.round)
