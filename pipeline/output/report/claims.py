@@ -32,6 +32,18 @@ def rank(claim: dict) -> int:
     return VERDICTS.get(str(claim.get("verdict")), ("", 5))[1]
 
 
+def scope(claim: dict) -> str:
+    """What the claim covers, from its ``scope``: ``llama2-70b-99.9 Interactive,
+    Offline, Server · MI355X`` (the model variants, scenarios and accelerators
+    of the results its subject matches; what it is compared with is its own column)."""
+    s = claim.get("scope")
+    if not isinstance(s, dict):
+        return ""
+    models, scenarios, accelerators = (", ".join(map(str, s.get(k) or [])) for k in
+                                       ("models", "scenarios", "accelerators"))
+    return " · ".join(p for p in (" ".join(x for x in (models, scenarios) if x), accelerators) if p)
+
+
 def comparator(claim: dict) -> str:
     """Who the subject was measured against, in a few words."""
     comp = claim.get("comparator")
@@ -86,7 +98,8 @@ def claims_table(ident: str, claims: list[dict]) -> str:
             computed += f" (against the strongest: {figure(claim, 'computed_vs_best')})"
         shown = (mark(escape(computed)) if computed else "—") + post_deadline_figure(claim)
         label = unverified("") if unv else "verified"
-        text = f'<div class="small">{wrap(claim.get("text"))}</div>' if claim.get("text") else ""
+        covers = f' <span class="nw">({escape(scope(claim))})</span>' if scope(claim) else ""
+        text = f'<div class="small">{wrap(claim.get("text"))}{covers}</div>' if claim.get("text") or covers else ""
         cls = {0: "bad", 1: "warn"}.get(rank(claim), "")
         table.add([Cell(f"<b>{wrap(claim.get('id'))}</b>{text}{_notes(claim)}", claim.get("id")),
                    escape(str(claim.get("kind") or "")),
