@@ -13,6 +13,7 @@ from pipeline.core.model import (AMBIGUOUS, CHERRY_PICKED, DOES_NOT_HOLD, HOLDS,
 from pipeline.output.figures import claim_figure as figure, number, quantity
 from pipeline.output.report.html import Cell, Table, footnote, unverified, verdict, wrap
 from pipeline.output.report.load import is_unverified
+from pipeline.output.report.superseded import withdrawn_notes
 
 VERDICTS = {  # verdict -> (label, rank: the worst first)
     DOES_NOT_HOLD: ("does not hold", 0),
@@ -77,8 +78,8 @@ def post_deadline_figure(claim: dict) -> str:
             f'{escape(", ".join(p for p in parts if p))}</div>')
 
 
-def _notes(claim: dict) -> str:
-    notes = [n for n in claim.get("notes") or [] if isinstance(n, str)]
+def _notes(claim: dict, superseded=None) -> str:
+    notes = withdrawn_notes(claim, superseded) + [n for n in claim.get("notes") or [] if isinstance(n, str)]
     if claim.get("reason") and claim["reason"] not in notes:
         notes.insert(0, str(claim["reason"]))
     if not notes:
@@ -87,8 +88,10 @@ def _notes(claim: dict) -> str:
     return f"<details><summary>notes ({len(notes)})</summary><ul>{items}</ul></details>"
 
 
-def claims_table(ident: str, claims: list[dict]) -> str:
-    """The claims of one round, the worst verdicts first."""
+def claims_table(ident: str, claims: list[dict], superseded=None) -> str:
+    """The claims of one round, the worst verdicts first; ``superseded`` (the
+    superseded stage's table): a claim about partners notes each deviating
+    result a partner withdrew within its scope."""
     table = Table(ident, ["claim", "kind", "claimed", "computed", "verdict", "against", "label"])
     for claim in sorted(claims, key=lambda c: (rank(c), str(c.get("id")))):
         unv = is_unverified(claim)
@@ -101,7 +104,7 @@ def claims_table(ident: str, claims: list[dict]) -> str:
         covers = f' <span class="nw">({escape(scope(claim))})</span>' if scope(claim) else ""
         text = f'<div class="small">{wrap(claim.get("text"))}{covers}</div>' if claim.get("text") or covers else ""
         cls = {0: "bad", 1: "warn"}.get(rank(claim), "")
-        table.add([Cell(f"<b>{wrap(claim.get('id'))}</b>{text}{_notes(claim)}", claim.get("id")),
+        table.add([Cell(f"<b>{wrap(claim.get('id'))}</b>{text}{_notes(claim, superseded)}", claim.get("id")),
                    escape(str(claim.get("kind") or "")),
                    Cell(escape(figure(claim, "claimed")), number(claim.get("claimed"))),
                    Cell(shown, number(claim.get("computed"))),

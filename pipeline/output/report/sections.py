@@ -16,6 +16,7 @@ from pipeline.output.report.claims import claims_table
 from pipeline.output.figures import count, number, pct, quantity, readable, signed_pct
 from pipeline.output.report.html import Cell, Table, footnote, text, unverified, verdict, wrap
 from pipeline.output.report.load import NO_ROUND, PARTNER, Data, claim_round, is_unverified, round_of
+from pipeline.output.report import superseded
 
 DEVIATION_COLUMNS = ("round", "partner", "model", "scenario", "system", "case", "status", "label",
                      "deviation_pct", "tolerance", "verdict")
@@ -250,7 +251,7 @@ def round_section(data: Data, round_: str) -> str:
     claims = None if data.claims is None else [c for c in data.claims
                                                 if claim_round(c, data.agreement) == round_]
     claims_html = (f'<p class="missing">{escape(data.why.get("claims", ""))}</p>' if claims is None
-                   else claims_table(f"claims-{anchor(round_)}", claims) if claims
+                   else claims_table(f"claims-{anchor(round_)}", claims, data.superseded) if claims
                    else '<p class="empty">No claim about this round.</p>')
     return "".join([
         f'<section class="round" id="{anchor("round", round_)}"><h2>{round_title(round_)}</h2>',
@@ -260,4 +261,7 @@ def round_section(data: Data, round_: str) -> str:
         f'<section class="part" id="{anchor(round_, "scaling")}"><h3>Scaling efficiency per cluster</h3>',
         _scaling(data, round_), "</section>",
         '<section class="part"><h3>Rejected and excluded inputs</h3>', _rejected(data, round_), "</section>",
-        '<section class="part"><h3>Submission versions</h3>', _versions(data, round_), "</section></section>"])
+        '<section class="part"><h3>Submission versions</h3>', _versions(data, round_), "</section>",
+        f'<section class="part{"" if superseded.printed(data, round_) else " noprint"}" '
+        f'id="{anchor(round_, "superseded")}"><h3>Withdrawals and superseded versions</h3>',
+        superseded.section(data, round_), "</section></section>"])
