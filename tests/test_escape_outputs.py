@@ -104,7 +104,12 @@ def test_a_formula_system_id_is_inert_in_every_csv_and_read_back_exactly(tmp_pat
     run("compare", results, "-o", out / "agreement.csv", "--verified-dir", out / "verified",
         "--post-deadline-dir", out / "post_deadline", "--exit-zero", expect=0)
     run("compare", results, "--format", "csv", "-o", out / "stdout.csv", "--exit-zero", expect=0)
-    for path in (out / "agreement.csv", out / "verified" / "results.csv", out / "verified" / "agreement.csv"):
+    printed = run("compare", results, "--format", "csv", "--exit-zero", expect=0).stdout   # render's own writer
+    run("report", results, "--agreement", out / "agreement.csv", "--rejected", data / "rejected.csv",
+        "--versions", data / "versions.csv", "-o", out / "index.html", expect=0)           # the plot's data
+    assert "'" + FORMULA.replace('"', '""') in printed
+    for path in (out / "agreement.csv", out / "verified" / "results.csv", out / "verified" / "agreement.csv",
+                 out / "stdout.csv", out / "deviation.csv"):
         cells = [c for row in csv.reader(io.StringIO(path.read_text(encoding="utf-8"))) for c in row]
         assert "'" + FORMULA in cells and FORMULA not in cells, path
         assert not [c for c in cells if c.startswith(("=", "@", "+"))], path
