@@ -45,6 +45,7 @@ USER_COMMANDS = ("submit", "validate", "gate", "compare", "claims", "scaling", "
 STAGES = (  # (command, the stage it is)
     ("ingest-all", "the ingest stage: every submission into the canonical table"),
     ("compare", "with --verified-dir and --post-deadline-dir: the compare stage"),
+    ("superseded", "the superseded stage: superseded versions judged, apart"),
     ("audit", "the audit stage: Great Expectations over the two sets"),
     ("report-all", "the report stage: metrics, claims, scaling, the HTML report"),
     ("partition", "the compare stage's split alone (verified, post-deadline)"),
@@ -520,6 +521,36 @@ def ingest_all(root, rejected_out, findings_out, versions_out, cache, fmt, outpu
     _finish(report, fmt, output, quiet, verbose, exit_zero_flag=exit_zero)
 
 
+@cli.command(short_help="The superseded stage: the verdicts of superseded versions, kept apart.")
+@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--results", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="The canonical table (data/results.parquet): the references judged against.")
+@click.option("--versions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="The versions table of the ingest stage (data/versions.csv).")
+@click.option("--tolerance-pct", type=float, help="Agreement tolerance (default: compare.tolerance_pct "
+                                                   "in the parameters).")
+@reference_option
+@params_option
+@output_options("the superseded results with their verdicts (CSV)")
+@exit_zero
+def superseded(root, results, versions, tolerance_pct, reference_submitter, params_path, fmt, output, quiet,
+               verbose, exit_zero):
+    """Read each superseded version of a submissions ROOT (versions.csv: used false)
+    and judge its results against today's references, apart from the current
+    verdicts: which version superseded each, and whether it withdrew it (with the
+    manifest's reason), replaced it or left it out; -o superseded.csv writes them."""
+    from pipeline.analyses.superseded import judge_superseded
+    from pipeline.core import params
+    from pipeline.ingest import table
+
+    _guard({"ROOT": root, "--results": results, "--versions": versions, "--params": params_path},
+           {"--output": output})
+    p = params.compare(params_path, tolerance_pct, reference_submitter)
+    report = judge_superseded(root, table.read(results), table.read_frame(versions, dtype=str, keep_default_na=False),
+                              p.tolerance_pct, p.reference_submitter, p.reference_vendor)
+    _finish(report, fmt, output, quiet, verbose, exit_zero_flag=exit_zero)
+
+
 # ---- gate and report ----------------------------------------------------------------------
 
 @cli.command(short_help="Judge a pull request's new versions with the base's policy.")
@@ -570,6 +601,9 @@ def gate(paths, base, root, params_path, allow_maintenance, worktree, outputs, f
 
 def report_inputs(f):
     """RESULTS and the tables the HTML report reads beside it."""
+    f = click.option("--superseded", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                     help="The superseded versions' results with their verdicts (data/superseded.csv of "
+                          "`mlrepro superseded`): the report shows them and each withdrawal.")(f)
     f = click.option("--versions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
                      help="Submission versions, used or superseded (data/versions.csv).")(f)
     f = click.option("--rejected", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
@@ -605,8 +639,8 @@ def report_outputs(stdout: bool):
 @report_outputs(stdout=True)
 @params_option
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
-def report(results, agreement, rejected, versions, scaling, claims, validation, data_docs, plot_data, output,
-           params_path, quiet):
+def report(results, agreement, rejected, versions, superseded, scaling, claims, validation, data_docs, plot_data,
+           output, params_path, quiet):
     """Write the human report RESULTS -> one offline HTML file with tables and inline SVG plots."""
     from pipeline.core import params
     from pipeline.output import report as report_mod
@@ -615,11 +649,11 @@ def report(results, agreement, rejected, versions, scaling, claims, validation, 
     if plot_data is None and not to_stdout:
         plot_data = output.parent / "deviation.csv"
     _guard({"RESULTS": results, "--agreement": agreement, "--rejected": rejected, "--versions": versions,
-            "--scaling": scaling, "--claims": claims, "--validation": validation, "--params": params_path},
+            "--superseded": superseded, "--scaling": scaling, "--claims": claims, "--validation": validation, "--params": params_path},
            {"--output": output, "--plot-data": plot_data})
     vendor = params.compare(params_path).reference_vendor   # partners: results on this vendor's accelerators
     doc = report_mod.build(report_mod.Inputs(results, agreement, rejected, versions, scaling,
-                                             claims, data_docs, validation, vendor), output)
+                                             claims, data_docs, validation, vendor, superseded), output)
     if to_stdout:
         click.echo(doc.html, nl=False)
     else:
@@ -825,7 +859,7 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
 @params_option
 @printed_options("Output format of the report printed (one row per step).")
 @exit_zero
-def report_all(results, agreement, rejected, versions, validation, ledger, claims_out, scaling_out, crosschecks,
+def report_all(results, agreement, rejected, versions, superseded, validation, ledger, claims_out, scaling_out, crosschecks,
                metrics_out, details_out, plot_data, output, params_path, fmt, quiet, verbose, exit_zero):
     """Everything reported from a compared table (the DVC pipeline's report stage):
     metrics, claims, scaling, the crosscheck against each published table, then the
@@ -836,7 +870,8 @@ def report_all(results, agreement, rejected, versions, validation, ledger, claim
     p = params.compare(params_path)
     paths = stage.Paths(results, agreement, rejected, versions, ledger, validation, claims_out, scaling_out,
                         metrics_out, details_out or metrics_out.with_suffix(""), output,
-                        plot_data or output.parent / "deviation.csv", [tuple(pair) for pair in crosschecks])
+                        plot_data or output.parent / "deviation.csv", [tuple(pair) for pair in crosschecks],
+                        superseded)
     _guard({**paths.inputs(), "--params": params_path}, paths.outputs())
     report = stage.report_all(paths, p.reference_submitter, p.reference_vendor)
     if not quiet:

@@ -2,7 +2,7 @@
 project's tracked files (a fresh clone, with the project's .venv beside it as
 `make install` would leave it).
 
-- the stages are the mission's steps (ingest, compare, audit, report): the
+- the stages are the mission's steps (ingest, compare, superseded, audit, report): the
   verified and post-deadline sets are outputs of compare and inputs of the
   audit, and every file a stage's command names is a dependency or an output;
 - `dvc repro` run as `.venv/bin/dvc repro` with a PATH lacking .venv/bin
@@ -38,7 +38,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 DVC = str(BIN / "dvc")
-STAGES = {"ingest", "compare", "audit", "report"}
+STAGES = {"ingest", "compare", "superseded", "audit", "report"}
 # A PATH with no trace of the project's virtual environment.
 BARE_PATH = os.pathsep.join(p for p in ("/usr/local/bin", "/usr/bin", "/bin") if Path(p).is_dir())
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
@@ -308,7 +308,7 @@ def test_an_experiment_with_another_tolerance_runs(built):
     project, _ = built
     _run([DVC, "repro"], project)
     exp = _run([DVC, "exp", "run", "-S", "compare.tolerance_pct=5"], project)
-    assert _ran(exp.stdout) == {"compare", "report"}
+    assert _ran(exp.stdout) == {"compare", "superseded", "report"}
     assert json.loads((project / "data/agreement_summary.json").read_text())["tolerance_pct"] == 5
     assert "Experiment results" in exp.stdout or "Ran experiment" in exp.stdout, exp.stdout
 

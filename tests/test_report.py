@@ -508,6 +508,21 @@ document.querySelectorAll("table").forEach(function (t) {
     if (r.getBoundingClientRect().height > 3.5 * line) out.tall.push(t.id + ": " + r.innerText.slice(0, 80));
   });
 });
+// a word (a run of letters, digits, "." and "%": a name breaks only at "_", "/", "-" or a space)
+// drawn on two lines is a name broken mid-word
+out.broken = [];
+var walker = document.createTreeWalker(document.querySelector("main"), NodeFilter.SHOW_TEXT);
+for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+  var re = /[A-Za-z0-9.%]{2,}/g, m;
+  while ((m = re.exec(node.data)) !== null) {
+    var range = document.createRange(); range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
+    var tops = new Set(Array.from(range.getClientRects()).map(function (r) { return Math.round(r.top); }));
+    if (tops.size > 1) out.broken.push(m[0]);
+  }
+}
+// the page in a window with a classic 17 px scrollbar (headless hides them): no horizontal scroll
+document.documentElement.style.width = (innerWidth - 17) + "px";
+out.overflow = document.documentElement.scrollWidth - document.documentElement.clientWidth;
 var p = document.createElement("pre"); p.id = "probe"; p.textContent = JSON.stringify(out);
 document.body.appendChild(p);
 </script>"""
@@ -587,7 +602,14 @@ def test_chromium_shows_the_answers_on_the_first_screen(shipped, tmp_path, width
     assert set(answers) >= {"partners", "does-not-hold", "cherry-picked", "unverified", "checks"}
     for name, box in answers.items():                   # all of it on the first screen
         assert 0 <= box["top"] and box["bottom"] <= probe["height"] and box["right"] <= width, (name, box)
-    assert answers["partners"]["right"] <= min(answers[n]["left"] for n in answers if n != "partners")
+    # the partners left, the unverified results under them, the claims right (the checks under the
+    # unverified results, or under the claims where the rounds stack)
+    claims = [n for n in answers if n not in ("partners", "unverified", "checks")]
+    assert max(answers[n]["right"] for n in ("partners", "unverified")) <= \
+        min(answers[n]["left"] for n in claims), answers
+    assert answers["partners"]["bottom"] <= answers["unverified"]["top"]
+    assert probe["overflow"] <= 0, probe["overflow"]     # no horizontal scroll
+    assert probe["broken"] == [], probe["broken"]         # no name broken mid-word
     assert probe["cut"] == []                           # no label or cell cut by its box
     assert probe["tall"] == []                          # no row of the report's tables over three lines
 
@@ -600,11 +622,16 @@ def test_chromium_shows_the_answers_on_the_first_screen(shipped, tmp_path, width
     names = probe["names"]["v6.0"]
     for other in ("NVIDIA", "Nebius", "Lambda_SIT", "Lenovo", "Inventec", "ASUSTeK", "RedHat"):
         assert other not in names, (other, names)
-    for rows in rounds.values():                        # the deviating partners first, the worst first
+    for rows in rounds.values():      # the deviating partners first, each group by |worst deviation|
         deviating = [int(row.split("\t")[3]) > 0 for row in rows]
         assert deviating == sorted(deviating, reverse=True), rows
-    assert names[:5] == ["Dell_MangoBoost", "HPE", "Dell", LATE_PARTNER, "ORACLE"], names
-    late = rounds["v6.0"][3]
+        worst = [abs(float(row.split("\t")[6].split("%")[0])) if row.split("\t")[6].strip() else 0.0
+                 for row in rows]
+        n = deviating.count(True)
+        assert worst[:n] == sorted(worst[:n], reverse=True) and worst[n:] == sorted(worst[n:], reverse=True), rows
+    assert names[:5] == [LATE_PARTNER, "HPE", "Dell_MangoBoost", "ORACLE", "Dell"], names
+    assert names[:1] + probe["names"]["v5.1"][:2] == [LATE_PARTNER, "ASUSTeK", "Vultr"]   # -15.43% above -5.19%
+    late = rounds["v6.0"][0]
     assert re.match(rf"{SHOWN_LATE_PARTNER}\s*post-deadline\s+2\s+1\s+1\s+0\s+0\s+-10\.25%\s*unverified1$", late), late
     for round_, pattern in (("v5.1", r"ASUSTeK\s+6\s+4\s+2\s+0\s+0\s+-15\.43%$"),
                             ("v5.1", r"Vultr\s+6\s+4\s+2\s+0\s+0\s+-5\.27%$"),
@@ -620,7 +647,10 @@ def test_chromium_shows_the_answers_on_the_first_screen(shipped, tmp_path, width
     assert "partners-mi355x-llama2-v6.0" in fails and "13 of 17 within" in fails
     picked = answers["cherry-picked"]["text"]
     assert "Claims that hold only against a weaker comparator: 8" in picked
-    assert re.search(r"llama2-server-vs-b300\s+93%\s+93\.4%\s+87\.6%", picked), picked
+    # each claim names its scope under its id: the model variant, the scenarios, the accelerator
+    assert re.search(r"llama2-server-vs-b300\s+llama2-70b-99 Server · MI355X\s+93%\s+93\.4%\s+87\.6%", picked), picked
+    assert re.search(r"partners-mi355x-llama2-v6\.0\s+llama2-70b-99\.9 Interactive, Offline, Server · MI355X\s+"
+                     r"within ±4%\s+max \|deviation\| 6\.99%\s+\(13 of 17 within\)", fails), fails
     unverified = answers["unverified"]["text"]
     assert "Unverified results: 4 of 250" in unverified and "v6.0: AMD 2, " in unverified
     assert UNVERIFIED_FOOTNOTE in unverified

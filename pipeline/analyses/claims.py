@@ -174,10 +174,27 @@ def check_claims(ledger: Ledger, results: pd.DataFrame, reference_submitter: str
             row, found = KIND_CHECKS[claim.kind](claim, official, ledger, refs)
             row["including_post_deadline"] = (_including_post_deadline(claim, row, official, every, ledger, refs)
                                               if late else None)
+        row["scope"] = _scope(claim, every if about_unverified(claim) else official, ledger)
         report.rows.append(row)
         report.findings.extend(found)
     report.rows = typed_rows("ClaimRow", sorted(report.rows, key=lambda r: r["line"] or 0))
     return report
+
+
+def _scope(claim: Claim, results: Results, ledger: Ledger) -> dict:
+    """What a claim is about, in the table's words: the round, the model
+    variants, scenarios and accelerators of the results its subject selector
+    matches, and the accelerator its comparator names (``against``)."""
+    selector = _selector(claim, ledger)
+    rows = results.rows(selector)
+
+    def values(key: str) -> list[str]:
+        return sorted({str(r[key]) for r in rows})
+
+    against = (claim.comparator or {}).get("accelerator")
+    return {"round": selector.get("round"),
+            "models": values("model"), "scenarios": values("scenario"), "accelerators": values("accelerator"),
+            "nodes": selector.get("nodes"), "against": str(against) if against else None}
 
 
 def about_unverified(claim: Claim) -> bool:

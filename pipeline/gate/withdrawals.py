@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.core import rules
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import DEVIATES, Source
-from pipeline.store.manifests import MANIFEST, Version, load_manifest
+from pipeline.store.manifests import MANIFEST, Version, load_manifest, withdrawal_for
 from pipeline.store.versions import submitter_versions
 
 KEY = ("system", "model", "scenario", "division")
@@ -34,13 +33,6 @@ def predecessor(root: Path, g) -> tuple[Version, Version] | None:
     return (earlier[-1], mine) if earlier else None
 
 
-def _matches(entry: dict, row: dict) -> bool:
-    model = rules.canonical_model(str(entry.get("model", ""))) or entry.get("model")
-    return (str(entry.get("system")) == str(row["system"]) and model == row["model"]
-            and str(entry.get("scenario", "")).lower() == str(row["scenario"]).lower()
-            and (not entry.get("division") or entry["division"] == row["division"]))
-
-
 def check(g, version: Version, previous: int, new_rows: list[dict], old_rows: list[dict],
           verdicts: dict[str, dict], shown: str | None) -> tuple[list[Finding], dict]:
     """(result-dropped findings, the withdrawal summary) of the gated version G
@@ -56,7 +48,7 @@ def check(g, version: Version, previous: int, new_rows: list[dict], old_rows: li
             continue
         had = verdicts.get(row["source"], {})
         source = str(Source.from_cell(row["source"], shown))
-        entry = next((w for w in m.withdraws if _matches(w, row)), None)
+        entry = withdrawal_for(m.withdraws, row)
         if entry is not None:
             withdrawn.append({"system": row["system"], "model": row["model"], "scenario": row["scenario"],
                               "division": row["division"], "source": source,

@@ -14,6 +14,7 @@ import pandas as pd
 
 from pipeline.core import rules
 from pipeline.core.errors import ConfigError, DataError
+from pipeline.core.escape import csv_restore_frame
 from pipeline.core.findings import Finding, located
 from pipeline.core.formulas import PLAUSIBLE_VALUE, plausible
 from pipeline.core.imports import absent
@@ -138,12 +139,14 @@ def row_source(frame: pd.DataFrame, idx, display: str, root: str | None = None) 
 
 
 def read_frame(path: str | Path, **csv_options) -> pd.DataFrame:
-    """Any CSV or Parquet table (by extension). Raises :class:`TableUnreadable`."""
+    """Any CSV or Parquet table (by extension), a table the pipeline wrote: a CSV's
+    text cells as they were before ``write_table`` neutralised them. Raises
+    :class:`TableUnreadable`."""
     path = Path(path)
     try:
         if path.suffix == ".parquet":
             return pd.read_parquet(path)
-        return pd.read_csv(path, **csv_options)
+        return csv_restore_frame(pd.read_csv(path, **csv_options))
     except pd.errors.EmptyDataError as exc:
         raise TableUnreadable(path, "a table with a header row", "an empty file") from exc
     except (OSError, ValueError, UnicodeDecodeError) as exc:   # pandas and pyarrow parse errors are ValueErrors

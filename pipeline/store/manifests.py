@@ -197,6 +197,18 @@ def _load(version: Version) -> None:
         version.tampered.setdefault(entry.path, mismatches[0])
 
 
+def withdrawal_for(withdraws: list[dict], row: dict) -> dict | None:
+    """The entry of a manifest's ``withdraws`` that names ROW (a canonical row:
+    the same system, model, scenario and, when the entry states one, division)."""
+    for entry in withdraws:
+        model = rules.canonical_model(str(entry.get("model", ""))) or entry.get("model")
+        if (str(entry.get("system")) == str(row["system"]) and model == row["model"]
+                and str(entry.get("scenario", "")).lower() == str(row["scenario"]).lower()
+                and (not entry.get("division") or entry["division"] == row["division"])):
+            return entry
+    return None
+
+
 def visible_characters(text: str) -> int:
     """How many characters of TEXT print something."""
     return sum(1 for ch in text if ch not in _BLANK_CHARACTERS and unicodedata.category(ch) not in _BLANK_CATEGORIES)

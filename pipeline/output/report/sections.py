@@ -13,9 +13,10 @@ import pandas as pd
 from pipeline.core.model import AGREE, DEVIATES, NO_REFERENCE, POST_DEADLINE, VERIFIED
 from pipeline.output.report.charts import deviation_strip, scaling_bars
 from pipeline.output.report.claims import claims_table
-from pipeline.output.figures import count, number, pct, readable, signed_pct
+from pipeline.output.figures import count, number, pct, quantity, readable, signed_pct
 from pipeline.output.report.html import Cell, Table, footnote, text, unverified, verdict, wrap
 from pipeline.output.report.load import NO_ROUND, PARTNER, Data, claim_round, is_unverified, round_of
+from pipeline.output.report import superseded
 
 DEVIATION_COLUMNS = ("round", "partner", "model", "scenario", "system", "case", "status", "label",
                      "deviation_pct", "tolerance", "verdict")
@@ -59,11 +60,13 @@ def _below(figure_html: str) -> str:
     return unverified(figure_html, below=True)
 
 
-def _value(r: dict, key: str, mark) -> Cell:
-    """A measured value with its units, marked when unverified."""
+def _value(r: dict, key: str, mark, units_below: bool = False) -> Cell:
+    """A measured value with its units (``units_below``: on the next line, for a
+    table of many columns), marked when unverified."""
     if number(r.get(key)) is None:
         return Cell(escape(text(r.get(key))))
-    shown = f"{escape(readable(r.get(key)))} <span class=small>{escape(text(r.get('units')))}</span>"
+    shown = (f"{escape(readable(r.get(key)))} {'<br class=ub>' if units_below else ''}"
+             f"<span class=small>{escape(text(r.get('units')))}</span>")
     return Cell(mark(shown), number(r.get(key)))
 
 
@@ -169,28 +172,45 @@ def _status_part(data: Data, round_: str, unv: bool) -> str:
 
 # ---- scaling -----------------------------------------------------------------------------
 
+def _references(r: dict) -> str:
+    """The single-node references a cluster's expected value scales, each as
+    ``MI355X ×32: AMD 8xMI355X_… 93,046 Tokens/s ÷ 8`` (the rule in small)."""
+    refs = [x for x in r.get("references") or [] if isinstance(x, dict)]
+    if not refs:
+        return wrap(r.get("reference_rule"))
+    parts = []
+    for x in refs:
+        per = f'<span class="nw">{escape(quantity(x.get("value"), r.get("units")))}</span> ÷ {escape(text(x.get("accelerators")))}'
+        parts.append(f"{escape(text(x.get('accelerator')))} ×{escape(text(x.get('count')))}: "
+                     f"{wrap(x.get('submitter'))} {wrap(x.get('system'))} {per} "
+                     f'<span class="small">({escape(text(x.get("rule")))})</span>')
+    return "<br>".join(parts)
+
+
 def _scaling(data: Data, round_: str) -> str:
     if data.scaling is None:
         return f'<p class="missing">{escape(data.why.get("scaling", ""))}</p>'
     rows = [r for r in data.scaling if round_of(r) == round_]
     if not rows:
         return '<p class="empty">No multi-node result in this round.</p>'
-    rows.sort(key=lambda r: (str(r.get("submitter")), str(r.get("system")), str(r.get("model")),
-                             str(r.get("scenario"))))
+    rows.sort(key=lambda r: (-(number(r.get("total_accelerators")) or 0), -(number(r.get("nodes")) or 0),
+                             *(str(r.get(k)) for k in ("submitter", "system", "model", "scenario"))))
+    # the largest clusters first; units under the figures, so that the
+    # single-node references fit beside them at 1024 px
     table = Table(f"scaling-{anchor(round_)}", ["submitter", "system", "model", "scenario", "nodes",
-                                               "accelerators", "value", "expected (linear)", "efficiency",
-                                               "verdict", "reference used"], numeric={4, 5, 6, 7, 8},
+                                               "acc.", "value", "expected", "efficiency",
+                                               "verdict", "linear from"], numeric={4, 5, 6, 7, 8},
                   screen_only={10})
     for r in rows:
         mark = unverified if is_unverified(r) else (lambda h: h)
         table.add([wrap(r.get("submitter")), wrap(r.get("system")), _nw(r.get("model")),
                    _nw(r.get("scenario")), escape(text(r.get("nodes"))),
                    escape(text(r.get("total_accelerators"))),
-                   _value(r, "value", mark), _value(r, "expected", lambda h: h),
+                   _value(r, "value", mark, units_below=True), _value(r, "expected", lambda h: h, units_below=True),
                    Cell(mark(escape(pct(r.get("efficiency_pct")))) if number(r.get("efficiency_pct")) is not None
                         else "", number(r.get("efficiency_pct"))),
                    verdict(str(r.get("verdict"))),
-                   wrap(r.get("reason") if r.get("verdict") == NO_REFERENCE else r.get("reference_rule"))])
+                   wrap(r.get("reason")) if r.get("verdict") == NO_REFERENCE else _references(r)])
     bars = scaling_bars(rows, f"{round_}: scaling efficiency per cluster")   # the table prints, not the bars
     out = bars.replace('<div class="chart eff"', '<div class="chart eff noprint"', 1) + table.html()
     if any(is_unverified(r) for r in rows):
@@ -231,7 +251,7 @@ def round_section(data: Data, round_: str) -> str:
     claims = None if data.claims is None else [c for c in data.claims
                                                 if claim_round(c, data.agreement) == round_]
     claims_html = (f'<p class="missing">{escape(data.why.get("claims", ""))}</p>' if claims is None
-                   else claims_table(f"claims-{anchor(round_)}", claims) if claims
+                   else claims_table(f"claims-{anchor(round_)}", claims, data.superseded) if claims
                    else '<p class="empty">No claim about this round.</p>')
     return "".join([
         f'<section class="round" id="{anchor("round", round_)}"><h2>{round_title(round_)}</h2>',
@@ -241,4 +261,7 @@ def round_section(data: Data, round_: str) -> str:
         f'<section class="part" id="{anchor(round_, "scaling")}"><h3>Scaling efficiency per cluster</h3>',
         _scaling(data, round_), "</section>",
         '<section class="part"><h3>Rejected and excluded inputs</h3>', _rejected(data, round_), "</section>",
-        '<section class="part"><h3>Submission versions</h3>', _versions(data, round_), "</section></section>"])
+        '<section class="part"><h3>Submission versions</h3>', _versions(data, round_), "</section>",
+        f'<section class="part{"" if superseded.printed(data, round_) else " noprint"}" '
+        f'id="{anchor(round_, "superseded")}"><h3>Withdrawals and superseded versions</h3>',
+        superseded.section(data, round_), "</section></section>"])

@@ -47,11 +47,12 @@ class Paths:
     report: Path
     plot_data: Path
     crosscheck: list[tuple[Path, Path]] = field(default_factory=list)   # (published table, output)
+    superseded: Path | None = None
 
     def inputs(self) -> dict[str, object]:
         """Every input by the option that names it (for the CLI's path checks)."""
         return {"RESULTS": self.results, "--agreement": self.agreement, "--rejected": self.rejected,
-                "--versions": self.versions, "--ledger": self.ledger, "--validation": self.validation,
+                "--versions": self.versions, "--superseded": self.superseded, "--ledger": self.ledger, "--validation": self.validation,
                 "--crosscheck": [published for published, _ in self.crosscheck]}
 
     def outputs(self) -> dict[str, object]:
@@ -114,7 +115,7 @@ def report_all(paths: Paths, reference_submitter: str = DEFAULT_REFERENCE_SUBMIT
 
     doc = html_report.build(html_report.Inputs(paths.results, paths.agreement, paths.rejected, paths.versions,
                                                paths.scaling, paths.claims, None, paths.validation,
-                                               reference_vendor),
+                                               reference_vendor, paths.superseded),
                             paths.report)
     write_text(doc.html, paths.report)
     write_table(doc.deviation, paths.plot_data)
