@@ -140,6 +140,32 @@ def plausibility(versions: list, at: datetime) -> dict[str, list[Finding]]:
     return out
 
 
+def statuses(versions: list, visible: Clock, at: datetime) -> dict[str, tuple[str, list[Finding]]]:
+    """version display -> (the status its rows count under, the findings that
+    decide it), for each of VERSIONS (manifests loaded) that has a manifest:
+    the one rule by which ingest supersedes and the gate looks up what a new
+    version supersedes (never the declared status alone)."""
+    implausible = plausibility(versions, at)
+    out = {}
+    for v in versions:
+        if v.manifest is not None:
+            status, found = effective_status(v, visible(v), v.display in implausible)
+            out[v.display] = (status, implausible.get(v.display, []) + found)
+    return out
+
+
+def predecessor(versions: list, effective: dict[str, tuple[str, list[Finding]]], number: int):
+    """The version that version NUMBER of one submitter's round supersedes
+    (VERSIONS: that round's, oldest first; EFFECTIVE: :func:`statuses`): the
+    newest earlier one with the same effective status; None when there is none."""
+    mine = next((v for v in versions if v.number == number), None)
+    if mine is None or mine.display not in effective:
+        return None
+    status = effective[mine.display][0]
+    earlier = [v for v in versions if v.number < number and effective.get(v.display, (None,))[0] == status]
+    return earlier[-1] if earlier else None
+
+
 def effective_status(version, visible: Visible | None, implausible: bool) -> tuple[str, list[Finding]]:
     """Verified only when declared verified, plausible, and in by the deadline
     at the effective time (the latest of declared and visible)."""
