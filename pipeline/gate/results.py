@@ -37,11 +37,11 @@ def check(report, root: Path, shown: str | None, pol: Policy, now, committed: cl
     """Ingest the context (see :func:`context_paths`) of the gated versions
     (``report.versions``) under ROOT, then judge their files and rows under the
     active policy. A gated version became visible now (the gate's clock); the
-    context, when it was committed (COMMITTED; default: the commit clock of
-    the repository holding ROOT, if any)."""
+    context, when the base's visibility record says (COMMITTED; default: the
+    record of the repository holding ROOT, if any)."""
     gated = report.versions
     names = {g.display for g in gated}
-    committed = committed or clock.git_clock(root) or (lambda version: None)
+    committed = committed or clock.project_clock(root) or (lambda version: None)
     visible = lambda v: clock.Visible(now, "the gate's clock") if v.display in names else committed(v)  # noqa: E731
     full = ingest(context_paths(root, gated, pol.reference_submitter), root=root, visible=visible)
     used = {v["path"] for v in full.versions if v["used"]}

@@ -63,7 +63,7 @@ def collect(paths: list[Path], report, normaliser: Normaliser, fmt: str | None =
             _read_raw(path, fmt, round_, status, normaliser, report, published or published_table(path))
         else:
             if visible is None:
-                visible = clock.git_clock(path) or (lambda version: None)
+                visible = clock.project_clock(path) or (lambda version: None)
             for version, status_, used in _choose(_versions_under(path, root, report), report, visible):
                 if used and version.manifest is not None and version.root_name:
                     roots.add(version.root_name)
