@@ -453,7 +453,7 @@ def run_job(name: str, w: dict, pushed: str, before: str, check: bool = True) ->
         shutil.rmtree(ws / ".venv")
     git(ws, "checkout", "-q", "--detach", pushed)
     values = {"github.sha": pushed, "github.ref_name": "main", "github.event.before": before,
-              "runner.temp": str(temp)}
+              "runner.temp": str(temp), **w.setdefault("needs", {})}
     out = []
     for i, s in enumerate(jobs()[name]["steps"]):
         uses, given = s.get("uses", ""), {k: EXPR.sub(lambda m: values[m.group(1)], str(v))
@@ -475,6 +475,8 @@ def run_job(name: str, w: dict, pushed: str, before: str, check: bool = True) ->
                 return out
             values.update({f"steps.{s['id']}.outputs.{k}": v
                            for k, v in _output_values(temp / f"output-{i}").items()} if "id" in s else {})
+    w["needs"].update({f"needs.{name}.outputs.{k}": EXPR.sub(lambda m: values[m.group(1)], v)
+                       for k, v in (jobs()[name].get("outputs") or {}).items()})
     return out
 
 
@@ -522,13 +524,21 @@ def test_the_regenerate_workflow_commits_only_the_outputs_dvc_yaml_declares(rege
     assert git(origin, "rev-parse", "main").strip() == main
 
 
-@pytest.mark.parametrize("tamper, message", [
-    (lambda a: (a / "Makefile").write_text("all:\n"), "the artifact holds Makefile, which is no output git tracks"),
-    (lambda a: (a / ".github" / "workflows").mkdir(parents=True) or (a / ".github/workflows/x.yml").write_text("x"),
-     "the artifact holds .github/workflows/x.yml"),
-    (lambda a: (a / "dvc.lock").unlink(), "the artifact lacks dvc.lock"),
+def _forged_record(a: Path) -> None:
+    path = a / "visible.yaml"
+    path.write_text(path.read_text(encoding="utf-8") + "  'v9.9/Dell/v7': '2026-01-02T00:00:00Z'\n",
+                    encoding="utf-8")
+
+
+@pytest.mark.parametrize("artifact, tamper, message", [
+    ("outputs", lambda a: (a / "Makefile").write_text("all:\n"),
+     "the artifact holds Makefile, which is no output git tracks"),
+    ("outputs", lambda a: (a / ".github" / "workflows").mkdir(parents=True) or (a / ".github/workflows/x.yml")
+     .write_text("x"), "the artifact holds .github/workflows/x.yml"),
+    ("outputs", lambda a: (a / "dvc.lock").unlink(), "the artifact lacks dvc.lock"),
+    ("record", _forged_record, "the record artifact is not the one the record job wrote"),
 ])
-def test_the_write_job_refuses_an_artifact_that_holds_anything_else(regenerated, tamper, message):
+def test_the_write_job_refuses_an_artifact_that_holds_anything_else(regenerated, artifact, tamper, message):
     """Whatever the job that ran the project's code uploads, the write job
     commits only the tracked outputs: anything else fails it, and main stays."""
     w, main = regenerated, git(regenerated["origin"], "rev-parse", "main").strip()
@@ -536,7 +546,7 @@ def test_the_write_job_refuses_an_artifact_that_holds_anything_else(regenerated,
         shutil.rmtree(w["artifacts"])
     run_job("record", w, main, regenerated["pushed"])
     run_job("regenerate", w, main, regenerated["pushed"])
-    tamper(w["artifacts"] / "outputs")
+    tamper(w["artifacts"] / artifact)
     done = run_job("commit", w, main, regenerated["pushed"], check=False)
     assert done[-1].returncode == 1 and f"::error title=regenerate::{message}" in done[-1].stdout
     assert git(w["origin"], "rev-parse", "main").strip() == main
