@@ -555,7 +555,8 @@ def superseded(root, results, versions, tolerance_pct, reference_submitter, para
 
 @cli.command(short_help="Judge a pull request's new versions with the base's policy.")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--base", help="Git ref whose merge base with HEAD is the base (default: "
+@click.option("--base", help="Git ref of the base branch: the change since its merge base with HEAD is "
+                             "judged merged into its tip, with the tip's policy (default: "
                              "origin/$GITHUB_BASE_REF when set, else origin/HEAD, else main, else master).")
 @click.option("--root", type=click.Path(path_type=Path), default=Path("submissions"),
               show_default=True, help="Submissions root.")

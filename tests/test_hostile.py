@@ -398,7 +398,7 @@ def _package_calls():
             yield path, source, node
 
 
-GIT_CALLERS = {"versioning.py", "policy.py", "clock.py", "gitstore.py"}   # the gate's base, its policy, the commit clock, what git stores
+GIT_CALLERS = {"versioning.py", "policy.py", "clock.py", "gitstore.py"}   # the gate's base, its policy, the repository holding the visibility record, what git stores
 
 
 def test_nothing_is_executed_or_unpickled():

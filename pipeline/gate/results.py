@@ -37,11 +37,11 @@ def check(report, root: Path, shown: str | None, pol: Policy, now, committed: cl
     """Ingest the context (see :func:`context_paths`) of the gated versions
     (``report.versions``) under ROOT, then judge their files and rows under the
     active policy. A gated version became visible now (the gate's clock); the
-    context, when it was committed (COMMITTED; default: the commit clock of
-    the repository holding ROOT, if any)."""
+    context, when the base's visibility record says (COMMITTED; default: the
+    record of the repository holding ROOT, if any)."""
     gated = report.versions
     names = {g.display for g in gated}
-    committed = committed or clock.git_clock(root) or (lambda version: None)
+    committed = committed or clock.project_clock(root) or (lambda version: None)
     visible = lambda v: clock.Visible(now, "the gate's clock") if v.display in names else committed(v)  # noqa: E731
     full = ingest(context_paths(root, gated, pol.reference_submitter), root=root, visible=visible)
     used = {v["path"] for v in full.versions if v["used"]}
@@ -61,7 +61,7 @@ def check(report, root: Path, shown: str | None, pol: Policy, now, committed: cl
     report.findings.extend(_deviations(agreement, mine, shown))
     report.findings.extend(_crosscheck(own, gated, pol, shown))
     report.findings.extend(_empty(gated, report, root, shown))
-    _withdrawals(report, root, shown, table, pol, visible)
+    _withdrawals(report, root, shown, table, pol, visible, now)
     report.files = sorted(Source(f"{g.display}/{p.relative_to(root / g.display).as_posix()}", root=shown).path
                           for g in gated for p in (root / g.display).rglob("*") if p.is_file())
 
@@ -229,7 +229,8 @@ def _empty(gated: list[Gated], report, root: Path, shown: str | None) -> list[Fi
     return out
 
 
-def _withdrawals(report, root: Path, shown: str | None, table: pd.DataFrame, pol: Policy, visible) -> None:
+def _withdrawals(report, root: Path, shown: str | None, table: pd.DataFrame, pol: Policy, visible,
+                 now) -> None:
     """result-dropped findings and the withdrawal summary of each gated version."""
     unread = {r["version"] for r in report.rows if r["outcome"] != ACCEPTED} | {
         g.display for g in report.versions for f in report.errors
@@ -237,7 +238,7 @@ def _withdrawals(report, root: Path, shown: str | None, table: pd.DataFrame, pol
     for g in report.versions:
         if g.display in unread:         # what it drops is unknown until its rows read: fix those first
             continue
-        pair = withdrawals.predecessor(root, g)
+        pair = withdrawals.predecessor(root, g, visible, now)
         if pair is None:
             continue
         prev, version = pair

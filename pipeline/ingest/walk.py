@@ -63,7 +63,7 @@ def collect(paths: list[Path], report, normaliser: Normaliser, fmt: str | None =
             _read_raw(path, fmt, round_, status, normaliser, report, published or published_table(path))
         else:
             if visible is None:
-                visible = clock.git_clock(path) or (lambda version: None)
+                visible = clock.project_clock(path) or (lambda version: None)
             for version, status_, used in _choose(_versions_under(path, root, report), report, visible):
                 if used and version.manifest is not None and version.root_name:
                     roots.add(version.root_name)
@@ -136,12 +136,11 @@ def _choose(versions: list[tuple[Version, bool]], report,
     for version, _ in versions:
         load_manifest(version)
         report.findings.extend(version.findings)
-    implausible = clock.plausibility([v for v, _ in versions], clock.now())
+    effective = clock.statuses([v for v, _ in versions], visible, clock.now())
     for version, named in versions:
         status = None
-        if version.manifest is not None:
-            report.findings.extend(implausible.get(version.display, []))
-            status, found = clock.effective_status(version, visible(version), version.display in implausible)
+        if version.display in effective:
+            status, found = effective[version.display]
             report.findings.extend(found)
         loaded.append((version, status, named))
     newest: dict[tuple, int] = {}
