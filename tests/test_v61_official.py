@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from datetime import datetime
 
 import pandas as pd
 import pytest
@@ -194,3 +195,31 @@ def test_the_documented_command_ships_the_round_again_byte_for_byte(tmp_path, ro
     shipped = {p.relative_to(REPO) for p in (REPO / "submissions" / round_).glob("*/v1")}
     assert {p.relative_to(work) for p in (work / "submissions" / round_).glob("*/v1")} == shipped
     assert (work / "schemas" / "attested.yaml").read_bytes() == attested
+
+
+# ---- the round's rules fit its table ------------------------------------------------------
+
+def test_every_row_names_a_model_and_scenario_of_the_v61_rules(official):
+    doc = rules.load_yaml("rules/v6.1.yaml")
+    allowed: dict[str, set[str]] = {}
+    for category in doc["scenarios"].values():
+        for kind in ("required", "optional"):
+            for model, scenarios in (category.get(kind) or {}).items():
+                allowed.setdefault(model, set()).update(scenarios)
+    pairs = set(zip(official.table["model"], official.table["scenario"]))
+    assert {m for m, _ in pairs} <= set(doc["models"])
+    assert [(m, s) for m, s in sorted(pairs) if s not in allowed[m]] == []
+    # the benchmarks new in v6.x that the table holds
+    assert {"dlrm-v3", "qwen3-vl-235b-a22b", "wan-2.2-t2v-a14b", "qwen3.6-27b", "e2e-rag-qna",
+            "e2e-rag-db"} <= {m for m, _ in pairs}
+
+
+def test_the_estimated_deadline_follows_amds_latest_run():
+
+    tree = REPO / "tests" / "real" / "v6.1-submission-tree"
+    stamps = [re.search(r'"key": "test_datetime", "value": "([^"]+)"', p.read_text(encoding="utf-8")).group(1)
+              for p in tree.rglob("mlperf_log_detail.txt")]
+    latest = max(datetime.fromisoformat(s.replace("Z", "+00:00")) for s in stamps)
+    round_ = rules.rounds()["v6.1"]
+    assert round_.opens < latest < round_.submission_deadline
+    assert latest.isoformat() == "2026-07-30T12:58:41+00:00"
