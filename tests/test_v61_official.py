@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import REPO
+from conftest import REPO, run, run_json
 
 from pipeline.analyses import compare as compare_mod, crosscheck, reference
 from pipeline.core import rules
@@ -59,6 +59,19 @@ def test_the_official_table_ingests_with_no_rejected_row(official):
     assert {source[_line(d.source)]["accelerator_model_name"] for d in official.dispositions} == {"N/A"}
     assert len(official.table) + 33 == 492
     assert not [f for f in official.findings if f.severity == "error"]
+
+
+def test_the_command_a_maintainer_types_reads_the_table_as_verified(tmp_path):
+    """`mlrepro ingest published/v6.1/summary.csv`: a table in published/ needs no --status."""
+    doc = run_json("ingest", TABLE, "-o", tmp_path / "out.csv", expect=0)
+    summary = doc["summary"]
+    assert (summary["accepted"], summary["rejected"], summary["excluded"]) == (459, 0, 33)
+    assert summary["verified"] == 459 and summary["errors"] == 0
+    copy = tmp_path / "elsewhere" / "summary.csv"     # the same bytes outside published/: a partner's file
+    copy.parent.mkdir()
+    copy.write_bytes(TABLE.read_bytes())
+    refused = run("ingest", copy, "-o", tmp_path / "out2.csv", expect=2)
+    assert "a raw file needs --status" in refused.stderr and not (tmp_path / "out2.csv").exists()
 
 
 def test_every_value_equals_the_source(official):
