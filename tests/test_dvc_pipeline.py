@@ -165,10 +165,10 @@ def test_a_fresh_run_builds_everything_leaves_git_clean_and_a_second_is_a_noop(b
     for out in ("data/results.parquet", "data/agreement.csv", "results/verified/results.csv",
                 "results/post_deadline/results.csv", "metrics.json", "audit/claims.json",
                 "audit/scaling.json", "audit/validation.json", "reports/index.html",
-                "audit/crosscheck/v5.1.json", "audit/crosscheck/v6.0.json"):
+                "audit/crosscheck/v5.1.json", "audit/crosscheck/v6.0.json", "audit/crosscheck/v6.1.json"):
         assert out in first, out
     assert not (project / "audit" / "data_docs").exists()
-    for round_ in ("v5.1", "v6.0"):   # every shipped verified result is the published one
+    for round_ in ("v5.1", "v6.0", "v6.1"):   # every shipped verified result is the published one
         summary = json.loads((project / f"audit/crosscheck/{round_}.json").read_text())["summary"]
         assert summary["checked"] > 0 and summary["differs"] == summary["not-published"] == 0, summary
     verified = pd.read_csv(project / "results/verified/results.csv")
