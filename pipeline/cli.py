@@ -357,7 +357,8 @@ RESULT_COLUMNS = ("status", "round", "submitter", "accelerator", "system", "mode
 
 @cli.command(short_help="Read submissions or raw files into the canonical results table.")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--status", type=STATUS_CHOICE, help="Status of raw files (manifests carry their own).")
+@click.option("--status", type=STATUS_CHOICE,
+              help="Status of raw files (manifests carry their own; a table in published/ is verified unless told).")
 @click.option("--rejected-out", type=click.Path(dir_okay=False, path_type=Path),
               help="CSV of rejected and excluded rows.")
 @click.option("--findings-out", type=click.Path(dir_okay=False, path_type=Path), help="JSON of all findings.")

@@ -107,7 +107,7 @@ def built(tmp_path_factory) -> tuple[Path, dict[str, bytes]]:
     project = make_project(tmp_path_factory.mktemp("first") / "project")
     first = _run([DVC, "repro"], project)
     assert _ran(first.stdout) == STAGES, first.stdout
-    assert "submitters_read=31, submitters_cached=0" in first.stdout
+    assert "submitters_read=42, submitters_cached=0" in first.stdout
     return project, output_bytes(project)
 
 
@@ -165,10 +165,10 @@ def test_a_fresh_run_builds_everything_leaves_git_clean_and_a_second_is_a_noop(b
     for out in ("data/results.parquet", "data/agreement.csv", "results/verified/results.csv",
                 "results/post_deadline/results.csv", "metrics.json", "audit/claims.json",
                 "audit/scaling.json", "audit/validation.json", "reports/index.html",
-                "audit/crosscheck/v5.1.json", "audit/crosscheck/v6.0.json"):
+                "audit/crosscheck/v5.1.json", "audit/crosscheck/v6.0.json", "audit/crosscheck/v6.1.json"):
         assert out in first, out
     assert not (project / "audit" / "data_docs").exists()
-    for round_ in ("v5.1", "v6.0"):   # every shipped verified result is the published one
+    for round_ in ("v5.1", "v6.0", "v6.1"):   # every shipped verified result is the published one
         summary = json.loads((project / f"audit/crosscheck/{round_}.json").read_text())["summary"]
         assert summary["checked"] > 0 and summary["differs"] == summary["not-published"] == 0, summary
     verified = pd.read_csv(project / "results/verified/results.csv")
@@ -268,7 +268,7 @@ def test_a_changed_input_or_parameter_is_seen_by_every_stage_that_reads_it(built
 
 def test_one_new_version_rereads_one_partner_and_a_new_submitter_needs_no_edit(built):
     """Vultr sends v2 and Lenovo, never seen before, its first submission:
-    the next run reads those two submitters only (15 from the cache) and
+    the next run reads those two submitters only (the other 41 from the cache) and
     reruns what depends on the table; nothing else is edited."""
     project, _ = built
     source = project / "submissions/v5.1/Vultr/v1/results.csv"
@@ -290,7 +290,7 @@ def test_one_new_version_rereads_one_partner_and_a_new_submitter_needs_no_edit(b
     third = _run([DVC, "repro"], project)
     ran = _ran(third.stdout)
     assert ran == STAGES
-    assert "submitters_read=2, submitters_cached=30" in third.stdout
+    assert "submitters_read=2, submitters_cached=41" in third.stdout
     agreement = pd.read_csv(project / "data/agreement.csv")
     vultr_server = agreement[(agreement["submitter"] == "Vultr") & (agreement["scenario"] == "Server")]
     assert set(vultr_server["verdict"]) == {"agree"}

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pipeline.core import rules
 
 _SEPARATOR = re.compile(r"\s*(?:,|\+|&|\band\b)\s*", re.IGNORECASE)
-_COUNT_AFTER = re.compile(r"\(\s*x\s*(\d+)\s*\)", re.IGNORECASE)          # ... (x8)
+# ... (x8); ... (x2x8): 2 nodes of 8, 16 in all (v6.1's heterogeneous AMD cluster)
+_COUNT_AFTER = re.compile(r"\(\s*x\s*(\d+)(?:\s*x\s*(\d+))?\s*\)", re.IGNORECASE)
 _COUNT_BEFORE = re.compile(r"^\s*(\d+)\s*[x\u00d7]\s*(?=[A-Za-z])", re.IGNORECASE)   # 8x ..., 2 x ...
 _ID_PART = re.compile(r"^(\d+)[xX](.+)$")                                   # 8xMI355X in a system id
 _ID_NODES = re.compile(r"^(\d+)[xX](\d+)[xX](.+)$")                          # 9x8xMI355X: nodes x per node
@@ -60,7 +61,7 @@ def pieces(text: str) -> list[tuple[str, int | None]]:
         after = _COUNT_AFTER.search(piece)
         before = _COUNT_BEFORE.match(piece)
         if after:
-            count, piece = int(after.group(1)), _COUNT_AFTER.sub("", piece)
+            count, piece = int(after.group(1)) * int(after.group(2) or 1), _COUNT_AFTER.sub("", piece)
         elif before:
             count, piece = int(before.group(1)), piece[before.end():]
         out.append((piece.strip(), count))

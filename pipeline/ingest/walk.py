@@ -30,7 +30,7 @@ from pipeline import readers
 from pipeline.core import limits, rules
 from pipeline.core.errors import UsageError
 from pipeline.core.findings import located
-from pipeline.core.model import STATUSES, Source
+from pipeline.core.model import STATUSES, VERIFIED, Source
 from pipeline.ingest.normalise import Context, Normaliser
 from pipeline.readers.base import Disposition, ReadResult
 from pipeline.store.manifests import (MANIFEST, VERSION_DIR, Version, find_versions, load_manifest, version_at)
@@ -58,9 +58,12 @@ def collect(paths: list[Path], report, normaliser: Normaliser, fmt: str | None =
         if not path.exists():
             raise UsageError(f"{path}: no such file or folder")
         if path.is_file() or readers.detect(path) == "submission-tree":
-            if status is None:
+            mlcommons = published or published_table(path)
+            # a table MLCommons published holds the results it reviewed: verified unless told
+            stated = status if status is not None or not mlcommons else VERIFIED
+            if stated is None:
                 raise UsageError(f"{path}: a raw file needs --status (and --round when the file has none)")
-            _read_raw(path, fmt, round_, status, normaliser, report, published or published_table(path))
+            _read_raw(path, fmt, round_, stated, normaliser, report, mlcommons)
         else:
             if visible is None:
                 visible = clock.project_clock(path) or (lambda version: None)

@@ -4,7 +4,9 @@
   accelerators: :data:`.load.PARTNER`): its partner results, agree, deviate,
   no-reference, excluded and the worst deviation (signed), the deviating
   partners first, each group by |worst deviation|, the largest first; the
-  round's other submitters counted under them;
+  round's other submitters counted under them; for the newest
+  :data:`FIRST_SCREEN_ROUNDS` rounds (a screen holds two such tables), the
+  older ones in one line;
 - the claims that do not hold, and those that hold only against a weaker
   comparator (and those that cannot be checked);
 - how many results are unverified, with the MLCommons sentence;
@@ -29,6 +31,7 @@ from pipeline.output.report.validation import summary as validation_summary
 
 HEADER = ["partner", "res.", "agree", "dev.", "no ref.", "excl.", "worst"]
 NAME_CHARS = 28   # a longer partner name is shortened here (whole in its tooltip and in the details)
+FIRST_SCREEN_ROUNDS = 2   # the newest rounds get a table on the first screen; the older ones a line
 
 
 def _partner_row(round_: str, status: str, partner: str, rows: pd.DataFrame) -> tuple[tuple, list, str]:
@@ -171,8 +174,27 @@ def _checks_line(data: Data) -> str:
     return f'<p data-answer="checks">{checks}; {inputs}.</p>'
 
 
+def _earlier_rounds(data: Data, rounds: list[str]) -> str:
+    """One line for the rounds older than the first screen's tables: each
+    round's partners and how many deviate (named in the tooltip); their tables
+    are in the round's details."""
+    if not rounds:
+        return ""
+    agr, said = data.agreement, []
+    for round_ in rounds:
+        ours = agr[(agr["round"] == round_) & agr[PARTNER]]
+        deviating = sorted(set(ours[ours["verdict"] == DEVIATES]["submitter"]))
+        text = f'<a href="#{anchor("round", round_)}">{escape(round_)}</a>: {count(ours["submitter"].nunique(), "partner")}'
+        if deviating:
+            text += f', <span title="{escape(", ".join(deviating))}">{len(deviating)} deviating</span>'
+        said.append(text)
+    return f'<p class="small earlier">Earlier rounds (their tables in the details): {"; ".join(said)}.</p>'
+
+
 def section(data: Data, rounds: list[str]) -> str:
-    tables = "".join(partner_tables(data, rounds)) or '<p class="empty">No partner result.</p>'
+    shown, earlier = rounds[:FIRST_SCREEN_ROUNDS], rounds[FIRST_SCREEN_ROUNDS:]
+    tables = "".join(partner_tables(data, shown)) or '<p class="empty">No partner result.</p>'
+    tables += _earlier_rounds(data, earlier)
     partners = (f'<div data-answer="partners"><h2>Partner results against the reference, per round</h2>'
                 f'<div class="rounds">{tables}</div></div>')
     return (f'<section id="answers"><div class="grid">{partners}<div class="side">{"".join(_claims_boxes(data))}'

@@ -162,10 +162,10 @@ h3 { font-size: 1rem; margin: 1rem 0 .3rem; } h4 { font-size: .92rem; margin: .8
 #answers .box { border: 1px solid var(--line); border-radius: 6px; padding: .2rem .45rem; margin-bottom: .35rem; }
 #answers .box.alarm { border-color: var(--bad); } #answers .box table { width: 100%; }
 #answers p { margin: .1rem 0; } #answers .fn { font-size: 11.5px; }
-/* wide screens: the rounds side by side, their partner names wrapped sooner */
+/* wide screens: partner names wrapped sooner; the two rounds' tables stay one above the
+   other (side by side, two tables squeeze a long name past three lines) */
 @media (min-width: 1250px) {
-  #answers .rounds { flex-direction: row; gap: .6rem; align-items: flex-start; }
-  #answers .round-partners table { width: auto; } }
+  #answers .round-partners table { width: auto; } #answers .pname { max-width: 8rem; } }
 @media (max-width: 820px) { #answers .grid { grid-template-columns: 1fr; grid-template-areas: "partners" "side" "more" "checks"; } }
 table { border-collapse: collapse; margin: .2rem 0 .6rem; font-size: 12.5px; width: 100%; }
 th, td { border: 1px solid var(--line); padding: .15rem .4rem; text-align: left; vertical-align: top;
