@@ -146,11 +146,10 @@ h3 { font-size: 1rem; margin: 1rem 0 .3rem; } h4 { font-size: .92rem; margin: .8
 /* the partners left with the unverified results and the checks under them, the claims right; where the
    rounds stack (under 1250 px), the checks under the claims: every answer on the first screen */
 #answers .grid { display: grid; grid-template-columns: auto minmax(31rem, 1fr); gap: .4rem .8rem; align-items: start;
-                 grid-template-areas: "partners side" "more side" "checks side"; grid-template-rows: auto auto 1fr; }
+                 grid-template-areas: "partners side" "more side" "more checks"; grid-template-rows: auto auto 1fr; }
 #answers [data-answer=partners] { grid-area: partners; } #answers .side { grid-area: side; }
 #answers .more, #answers .checks { contain: inline-size; }   /* as wide as their column, never widening it */
 #answers .more { grid-area: more; } #answers .checks { grid-area: checks; }
-@media (max-width: 1249px) { #answers .grid { grid-template-areas: "partners side" "more side" "more checks"; } }
 #answers .rounds { display: flex; flex-direction: column; gap: .3rem; }
 #answers .round-partners table { width: 100%; }
 /* a partner's name breaks only after '_' (its <wbr>), never mid-word; a long one is shortened (whole in its tooltip) */
