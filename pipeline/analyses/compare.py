@@ -33,10 +33,13 @@ from pipeline.core import rules
 from pipeline.core.findings import Finding, ReportShape
 from pipeline.core.formulas import VERDICT_WITHIN, deviation_pct, rate, rounded_pct, within
 from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR,
-                                 DEFAULT_TOLERANCE_PCT, DEVIATES, LABEL_UNVERIFIED, Row, plain, typed_rows)
+                                 DEFAULT_TOLERANCE_PCT, DEVIATES, LABEL_UNVERIFIED, NO_REFERENCE, Row, plain,
+                                 typed_rows)
 from pipeline.ingest.table import release_unused
+from pipeline.analyses import differences as systems
 from pipeline.analyses.reference import (COLUMNS, DECISION, MATCH, PARTNER_COLUMNS, REF_FIELDS, decision,
                                          deviation_finding, reference_index)
+from pipeline.ingest.resolve import DESCRIPTION
 
 
 @dataclass
@@ -158,10 +161,14 @@ def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
     round); deviations and verdicts are computed as columns."""
     if "accelerator_variant" not in results.columns:   # a v1 table
         results = results.assign(accelerator_variant=results["accelerator"])
-    used = set(REF_FIELDS) | set(PARTNER_COLUMNS) | {"system_name"}
+    absent = [c for c in DESCRIPTION if c not in results.columns]   # a v2 table: no description
+    if absent:
+        results = results.assign(**{c: None for c in absent})
+    used = set(REF_FIELDS) | set(PARTNER_COLUMNS) | {"system_name"} | set(systems.SETUP)
     results = results[[c for c in results.columns if c in used]]   # no copy of the columns compare never reads
     refs = results[results["submitter"] == reference_submitter]
-    by_key = reference_index(_dicts(refs.assign(capped=_power_capped(refs)), REF_FIELDS))
+    ref_rows = _dicts(refs.assign(capped=_power_capped(refs)), tuple(dict.fromkeys(REF_FIELDS + systems.SETUP)))
+    by_key = reference_index(ref_rows)
     del refs
     keep = (results["submitter"] != reference_submitter).to_numpy()
     held = [results]
@@ -197,8 +204,54 @@ def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
     table["verdict"] = pd.Categorical(np.where(
         compared, np.where(within(dev, tolerance_pct), VERDICT_WITHIN[True], VERDICT_WITHIN[False]),
         table["verdict"].to_numpy()))
+    explained = _explain(partners, table, codes, ref_rows, reference_vendor)
+    for col in explained.columns:
+        table[col] = explained[col].to_numpy()
     return CompareReport(table[list(COLUMNS)], tolerance_pct, reference_submitter, reference_vendor,
                          text_columns=tuple(texts))
+
+
+EXPLAINED = ("differences", "differs_in", "context_system", "context_source", "context_per_accelerator",
+             "context_deviation_pct", "context_note")
+
+
+def _explain(partners: pd.DataFrame, table: pd.DataFrame, codes: np.ndarray, ref_rows: list[dict],
+             reference_vendor: str) -> pd.DataFrame:
+    """How each compared or no-reference row's system differs from its
+    reference's (or, with no reference, from the nearest system the reference
+    submitter has, with that system's per-accelerator figure as context):
+    decided once per distinct decision key and partner system description."""
+    by_source = {(r["source"], r["system"]): r for r in ref_rows}
+    index = systems.context_index(ref_rows)
+    setup = [c for c in systems.SETUP if c not in DECISION]
+    keys = pd.DataFrame({"code": codes, **{c: partners[c].astype("object").where(partners[c].notna(), None)
+                                           for c in setup}})
+    groups = keys.groupby(list(keys.columns), sort=False, dropna=False).ngroup().to_numpy()
+    firsts = pd.Series(range(len(groups))).groupby(groups).first().to_numpy()
+    cols = list(dict.fromkeys(("round", "model", "scenario", "division", "units", "status", "accelerator",
+                               "total_accelerators", "value", "system", *systems.SETUP)))
+    rows = _dicts(partners.iloc[firsts], tuple(cols))
+    decided = _dicts(table.iloc[firsts], ("verdict", "reference_source", "reference_system"))
+    out = []
+    for row, d in zip(rows, decided):
+        got = dict.fromkeys(EXPLAINED)
+        got.update(differences="", differs_in="", context_note="")
+        if d["verdict"] in (AGREE, DEVIATES):
+            ref = by_source.get((d["reference_source"], d["reference_system"]))
+        elif d["verdict"] == NO_REFERENCE:
+            ref, note = systems.nearest(row, index, reference_vendor)
+            got["context_note"] = note if ref is None else f"context only, not a verdict: {note}"
+            if ref is not None:
+                got.update(systems.context(row, ref))
+        else:
+            ref = None
+        if ref is not None:
+            found = systems.differences(row, ref)
+            got.update(differences=systems.describe(found), differs_in=", ".join(f.aspect for f in found))
+        out.append(got)
+    per_key = pd.DataFrame(out, columns=list(EXPLAINED))
+    return per_key.iloc[groups].reset_index(drop=True).astype(
+        {"context_per_accelerator": "float64", "context_deviation_pct": "float64"})
 
 
 def _partner_rows(held: list[pd.DataFrame], keep: np.ndarray) -> pd.DataFrame:
