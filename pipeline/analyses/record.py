@@ -18,7 +18,9 @@ import pandas as pd
 
 from pipeline.core.findings import ReportShape
 from pipeline.core.formulas import PCT_DIGITS
-from pipeline.core.model import AGREE, DEVIATES, EXCLUDED, VERIFIED, Row, typed_rows
+from pipeline.core.model import (AGREE, DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR,
+                                 DEFAULT_TOLERANCE_PCT, DEVIATES, EXCLUDED, VERIFIED, Row, typed_rows)
+from pipeline.analyses.compare import compare
 from pipeline.analyses.metrics import counts
 
 ALL_ROUNDS = "all rounds"
@@ -32,6 +34,7 @@ class RecordReport(ReportShape):
 
     table: list[dict] = field(default_factory=list)
     tolerance_pct: float | None = None
+    read_findings: list = field(default_factory=list)   # the table's, as it was read
 
     @property
     def rows(self) -> list[Row]:
@@ -39,7 +42,7 @@ class RecordReport(ReportShape):
 
     @property
     def findings(self) -> list:
-        return []
+        return self.read_findings
 
     @property
     def summary(self) -> dict:
@@ -84,3 +87,10 @@ def record(agreement: pd.DataFrame, tolerance_pct: float | None = None) -> Recor
             rows.append({**head, **_scope(group[group["round"].astype("str") == round_], round_)})
         rows.append({**head, **_scope(group, ALL_ROUNDS)})
     return RecordReport([{c: r[c] for c in COLUMNS} for r in rows], tolerance_pct)
+
+
+def partner_record(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
+                   reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
+                   reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> RecordReport:
+    """The record of a canonical results table: compare's judgement, then :func:`record`."""
+    return record(compare(results, tolerance_pct, reference_submitter, reference_vendor).frame(), tolerance_pct)

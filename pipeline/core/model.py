@@ -218,7 +218,7 @@ COLUMN_TYPES: dict[str, object] = {
 KIND_TYPES: dict[str, dict[str, object]] = {
     "GateRow": {"version": str, "outcome": str, "codes": str, "submitter": _TEXT, "system": _TEXT,
                 "model": _TEXT, "scenario": _TEXT, "value": _NUMBER, "units": _TEXT, "status": _TEXT,
-                "verdict": _TEXT, "tolerance_pct": _NUMBER, "label": _TEXT},
+                "verdict": _TEXT, "tolerance_pct": _NUMBER, "label": _TEXT, "differences": _TEXT},
 }
 
 

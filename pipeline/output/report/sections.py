@@ -11,7 +11,7 @@ from html import escape
 import pandas as pd
 
 from pipeline.core.model import AGREE, DEVIATES, NO_REFERENCE, POST_DEADLINE, VERIFIED
-from pipeline.output.report.charts import deviation_strip, scaling_bars
+from pipeline.output.report.charts import deviation_strip, record_bars, scaling_bars
 from pipeline.output.report.claims import claims_table
 from pipeline.output.figures import count, number, pct, readable, signed_pct
 from pipeline.output.report.html import Cell, Table, footnote, text, unverified, verdict, wrap
@@ -73,7 +73,7 @@ def _compared_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
     the units of the value beside it."""
     mark = _below if unv else (lambda h: h)
     table = Table(ident, ["partner", "system", "accelerator", "model", "scenario", "value", "reference",
-                          "deviation", "verdict"], numeric={5, 7},
+                          "deviation", "verdict", "how the systems differ"], numeric={5, 7},
                   where_all=" and in the agreement table (data/agreement.csv)")
     printed = (lambda v: True) if unv else (lambda v: v == DEVIATES)   # print: the deviating rows
     records = rows.to_dict("records")
@@ -86,9 +86,41 @@ def _compared_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
         table.add([wrap(r.get("submitter")), wrap(r.get("system")), escape(text(r.get("accelerator"))),
                    _nw(r.get("model")), _nw(r.get("scenario")), _value(r, "value", mark),
                    Cell(ref, number(r.get("reference_value"))),
-                   Cell(mark(escape(dev)), number(r.get("deviation_pct"))), Cell(verdict(v), v)],
+                   Cell(mark(escape(dev)), number(r.get("deviation_pct"))), Cell(verdict(v), v),
+                   differs(r, folded=v != DEVIATES)],
                   "bad" if v == DEVIATES else "", printed(v))
     return table.html("No partner result with this status was compared with the reference in this round.")
+
+
+def differs(r: dict, folded: bool) -> str:
+    """How a row's system differs from its reference's (compare's ``differences``):
+    beside the row, or folded into its details (``folded``: a row that agrees)."""
+    found = text(r.get("differences"))
+    if not found:
+        return '<span class="small">no stated difference</span>' if r.get("verdict") in (AGREE, DEVIATES) else ""
+    items = "".join(f"<li>{escape(d)}</li>" for d in found.split("; "))
+    if folded:
+        return (f'<details><summary class="small">differs in {escape(text(r.get("differs_in")))}</summary>'
+                f'<ul class="small">{items}</ul></details>')
+    return f'<ul class="small">{items}</ul>'
+
+
+def _context_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
+    """No same-round reference, but a near one: context only, never a verdict.
+    Per accelerator: the partner's value and the nearest reference's."""
+    mark = _below if unv else (lambda h: h)
+    table = Table(ident, ["partner", "system", "model", "scenario", "per accelerator", "nearest reference",
+                          "per accelerator", "difference (context)", "how the systems differ"], numeric={4, 6, 7})
+    for r in rows.sort_values(["submitter", "system", "model", "scenario"], kind="stable").to_dict("records"):
+        mine = (number(r.get("value")) or 0.0) / (number(r.get("total_accelerators")) or 1.0)
+        table.add([wrap(r.get("submitter")), wrap(r.get("system")), _nw(r.get("model")), _nw(r.get("scenario")),
+                   Cell(mark(escape(readable(mine))), mine),
+                   f'{wrap(r.get("context_system"))} <span class="small">'
+                   f'{escape(text(r.get("context_note")).removeprefix("context only, not a verdict: "))}</span>',
+                   Cell(escape(readable(r.get("context_per_accelerator"))), number(r.get("context_per_accelerator"))),
+                   Cell(mark(escape(signed_pct(r.get("context_deviation_pct")))), number(r.get("context_deviation_pct"))),
+                   differs(r, folded=False)])
+    return table.html()
 
 
 def _names(names: list[str], shown: int = 6) -> str:
@@ -105,11 +137,13 @@ def _not_compared(ident: str, rows: pd.DataFrame, unv: bool) -> str:
         groups.append((-len(part), str(v), str(reason), part))
     out = []
     for i, (_, v, reason, part) in enumerate(sorted(groups, key=lambda g: g[:3])):
-        table = Table(f"{ident}-{i + 1}", ["submitter", "system", "accelerator", "model", "scenario", "value"],
-                      numeric={5})
+        why = v == NO_REFERENCE   # no reference at all: why there is no context comparison either
+        table = Table(f"{ident}-{i + 1}", ["submitter", "system", "accelerator", "model", "scenario", "value"]
+                      + (["why no context comparison"] if why else []), numeric={5})
         for r in part.sort_values(["submitter", "system", "model", "scenario"], kind="stable").to_dict("records"):
             table.add([wrap(r.get("submitter")), wrap(r.get("system")), escape(text(r.get("accelerator"))),
-                       _nw(r.get("model")), _nw(r.get("scenario")), _value(r, "value", mark)])
+                       _nw(r.get("model")), _nw(r.get("scenario")), _value(r, "value", mark)]
+                      + ([escape(text(r.get("context_note")))] if why else []))
         names = sorted(set(part["submitter"].map(text)))
         out.append(f'<details class="nc noprint"><summary><b>{len(part)}</b> {verdict(v)} {escape(reason)} '
                    f'<span class="small">({_names(names)})</span></summary>{table.html()}</details>')
@@ -143,9 +177,18 @@ def _status_part(data: Data, round_: str, unv: bool) -> str:
                                f"{round_} {kind}: deviation of each partner result from the reference"))
     out.append(_compared_table(f"agreement-{anchor(round_, kind)}", compared, unv))
     not_compared = partner[~partner["verdict"].isin([AGREE, DEVIATES])]
-    if len(not_compared):
-        out.append(f'<h4 class="noprint">Partner results not compared: {len(not_compared)}</h4>'
-                   + _not_compared(f"notcompared-{anchor(round_, kind)}", not_compared, unv))
+    in_context = (not_compared["verdict"] == NO_REFERENCE) & not_compared.get(
+        "context_system", pd.Series(None, index=not_compared.index)).notna()
+    if in_context.any():
+        out.append(f'<h4 id="{anchor(round_, kind, "context")}">Context only, not a verdict: '
+                   f'{int(in_context.sum())} partner results without a same-round reference, beside the '
+                   "nearest reference per accelerator (never counted as agree or deviates, never in a claim)</h4>"
+                   + _context_table(f"context-{anchor(round_, kind)}", not_compared[in_context], unv))
+    if (~in_context).any():
+        no_ref = int(((not_compared["verdict"] == NO_REFERENCE) & ~in_context).sum())
+        out.append(f'<h4 class="noprint">Partner results not compared: {int((~in_context).sum())}'
+                   + (f" ({no_ref} with no reference at all)" if no_ref else "") + "</h4>"
+                   + _not_compared(f"notcompared-{anchor(round_, kind)}", not_compared[~in_context], unv))
     if len(other):
         out.append(f'<h4 class="noprint" id="{anchor(round_, kind, "other-vendors")}">Results on other vendors\' '
                    f"accelerators: {len(other)}</h4>" + _not_compared(f"others-{anchor(round_, kind)}", other, unv))
@@ -242,3 +285,26 @@ def round_section(data: Data, round_: str) -> str:
         _scaling(data, round_), "</section>",
         '<section class="part"><h3>Rejected and excluded inputs</h3>', _rejected(data, round_), "</section>",
         '<section class="part"><h3>Submission versions</h3>', _versions(data, round_), "</section></section>"])
+
+
+# ---- the partners' record across rounds ------------------------------------------------
+
+def record_section(data: Data) -> str:
+    """Per partner and accelerator generation, the verified agreement in every
+    round: the table and its chart (:func:`pipeline.analyses.record.record`)."""
+    from pipeline.analyses.record import ALL_ROUNDS, record
+
+    rows = record(data.agreement).table if len(data.agreement) else []
+    table = Table("record", ["partner", "generation", "round", "compared", "within", "deviate", "no reference",
+                             "worst deviation"], numeric={3, 4, 5, 6, 7})
+    for r in rows:
+        table.add([wrap(r["submitter"]), escape(r["accelerator"]), escape(r["round"]),
+                   *(Cell(str(r[k]), r[k]) for k in ("compared", "agree", "deviates", "no_reference")), Cell(escape(signed_pct(r["worst_deviation_pct"])),
+                                                          number(r["worst_deviation_pct"]))],
+                  "bad" if r["deviates"] else "", r["round"] == ALL_ROUNDS)
+    chart = record_bars([r for r in rows if r["round"] != ALL_ROUNDS and r["compared"]],
+                        "each partner's share of results within the tolerance, per generation and round")
+    return (f'<section id="record"><h2>Partners\' record across rounds</h2><p>Verified results only: per '
+            f"partner and accelerator generation, the results compared with the reference in each round, "
+            f"how many within {tolerance_pct(data.agreement):g}%, and the worst deviation "
+            f"(<code>mlrepro record</code>).</p>{chart}{table.html('No partner result.')}</section>")
