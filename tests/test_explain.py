@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import canonical_row
+from test_gate import base_repo, repo  # noqa: F401  (fixtures of the gate's journey)
 
 from pipeline.analyses import compare as compare_mod
 from pipeline.analyses.claims import check_claims
@@ -175,3 +176,34 @@ def test_the_record_claim_does_not_hold_when_a_verified_result_is_outside():
     assert row["verdict"] == DOES_NOT_HOLD and row["computed"] == pytest.approx(10.0)
     assert row["outside"] == [{"submitter": "HPE", "accelerator": "MI355X", "deviates": 1,
                                "worst_deviation_pct": -10.0}]
+
+
+# ---- the gate: a failing row says how its system differs (the one journey here) -----------
+
+def _described(submitter: str, system: str, value: str, framework: str, os_: str, host: str) -> str:
+    from test_gate import HEADER, MI355X
+    return (f"{HEADER},host_processor,host_processors_per_node,framework,operating_system\n"
+            f"{submitter},{system},{MI355X},8,1,llama2-70b-99,Server,{value},Tokens/s,closed,available,"
+            f"{host},2,{framework},{os_}\n")
+
+
+def test_the_gate_shows_a_failing_partner_how_its_system_differs(repo):
+    from gitrepo import commit, git
+    from test_gate import DELL_SYSTEM, gate, submit
+
+    git(repo, "checkout", "-q", "main")
+    submit(repo, _described("AMD", "8xMI355X_2xEPYC_9575F", "100282", "PyTorch 2.9.1 + ROCm 7.0.0",
+                            "Ubuntu 22.04.5", "AMD EPYC 9575F"), "AMD")
+    commit(repo, "AMD v2: the reference states its system")
+    git(repo, "checkout", "-q", "-b", "pr-described")
+    submit(repo, _described("Dell", DELL_SYSTEM, "90000", "vLLM 0.14", "Ubuntu 24.04.3", "AMD EPYC 9655"), "Dell")
+    commit(repo, "Dell v2")
+    text = gate(repo)
+    assert text.returncode == 1
+    said = ("framework vLLM 0.14 (reference PyTorch 2.9.1 + ROCm 7.0.0); operating system Ubuntu 24.04.3 "
+            "(reference Ubuntu 22.04.5)")
+    assert f"  your system differs from the reference's: host processor 2× AMD EPYC 9655 (reference 2× AMD " \
+           f"EPYC 9575F); {said}" in text.stdout.splitlines()
+    markdown = gate(repo, "--format", "markdown").stdout
+    assert "### How a deviating result's system differs from the reference's" in markdown
+    assert "(-10.25%): host processor 2× AMD EPYC 9655 (reference 2× AMD EPYC 9575F); " + said in markdown

@@ -21,7 +21,7 @@ from pipeline.core.model import (AGREE, CHERRY_PICKED, DEVIATES, DOES_NOT_HOLD, 
 from pipeline.output.report.claims import figure, verdict_label
 from pipeline.output.figures import count, number, signed_pct
 from pipeline.output.report.html import Cell, Table, footnote, unverified, verdict, wrap
-from pipeline.output.report.load import PARTNER, Data, claim_round, is_unverified
+from pipeline.output.report.load import ACROSS_ROUNDS, PARTNER, Data, claim_round, is_unverified
 from pipeline.output.report.sections import anchor
 from pipeline.output.report.validation import summary as validation_summary
 
@@ -96,9 +96,10 @@ def partner_tables(data: Data, rounds: list[str]) -> list[str]:
 def _claim_cells(claim: dict, round_: str, against_best: bool) -> list[Cell | str]:
     mark = unverified if is_unverified(claim) else (lambda h: h)
     computed = mark(escape(figure(claim, "computed") or "—"))
-    if claim.get("kind") == "reproducibility" and claim.get("compared") is not None:
+    if claim.get("kind") in ("reproducibility", "record") and claim.get("compared") is not None:
         computed += f" <span class=\"nw\">({claim.get('within')} of {claim.get('compared')} within)</span>"
-    cells = [Cell(f'<a class="small" href="#{anchor(round_, "claims")}">{escape(round_)}</a> '
+    at = "record" if round_ == ACROSS_ROUNDS else anchor(round_, "claims")
+    cells = [Cell(f'<a class="small" href="#{at}">{escape(round_)}</a> '
                   f"<b>{escape(str(claim.get('id')))}</b>", str(claim.get("id")), "claim"),
              mark(f'<span class="nw">{escape(figure(claim, "claimed"))}</span>'), computed]
     if against_best:

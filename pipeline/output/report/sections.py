@@ -15,7 +15,8 @@ from pipeline.output.report.charts import deviation_strip, record_bars, scaling_
 from pipeline.output.report.claims import claims_table
 from pipeline.output.figures import count, number, pct, readable, signed_pct
 from pipeline.output.report.html import Cell, Table, footnote, text, unverified, verdict, wrap
-from pipeline.output.report.load import NO_ROUND, PARTNER, Data, claim_round, is_unverified, round_of
+from pipeline.output.report.load import (ACROSS_ROUNDS, NO_ROUND, PARTNER, Data, claim_round, is_unverified,
+                                         round_of)
 
 DEVIATION_COLUMNS = ("round", "partner", "model", "scenario", "system", "case", "status", "label",
                      "deviation_pct", "tolerance", "verdict")
@@ -73,7 +74,7 @@ def _compared_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
     the units of the value beside it."""
     mark = _below if unv else (lambda h: h)
     table = Table(ident, ["partner", "system", "accelerator", "model", "scenario", "value", "reference",
-                          "deviation", "verdict", "how the systems differ"], numeric={5, 7},
+                          "deviation", "verdict"], numeric={5, 7},
                   where_all=" and in the agreement table (data/agreement.csv)")
     printed = (lambda v: True) if unv else (lambda v: v == DEVIATES)   # print: the deviating rows
     records = rows.to_dict("records")
@@ -86,23 +87,31 @@ def _compared_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
         table.add([wrap(r.get("submitter")), wrap(r.get("system")), escape(text(r.get("accelerator"))),
                    _nw(r.get("model")), _nw(r.get("scenario")), _value(r, "value", mark),
                    Cell(ref, number(r.get("reference_value"))),
-                   Cell(mark(escape(dev)), number(r.get("deviation_pct"))), Cell(verdict(v), v),
-                   differs(r, folded=v != DEVIATES)],
+                   Cell(mark(escape(dev)), number(r.get("deviation_pct"))), Cell(verdict(v), v)],
                   "bad" if v == DEVIATES else "", printed(v))
     return table.html("No partner result with this status was compared with the reference in this round.")
 
 
-def differs(r: dict, folded: bool) -> str:
-    """How a row's system differs from its reference's (compare's ``differences``):
-    beside the row, or folded into its details (``folded``: a row that agrees)."""
-    found = text(r.get("differences"))
-    if not found:
-        return '<span class="small">no stated difference</span>' if r.get("verdict") in (AGREE, DEVIATES) else ""
-    items = "".join(f"<li>{escape(d)}</li>" for d in found.split("; "))
-    if folded:
-        return (f'<details><summary class="small">differs in {escape(text(r.get("differs_in")))}</summary>'
-                f'<ul class="small">{items}</ul></details>')
-    return f'<ul class="small">{items}</ul>'
+def _difference(r: dict) -> str:
+    return (f"<li>{escape(text(r.get('submitter')))} {escape(text(r.get('system')))} "
+            f"{escape(text(r.get('model')))} {escape(text(r.get('scenario')))} "
+            f"({escape(signed_pct(r.get('deviation_pct')))}): "
+            f"{escape(text(r.get('differences')) or 'no difference stated')}</li>")
+
+
+def _differences_list(rows: pd.DataFrame) -> str:
+    """How each compared system differs from its reference's (compare's
+    ``differences``), below its table: every deviating row's, printed; the
+    others' in a folded details."""
+    records = rows.sort_values(["submitter", "system", "model", "scenario"], kind="stable").to_dict("records")
+    bad = [_difference(r) for r in records if r.get("verdict") == DEVIATES]
+    good = [_difference(r) for r in records if r.get("verdict") != DEVIATES and text(r.get("differences"))]
+    out = (f'<p class="small">How each deviating system differs from its reference:</p>'
+           f'<ul class="small differs">{"".join(bad)}</ul>') if bad else ""
+    if good:
+        out += (f'<details class="noprint"><summary class="small">How {len(good)} agreeing systems differ from '
+                f'their references</summary><ul class="small differs">{"".join(good)}</ul></details>')
+    return out
 
 
 def _context_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
@@ -110,7 +119,7 @@ def _context_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
     Per accelerator: the partner's value and the nearest reference's."""
     mark = _below if unv else (lambda h: h)
     table = Table(ident, ["partner", "system", "model", "scenario", "per accelerator", "nearest reference",
-                          "per accelerator", "difference (context)", "how the systems differ"], numeric={4, 6, 7})
+                          "per accelerator", "difference (context)", "differs in"], numeric={4, 6, 7})
     for r in rows.sort_values(["submitter", "system", "model", "scenario"], kind="stable").to_dict("records"):
         mine = (number(r.get("value")) or 0.0) / (number(r.get("total_accelerators")) or 1.0)
         table.add([wrap(r.get("submitter")), wrap(r.get("system")), _nw(r.get("model")), _nw(r.get("scenario")),
@@ -119,7 +128,7 @@ def _context_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
                    f'{escape(text(r.get("context_note")).removeprefix("context only, not a verdict: "))}</span>',
                    Cell(escape(readable(r.get("context_per_accelerator"))), number(r.get("context_per_accelerator"))),
                    Cell(mark(escape(signed_pct(r.get("context_deviation_pct")))), number(r.get("context_deviation_pct"))),
-                   differs(r, folded=False)])
+                   f'<span class="small">{escape(text(r.get("differs_in")))}</span>'], printed=False)
     return table.html()
 
 
@@ -176,11 +185,12 @@ def _status_part(data: Data, round_: str, unv: bool) -> str:
     out.append(deviation_strip(points, tolerance_pct(data.agreement),
                                f"{round_} {kind}: deviation of each partner result from the reference"))
     out.append(_compared_table(f"agreement-{anchor(round_, kind)}", compared, unv))
+    out.append(_differences_list(compared))
     not_compared = partner[~partner["verdict"].isin([AGREE, DEVIATES])]
     in_context = (not_compared["verdict"] == NO_REFERENCE) & not_compared.get(
         "context_system", pd.Series(None, index=not_compared.index)).notna()
     if in_context.any():
-        out.append(f'<h4 id="{anchor(round_, kind, "context")}">Context only, not a verdict: '
+        out.append(f'<h4 class="noprint" id="{anchor(round_, kind, "context")}">Context only, not a verdict: '
                    f'{int(in_context.sum())} partner results without a same-round reference, beside the '
                    "nearest reference per accelerator (never counted as agree or deviates, never in a claim)</h4>"
                    + _context_table(f"context-{anchor(round_, kind)}", not_compared[in_context], unv))
@@ -295,16 +305,19 @@ def record_section(data: Data) -> str:
     from pipeline.analyses.record import ALL_ROUNDS, record
 
     rows = record(data.agreement).table if len(data.agreement) else []
-    table = Table("record", ["partner", "generation", "round", "compared", "within", "deviate", "no reference",
+    table = Table("record", ["round", "partner", "generation", "compared", "within", "deviate", "no reference",
                              "worst deviation"], numeric={3, 4, 5, 6, 7})
     for r in rows:
-        table.add([wrap(r["submitter"]), escape(r["accelerator"]), escape(r["round"]),
+        table.add([escape(r["round"]), wrap(r["submitter"]), escape(r["accelerator"]),
                    *(Cell(str(r[k]), r[k]) for k in ("compared", "agree", "deviates", "no_reference")), Cell(escape(signed_pct(r["worst_deviation_pct"])),
                                                           number(r["worst_deviation_pct"]))],
-                  "bad" if r["deviates"] else "", r["round"] == ALL_ROUNDS)
+                  "bad" if r["deviates"] else "", False)
     chart = record_bars([r for r in rows if r["round"] != ALL_ROUNDS and r["compared"]],
                         "each partner's share of results within the tolerance, per generation and round")
+    claims = [c for c in data.claims or [] if claim_round(c, data.agreement) == ACROSS_ROUNDS]
+    judged = f"<h3>Claims on the record</h3>{claims_table('claims-record', claims)}" if claims else ""
     return (f'<section id="record"><h2>Partners\' record across rounds</h2><p>Verified results only: per '
             f"partner and accelerator generation, the results compared with the reference in each round, "
             f"how many within {tolerance_pct(data.agreement):g}%, and the worst deviation "
-            f"(<code>mlrepro record</code>).</p>{chart}{table.html('No partner result.')}</section>")
+            f'(<code>mlrepro record</code>).</p><div class="noprint">{chart}</div>'
+            f"{table.html('No partner result.')}{judged}</section>")
