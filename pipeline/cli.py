@@ -40,13 +40,13 @@ STATUS_CHOICE = click.Choice(list(STATUSES))
 SUBMIT_STATUS_CHOICE = click.Choice([AUTO, *STATUSES])
 
 # `mlrepro --help`: what users run, in the order of their journeys; then the DVC pipeline's stages
-USER_COMMANDS = ("submit", "validate", "gate", "compare", "claims", "scaling", "crosscheck", "report", "audit",
-                 "ingest")
+USER_COMMANDS = ("submit", "validate", "gate", "compare", "claims", "record", "scaling", "crosscheck", "report",
+                 "audit", "ingest")
 STAGES = (  # (command, the stage it is)
     ("ingest-all", "the ingest stage: every submission into the canonical table"),
     ("compare", "with --verified-dir and --post-deadline-dir: the compare stage"),
     ("audit", "the audit stage: Great Expectations over the two sets"),
-    ("report-all", "the report stage: metrics, claims, scaling, the HTML report"),
+    ("report-all", "the report stage: metrics, claims, scaling, the record, the HTML report"),
     ("partition", "the compare stage's split alone (verified, post-deadline)"),
     ("metrics", "the report stage's counts alone (dvc metrics show)"),
 )

@@ -80,6 +80,30 @@ def test_the_published_table_holds_the_same_contradiction_as_a_warning():
     assert codes == {("description-contradicts-system-id", "warning")}
 
 
+def test_a_trees_system_description_is_the_one_mlcommons_published():
+    """The real v5.1 tree's systems/*.json give the host, framework and OS
+    that the published summary JSON states for the same results."""
+    keys = ["submitter", "system", "model", "scenario"]
+    described = ["host_processor", "host_processors_per_node", "framework", "operating_system"]
+    tree = ingest([REPO / "tests" / "real" / "v5.1-submission-tree"], status="verified").table
+    published = ingest([REPO / "tests" / "real" / "v5.1-summary_results.json"], status="verified",
+                       published=True).table
+    both = tree[keys + described].merge(published[keys + described], on=keys, suffixes=("", "_published"))
+    assert len(both) == len(tree) == 30
+    for column in described:
+        assert both[column].notna().all() and (both[column] == both[f"{column}_published"]).all(), column
+
+
+def test_every_shipped_no_reference_row_has_a_context_or_the_reason_none_exists():
+    report = ingest([REPO / "submissions"], root=REPO / "submissions")
+    agreement = compare_mod.compare(report.table).frame()
+    no_ref = agreement[agreement["verdict"] == NO_REFERENCE]
+    assert len(no_ref) and (no_ref["context_note"].str.len() > 0).all()
+    in_context = no_ref[no_ref["context_system"].notna()]
+    assert len(in_context) and in_context["context_note"].str.startswith("context only, not a verdict").all()
+    assert in_context["deviation_pct"].isna().all()   # context never makes a deviation
+
+
 def test_differences_compare_what_each_side_states():
     mine = {"system": "8xMI355X_2xEPYC_9655", "accelerator_variant": "MI355X 288GB", "nodes": 1,
             "accelerators_per_node": 8, "host_processor": "AMD EPYC 9655", "host_processors_per_node": "2",

@@ -35,6 +35,8 @@ ASPECTS = {"accelerator": "accelerator", "nodes": "nodes", "host": "host process
 CONTEXT_SAME_ACCELERATOR = "same accelerator, another node count"
 CONTEXT_PREVIOUS_GENERATION = "same model and scenario, previous generation"
 _LOCAL_VERSION = re.compile(r"\+[0-9A-Za-z.]+")   # 2.9.1+git8907517 -> 2.9.1
+# what a published table writes for a field it does not state (v6.1: design_power_watts "None")
+UNSTATED = frozenset({"none", "n/a", "na", "null", "-", "unknown"})
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ class Difference:
 def _brief(text: object) -> str | None:
     """A stated text as a person compares it: a version's local part
     (``+git8907517``) dropped, spaces collapsed; None when not stated."""
-    if text is None or text != text or not str(text).strip():   # None, NaN, blank
+    if text is None or text != text or str(text).strip().casefold() in UNSTATED | {""}:   # None, NaN, blank
         return None
     return " ".join(_LOCAL_VERSION.sub("", str(text)).split())
 
@@ -71,7 +73,7 @@ def setup(row: dict) -> dict[str, str | None]:
     host = _brief(row.get("host_processor"))
     count = host_count_in_id(row.get("system"), row.get("nodes"))
     if count is None and _brief(row.get("host_processors_per_node")):
-        count = parse_count(str(row["host_processors_per_node"]).strip())
+        count = parse_count(str(row["host_processors_per_node"]).strip())   # None when not a whole number
     return {"accelerator": _brief(row.get("accelerator_variant")),
             "nodes": f"{row['nodes']} × {row['accelerators_per_node']}" if row.get("nodes") else None,
             "host": (f"{count}× {host}" if count and host else host),

@@ -96,7 +96,7 @@ def partner_tables(data: Data, rounds: list[str]) -> list[str]:
 def _claim_cells(claim: dict, round_: str, against_best: bool) -> list[Cell | str]:
     mark = unverified if is_unverified(claim) else (lambda h: h)
     computed = mark(escape(figure(claim, "computed") or "—"))
-    if claim.get("kind") in ("reproducibility", "record") and claim.get("compared") is not None:
+    if claim.get("kind") == "reproducibility" and claim.get("compared") is not None:
         computed += f" <span class=\"nw\">({claim.get('within')} of {claim.get('compared')} within)</span>"
     at = "record" if round_ == ACROSS_ROUNDS else anchor(round_, "claims")
     cells = [Cell(f'<a class="small" href="#{at}">{escape(round_)}</a> '

@@ -92,24 +92,34 @@ def _compared_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
     return table.html("No partner result with this status was compared with the reference in this round.")
 
 
-def _difference(r: dict) -> str:
-    return (f"<li>{escape(text(r.get('submitter')))} {escape(text(r.get('system')))} "
-            f"{escape(text(r.get('model')))} {escape(text(r.get('scenario')))} "
-            f"({escape(signed_pct(r.get('deviation_pct')))}): "
-            f"{escape(text(r.get('differences')) or 'no difference stated')}</li>")
+def _differences(records: list[dict]) -> list[str]:
+    """One item per partner system and its differences (a system's rows share
+    them): the system, its rows with their deviations, what differs."""
+    by: dict[tuple, list[dict]] = {}
+    for r in records:
+        by.setdefault((text(r.get("submitter")), text(r.get("system")), text(r.get("reference_system")),
+                       text(r.get("differences"))), []).append(r)
+
+    def case(r: dict) -> str:
+        return f"{text(r.get('model'))} {text(r.get('scenario'))} {signed_pct(r.get('deviation_pct'))}"
+
+    return [f"<li>{escape(submitter)} {escape(system)} <span class=\"small\">"
+            f"({escape(', '.join(case(r) for r in rows))}; against {escape(reference)})</span>: "
+            f"{escape(found or 'no difference stated')}</li>"
+            for (submitter, system, reference, found), rows in by.items()]
 
 
 def _differences_list(rows: pd.DataFrame) -> str:
     """How each compared system differs from its reference's (compare's
-    ``differences``), below its table: every deviating row's, printed; the
+    ``differences``), below its table: every deviating system's, printed; the
     others' in a folded details."""
     records = rows.sort_values(["submitter", "system", "model", "scenario"], kind="stable").to_dict("records")
-    bad = [_difference(r) for r in records if r.get("verdict") == DEVIATES]
-    good = [_difference(r) for r in records if r.get("verdict") != DEVIATES and text(r.get("differences"))]
+    bad = _differences([r for r in records if r.get("verdict") == DEVIATES])
+    good = _differences([r for r in records if r.get("verdict") != DEVIATES and text(r.get("differences"))])
     out = (f'<p class="small">How each deviating system differs from its reference:</p>'
            f'<ul class="small differs">{"".join(bad)}</ul>') if bad else ""
     if good:
-        out += (f'<details class="noprint"><summary class="small">How {len(good)} agreeing systems differ from '
+        out += (f'<details class="noprint"><summary class="small">How the agreeing systems differ from '
                 f'their references</summary><ul class="small differs">{"".join(good)}</ul></details>')
     return out
 
@@ -146,16 +156,19 @@ def _not_compared(ident: str, rows: pd.DataFrame, unv: bool) -> str:
         groups.append((-len(part), str(v), str(reason), part))
     out = []
     for i, (_, v, reason, part) in enumerate(sorted(groups, key=lambda g: g[:3])):
-        why = v == NO_REFERENCE   # no reference at all: why there is no context comparison either
-        table = Table(f"{ident}-{i + 1}", ["submitter", "system", "accelerator", "model", "scenario", "value"]
-                      + (["why no context comparison"] if why else []), numeric={5})
+        table = Table(f"{ident}-{i + 1}", ["submitter", "system", "accelerator", "model", "scenario", "value"],
+                      numeric={5})
         for r in part.sort_values(["submitter", "system", "model", "scenario"], kind="stable").to_dict("records"):
             table.add([wrap(r.get("submitter")), wrap(r.get("system")), escape(text(r.get("accelerator"))),
-                       _nw(r.get("model")), _nw(r.get("scenario")), _value(r, "value", mark)]
-                      + ([escape(text(r.get("context_note")))] if why else []))
+                       _nw(r.get("model")), _nw(r.get("scenario")), _value(r, "value", mark)])
         names = sorted(set(part["submitter"].map(text)))
+        # no reference at all: why there is no context comparison either (compare's context_note)
+        notes = sorted({text(n) for n in part.get("context_note", pd.Series(dtype=object)) if text(n)}) \
+            if v == NO_REFERENCE else []
+        why = (f'<p class="small">No context comparison either:</p><ul class="small">'
+               + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>") if notes else ""
         out.append(f'<details class="nc noprint"><summary><b>{len(part)}</b> {verdict(v)} {escape(reason)} '
-                   f'<span class="small">({_names(names)})</span></summary>{table.html()}</details>')
+                   f'<span class="small">({_names(names)})</span></summary>{table.html()}{why}</details>')
     return "".join(out)
 
 
