@@ -321,10 +321,10 @@ def record_section(data: Data) -> str:
     table = Table("record", ["round", "partner", "generation", "compared", "within", "deviate", "no reference",
                              "worst deviation"], numeric={3, 4, 5, 6, 7})
     for r in rows:
-        table.add([escape(r["round"]), wrap(r["submitter"]), escape(r["accelerator"]),
-                   *(Cell(str(r[k]), r[k]) for k in ("compared", "agree", "deviates", "no_reference")), Cell(escape(signed_pct(r["worst_deviation_pct"])),
-                                                          number(r["worst_deviation_pct"]))],
-                  "bad" if r["deviates"] else "", False)
+        counted = [Cell(str(r[k]), r[k]) for k in ("compared", "agree", "deviates", "no_reference")]
+        worst = Cell(escape(signed_pct(r["worst_deviation_pct"])), number(r["worst_deviation_pct"]))
+        table.add([escape(r["round"]), wrap(r["submitter"]), escape(r["accelerator"]), *counted, worst],
+                  "bad" if r["deviates"] else "", False)   # on screen, in audit/record.json and `mlrepro record`
     chart = record_bars([r for r in rows if r["round"] != ALL_ROUNDS and r["compared"]],
                         "each partner's share of results within the tolerance, per generation and round")
     claims = [c for c in data.claims or [] if claim_round(c, data.agreement) == ACROSS_ROUNDS]
