@@ -46,7 +46,7 @@ STAGES = (  # (command, the stage it is)
     ("ingest-all", "the ingest stage: every submission into the canonical table"),
     ("compare", "with --verified-dir and --post-deadline-dir: the compare stage"),
     ("audit", "the audit stage: Great Expectations over the two sets"),
-    ("report-all", "the report stage: metrics, claims, scaling, the record, the HTML report"),
+    ("report-all", "the report stage: metrics, claims, scaling, the HTML report"),
     ("partition", "the compare stage's split alone (verified, post-deadline)"),
     ("metrics", "the report stage's counts alone (dvc metrics show)"),
 )
@@ -706,7 +706,7 @@ RECORD_COLUMNS = ("submitter", "accelerator", "round", "compared", "agree", "dev
                   "worst_deviation_pct")
 
 
-@cli.command(short_help="Each partner's agreement across rounds and generations (verified results).")
+@cli.command(short_help="Each partner's agreement across rounds and generations.")
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--tolerance-pct", type=float, help="Agreement tolerance (default: compare.tolerance_pct "
                                                    "in the parameters).")

@@ -204,9 +204,14 @@ def compare(results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
     table["verdict"] = pd.Categorical(np.where(
         compared, np.where(within(dev, tolerance_pct), VERDICT_WITHIN[True], VERDICT_WITHIN[False]),
         table["verdict"].to_numpy()))
-    explained = _explain(partners, table, codes, ref_rows, reference_vendor)
-    for col in explained.columns:
-        table[col] = explained[col].to_numpy()
+    per_key, groups = _explain(partners, table, codes, ref_rows, reference_vendor)
+    for col in EXPLAINED:   # as the decided texts: categoricals of the few distinct values, written as text
+        if col in ("context_per_accelerator", "context_deviation_pct"):
+            table[col] = per_key[col].to_numpy(dtype="float64")[groups]
+        else:
+            distinct = pd.Categorical(per_key[col].to_numpy(dtype=object))
+            table[col] = pd.Categorical.from_codes(distinct.codes[groups], dtype=distinct.dtype)
+            texts.append(col)
     return CompareReport(table[list(COLUMNS)], tolerance_pct, reference_submitter, reference_vendor,
                          text_columns=tuple(texts))
 
@@ -216,17 +221,18 @@ EXPLAINED = ("differences", "differs_in", "context_system", "context_source", "c
 
 
 def _explain(partners: pd.DataFrame, table: pd.DataFrame, codes: np.ndarray, ref_rows: list[dict],
-             reference_vendor: str) -> pd.DataFrame:
+             reference_vendor: str) -> tuple[pd.DataFrame, np.ndarray]:
     """How each compared or no-reference row's system differs from its
     reference's (or, with no reference, from the nearest system the reference
     submitter has, with that system's per-accelerator figure as context):
-    decided once per distinct decision key and partner system description."""
+    decided once per distinct decision key and partner system description.
+    Returns the answers per distinct key and each row's key."""
     by_source = {(r["source"], r["system"]): r for r in ref_rows}
     index = systems.context_index(ref_rows)
     setup = [c for c in systems.SETUP if c not in DECISION]
-    keys = pd.DataFrame({"code": codes, **{c: partners[c].astype("object").where(partners[c].notna(), None)
-                                           for c in setup}})
-    groups = keys.groupby(list(keys.columns), sort=False, dropna=False).ngroup().to_numpy()
+    # each column factorised (by Arrow, not per Python string), the codes grouped
+    keys = pd.DataFrame({"code": codes, **{c: pd.factorize(partners[c], use_na_sentinel=True)[0] for c in setup}})
+    groups = keys.groupby(list(keys.columns), sort=False).ngroup().to_numpy()
     firsts = pd.Series(range(len(groups))).groupby(groups).first().to_numpy()
     cols = list(dict.fromkeys(("round", "model", "scenario", "division", "units", "status", "accelerator",
                                "total_accelerators", "value", "system", *systems.SETUP)))
@@ -249,9 +255,7 @@ def _explain(partners: pd.DataFrame, table: pd.DataFrame, codes: np.ndarray, ref
             found = systems.differences(row, ref)
             got.update(differences=systems.describe(found), differs_in=", ".join(f.aspect for f in found))
         out.append(got)
-    per_key = pd.DataFrame(out, columns=list(EXPLAINED))
-    return per_key.iloc[groups].reset_index(drop=True).astype(
-        {"context_per_accelerator": "float64", "context_deviation_pct": "float64"})
+    return pd.DataFrame(out, columns=list(EXPLAINED)), groups
 
 
 def _partner_rows(held: list[pd.DataFrame], keep: np.ndarray) -> pd.DataFrame:
