@@ -221,14 +221,18 @@ def test_the_gate_shows_a_failing_partner_how_its_system_differs(repo):
                             "Ubuntu 22.04.5", "AMD EPYC 9575F"), "AMD")
     commit(repo, "AMD v2: the reference states its system")
     git(repo, "checkout", "-q", "-b", "pr-described")
-    submit(repo, _described("Dell", DELL_SYSTEM, "90000", "vLLM 0.14", "Ubuntu 24.04.3", "AMD EPYC 9655"), "Dell")
+    # a partner's free text: printed as written, never a mention or markup in the pull-request comment
+    submit(repo, _described("Dell", DELL_SYSTEM, "90000", "vLLM 0.14 @maintainers <b>", "Ubuntu 24.04.3",
+                            "AMD EPYC 9655"), "Dell")
     commit(repo, "Dell v2")
     text = gate(repo)
     assert text.returncode == 1
-    said = ("framework vLLM 0.14 (reference PyTorch 2.9.1 + ROCm 7.0.0); operating system Ubuntu 24.04.3 "
+    said = ("framework {} (reference PyTorch 2.9.1 + ROCm 7.0.0); operating system Ubuntu 24.04.3 "
             "(reference Ubuntu 22.04.5)")
-    assert f"  your system differs from the reference's: host processor 2× AMD EPYC 9655 (reference 2× AMD " \
-           f"EPYC 9575F); {said}" in text.stdout.splitlines()
+    assert ("  your system differs from the reference's: host processor 2× AMD EPYC 9655 (reference 2× AMD "
+            "EPYC 9575F); " + said.format("vLLM 0.14 @maintainers <b>")) in text.stdout.splitlines()
     markdown = gate(repo, "--format", "markdown").stdout
     assert "### How a deviating result's system differs from the reference's" in markdown
-    assert "(-10.25%): host processor 2× AMD EPYC 9655 (reference 2× AMD EPYC 9575F); " + said in markdown
+    assert "@maintainers" not in markdown.replace("\\@maintainers", "") and "<b>" not in markdown
+    assert ("(-10.25%): host processor 2× AMD EPYC 9655 (reference 2× AMD EPYC 9575F); "
+            + said.format("vLLM 0.14 \\@maintainers &lt;b\\>")) in markdown

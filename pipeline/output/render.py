@@ -313,6 +313,17 @@ def _cell(value: object) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("\r", " ")
 
 
+_MARKUP = re.compile(r"([\\`*_\[\]#!|~>@])")   # what makes a link, a mention, a reference or markup
+
+
+def _inert(value: object) -> str:
+    """A partner's free text (its system description) in a pull-request
+    comment: every markdown sign escaped and HTML's made entities, so it
+    shows as written and never becomes a link, a mention or markup."""
+    text = _cell_text(value).replace("&", "&amp;").replace("<", "&lt;").replace("\n", " ").replace("\r", " ")
+    return _MARKUP.sub(r"\\\1", text)
+
+
 def _table(header: list[str], rows: list[list[object]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
@@ -334,7 +345,7 @@ def markdown(report, limit: int = 100) -> str:
         if differing:
             out += ["### How a deviating result's system differs from the reference's", ""]
             out += [f"- {_cell(_row_source(r))} {_cell(r['model'])} {_cell(r['scenario'])} "
-                    f"({signed_pct(r['deviation_pct'])}): {_cell(r['differences'])}" for r in differing] + [""]
+                    f"({signed_pct(r['deviation_pct'])}): {_inert(r['differences'])}" for r in differing] + [""]
     else:
         icon = "✅" if report.ok else "❌"
         out = [f"## {icon} mlrepro: {'passed' if report.ok else 'failed'}", ""]
