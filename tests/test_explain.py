@@ -4,12 +4,13 @@ partner's record across rounds (with its claim)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from conftest import canonical_row
+from conftest import canonical_row, run, write_canonical
 from test_gate import base_repo, repo  # noqa: F401  (fixtures of the gate's journey)
 
 from pipeline.analyses import compare as compare_mod
@@ -201,6 +202,20 @@ def test_the_record_claim_does_not_hold_when_a_verified_result_is_outside():
     assert row["verdict"] == DOES_NOT_HOLD and row["computed"] == pytest.approx(10.0)
     assert row["outside"] == [{"submitter": "HPE", "accelerator": "MI355X", "deviates": 1,
                                "worst_deviation_pct": -10.0}]
+
+
+def test_mlrepro_record_prints_the_record_the_library_computes(tmp_path):
+    path = write_canonical(tmp_path / "results.csv", _record_rows())
+    printed = run("record", path, expect=0).stdout.splitlines()
+    assert printed[0].split() == ["submitter", "accelerator", "round", "compared", "agree", "deviates",
+                                  "no_reference", "worst_deviation_pct"]
+    assert [line.split() for line in printed[1:5]] == [
+        ["Dell", "MI325X", "v5.1", "1", "1", "0", "0", "-1"],
+        ["Dell", "MI325X", "all", "rounds", "1", "1", "0", "0", "-1"],
+        ["Dell", "MI355X", "v6.0", "2", "2", "0", "0", "-3"],
+        ["Dell", "MI355X", "all", "rounds", "2", "2", "0", "0", "-3"]]
+    as_json = run("record", path, "--format", "json", expect=0).stdout
+    assert json.loads(as_json)["rows"] == record(compare_mod.compare(frame(_record_rows())).frame()).table
 
 
 # ---- the gate: a failing row says how its system differs (the one journey here) -----------

@@ -20,6 +20,12 @@ the candidates are written in every row (`reference_rule`).
 Verified partner rows are compared with verified references only; a
 post-deadline partner row may use any reference (verified first) and its
 agreement row is labelled unverified.
+
+How the systems differ is part of the judgement (:mod:`pipeline.analyses.differences`):
+a compared row says how its system differs from its reference's
+(``differences``, ``differs_in``); a no-reference row is set beside the
+reference submitter's nearest result per accelerator (``context_*``, never a
+verdict), or says why there is none (``context_note``).
 """
 
 from __future__ import annotations
