@@ -66,14 +66,21 @@ def _same(a: str | None, b: str | None) -> bool:
     return a == b or (a is not None and b is not None and key(a) == key(b))
 
 
-def setup(row: dict) -> dict[str, str | None]:
-    """A system's description by aspect, as a person reads it. The host count
-    is the system id's when the id states one (a stated count that
-    contradicts it is an ingest warning, not the system's)."""
-    host = _brief(row.get("host_processor"))
+def host_count(row: dict) -> int | None:
+    """The host processors per node: the system id's when the id states them
+    (a stated count that contradicts it is an ingest warning, not the
+    system's), else the count stated, else None."""
     count = host_count_in_id(row.get("system"), row.get("nodes"))
     if count is None and _brief(row.get("host_processors_per_node")):
         count = parse_count(str(row["host_processors_per_node"]).strip())   # None when not a whole number
+    return count
+
+
+def setup(row: dict, count: int | None | bool = False) -> dict[str, str | None]:
+    """A system's description by aspect, as a person reads it; ``count``: its
+    :func:`host_count` when known already (False: read from ``row``)."""
+    host = _brief(row.get("host_processor"))
+    count = host_count(row) if count is False else count
     return {"accelerator": _brief(row.get("accelerator_variant")),
             "nodes": f"{row['nodes']} × {row['accelerators_per_node']}" if row.get("nodes") else None,
             "host": (f"{count}× {host}" if count and host else host),
@@ -85,7 +92,11 @@ def setup(row: dict) -> dict[str, str | None]:
 def differences(partner: dict, reference: dict) -> tuple[Difference, ...]:
     """The aspects in which ``partner``'s system differs from ``reference``'s
     (rows with the :data:`SETUP` columns), in :data:`ASPECTS` order."""
-    mine, theirs = setup(partner), setup(reference)
+    return differences_of(setup(partner), setup(reference))
+
+
+def differences_of(mine: dict[str, str | None], theirs: dict[str, str | None]) -> tuple[Difference, ...]:
+    """:func:`differences` of two :func:`setup` s."""
     return tuple(Difference(a, mine[a], theirs[a]) for a in ASPECTS
                  if (mine[a] or theirs[a]) and not _same(mine[a], theirs[a]))
 
