@@ -40,8 +40,8 @@ STATUS_CHOICE = click.Choice(list(STATUSES))
 SUBMIT_STATUS_CHOICE = click.Choice([AUTO, *STATUSES])
 
 # `mlrepro --help`: what users run, in the order of their journeys; then the DVC pipeline's stages
-USER_COMMANDS = ("submit", "validate", "gate", "compare", "claims", "scaling", "crosscheck", "report", "audit",
-                 "ingest")
+USER_COMMANDS = ("submit", "validate", "gate", "compare", "claims", "record", "scaling", "crosscheck", "report",
+                 "audit", "ingest")
 STAGES = (  # (command, the stage it is)
     ("ingest-all", "the ingest stage: every submission into the canonical table"),
     ("compare", "with --verified-dir and --post-deadline-dir: the compare stage"),
@@ -738,6 +738,32 @@ def scaling(results, reference_submitter, params_path, only_verdict, only_submit
     _finish(report, fmt, output, quiet, verbose, SCALING_COLUMNS)
 
 
+RECORD_COLUMNS = ("submitter", "accelerator", "round", "compared", "agree", "deviates", "no_reference",
+                  "worst_deviation_pct")
+
+
+@cli.command(short_help="Each partner's agreement across rounds and generations.")
+@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--tolerance-pct", type=float, help="Agreement tolerance (default: compare.tolerance_pct "
+                                                   "in the parameters).")
+@reference_option
+@params_option
+@output_options("the record (a row per partner, accelerator generation and round)")
+def record(results, tolerance_pct, reference_submitter, params_path, fmt, output, quiet, verbose):
+    """Each partner's record: per accelerator generation and round, its verified results
+    compared with the reference, how many within the tolerance, and the worst deviation
+    (a row per partner and generation over every round too)."""
+    from pipeline.analyses import record as record_mod
+    from pipeline.core import params
+
+    p = params.compare(params_path, tolerance_pct, reference_submitter)
+    _guard({"RESULTS": results, "--params": params_path}, {"--output": output})
+    frame, found = _load_table(results)
+    report = record_mod.partner_record(frame, p.tolerance_pct, p.reference_submitter, p.reference_vendor)
+    report.read_findings = found
+    _finish(report, fmt, output, quiet, verbose, RECORD_COLUMNS)
+
+
 @cli.command(short_help="Recompute the claims of a ledger (claims.yaml).")
 @click.argument("ledger", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
@@ -850,6 +876,8 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
               help="The claims ledger (claims.yaml).")
 @output_file("--claims-out", "The claims recomputed (audit/claims.json).")
 @output_file("--scaling-out", "The scaling efficiencies (audit/scaling.json).")
+@click.option("--record-out", type=click.Path(dir_okay=False, path_type=Path),
+              help="The partners' record across rounds (audit/record.json), as `mlrepro record` gives it.")
 @click.option("--crosscheck", "crosschecks", nargs=2, multiple=True, metavar="PUBLISHED OUT",
               type=click.Path(dir_okay=False, path_type=Path),
               help="A published MLCommons table and where its crosscheck goes (repeatable).")
@@ -861,8 +889,9 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
 @params_option
 @printed_options("Output format of the report printed (one row per step).")
 @exit_zero
-def report_all(results, agreement, rejected, versions, superseded, validation, ledger, claims_out, scaling_out, crosschecks,
-               metrics_out, details_out, plot_data, output, params_path, fmt, quiet, verbose, exit_zero):
+def report_all(results, agreement, rejected, versions, superseded, validation, ledger, claims_out, scaling_out,
+               record_out, crosschecks, metrics_out, details_out, plot_data, output, params_path, fmt, quiet, verbose,
+               exit_zero):
     """Everything reported from a compared table (the DVC pipeline's report stage):
     metrics, claims, scaling, the crosscheck against each published table, then the
     HTML report of them and the data of `dvc plots`."""
@@ -873,7 +902,7 @@ def report_all(results, agreement, rejected, versions, superseded, validation, l
     paths = stage.Paths(results, agreement, rejected, versions, ledger, validation, claims_out, scaling_out,
                         metrics_out, details_out or metrics_out.with_suffix(""), output,
                         plot_data or output.parent / "deviation.csv", [tuple(pair) for pair in crosschecks],
-                        superseded)
+                        superseded, record_out)
     _guard({**paths.inputs(), "--params": params_path}, paths.outputs())
     report = stage.report_all(paths, p.reference_submitter, p.reference_vendor)
     if not quiet:

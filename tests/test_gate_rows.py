@@ -50,6 +50,7 @@ def test_a_check_the_schema_file_adds_is_applied_by_the_ingest(tmp_path, monkeyp
     finally:
         monkeypatch.delenv("MLREPRO_SCHEMAS")
         rules.clear_caches()
-    assert done.table.empty and {f.where.column for f in done.findings} == {"submitter"}
-    assert {f.expected for f in done.findings} == {"str_startswith('D')"}
+    refused = [f for f in done.findings if f.severity == "error"]   # beside AMD's host-count warnings
+    assert done.table.empty and {f.where.column for f in refused} == {"submitter"}
+    assert {f.expected for f in refused} == {"str_startswith('D')"}
     assert {d.codes for d in done.dispositions} == {"schema-violation"}

@@ -43,7 +43,10 @@ def table(path, rows: list[dict]):
 
 
 def row(line: int, **changes) -> dict:
-    return {**official()[1][line], **changes}
+    # AMD's v6.0 rows state 8 host processors per node on 2xEPYC systems (a warning of its
+    # own, held in test_explain); these tests are about names: the count is the system id's
+    host = {"host_processors_per_node": "2"} if line == AMD_OFFLINE else {}
+    return {**official()[1][line], **host, **changes}
 
 
 def published(tmp_path, rows: list[dict]):

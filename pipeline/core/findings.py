@@ -43,6 +43,7 @@ CODES: dict[str, str] = {
     "unregistered-name": "a published MLCommons table names a model or accelerator the registries lack (row kept, warning naming the registry entry to add)",
     "accelerator-count-disagrees": "a count stated in a system or accelerator name disagrees with the published count, which is kept (warning)",
     "label-mismatch": "a row's labels contradict its system id or each other (accelerator, accelerators per node, nodes, division): an error in a partner's file, a warning in a published table",
+    "description-contradicts-system-id": "a system description's host processor count contradicts the count the system id states (warning: the row is kept, the stated count is not taken as the system's)",
     "composition-assumed": "a published system of several accelerator types states no count per type: its accelerators are taken as shared evenly (warning)",
     "power-data-missing": "a power result or power-capped system without the power data or cap statement that backs the label",
     # submissions store

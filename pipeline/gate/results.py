@@ -30,7 +30,7 @@ from pipeline.store.manifests import MANIFEST, key_lines
 
 RESULT_KEYS = ("submitter", "system", "model", "scenario", "value", "units", "status")
 VERDICT_KEYS = ("verdict", "deviation_pct", "tolerance_pct", "reference_value", "reference_system",
-                "reference_source", "label", "reason")
+                "reference_source", "label", "reason", "differences")
 
 
 def check(report, root: Path, shown: str | None, pol: Policy, now, committed: clock.Clock | None = None) -> None:

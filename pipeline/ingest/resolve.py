@@ -516,3 +516,46 @@ def resolve_labels(system: str | None, system_name: str | None, accelerator: str
                     "(MLCommons' rule for the network division)", system_name or "<no system name>",
                     "a network-division result whose system is not named a network SUT"))
     return tuple(out)
+
+
+# a host processor count in a system id: 2xEPYC_9575F, 22xEPYC, 2xXeon-6980P
+_HOST_IN_ID = re.compile(r"(?:^|_)(\d+)[xX](EPYC|Xeon|Grace|Intel|AMD|ARM|CPU)", re.IGNORECASE)
+DESCRIPTION = ("host_processor", "host_processors_per_node", "framework", "operating_system",
+               "weight_data_types")
+
+
+@rules.cached(maxsize=4096)
+def resolve_description(host: str | None, host_count: str | None, framework: str | None,
+                        operating_system: str | None, weights: str | None, platform: str | None,
+                        nodes_text: str | None, published: bool = False):
+    """The system description as the input states it (each text kept as
+    given, None when not stated), and whether the host count contradicts
+    the system id (``8xMI355X_2xEPYC_9575F`` with 8 host processors per
+    node): a warning, in a published table and in a partner's file alike
+    (the reference vendor's own v6.0 files state it so: refusing them would
+    lose the reference), so the stated count is never taken as a fact of the
+    system. The id may count the whole cluster's hosts (``87xMI355X_22xEPYC``
+    on 11 nodes: 2 per node)."""
+    problems: list[Problem] = []
+    m = _HOST_IN_ID.search(platform or "")
+    stated = parse_count(host_count) if host_count else None
+    nodes = parse_count(nodes_text) if nodes_text else None
+    if m and stated is not None:
+        in_id = int(m.group(1))
+        if in_id not in (stated, stated * (nodes or 1)):
+            per_node = in_id // nodes if nodes and in_id % nodes == 0 else in_id
+            problems.append(("description-contradicts-system-id", "host_processors_per_node",
+                             f"{per_node} per node, as the system id {platform!r} states", host_count,
+                             "the host processor count contradicts the system id"
+                             + (" (kept as published)" if published else ""), "warning"))
+    return (host, host_count, framework, operating_system, weights), problems
+
+
+def host_count_in_id(platform: str | None, nodes: object = None) -> int | None:
+    """The host processors per node a system id states (``8xMI355X_2xEPYC_9575F``: 2;
+    ``87xMI355X_22xEPYC_9575F`` on 11 nodes: 2), None when it states none."""
+    m = _HOST_IN_ID.search(str(platform or ""))
+    if not m:
+        return None
+    count, n = int(m.group(1)), parse_count(str(nodes)) if nodes not in (None, "") else None
+    return count // n if n and count % n == 0 and count >= 2 * n else count

@@ -1,6 +1,6 @@
 """The canonical results table: its columns, its pandera schema, its files.
 
-The schema is data (``schemas/results.v2.yaml``; v1 stays as released); this module loads it once,
+The schema is data (``schemas/results.v3.yaml``; v1 and v2 stay as released); this module loads it once,
 builds frames in the schema's column order, and turns pandera's lazy failure
 table into findings so that no row disappears without a reason.
 """
@@ -28,8 +28,12 @@ COLUMNS = (
     "composition", "accelerators_per_node", "nodes", "total_accelerators", "model", "used_model",
     "scenario",
     "value", "units", "division", "availability", "status", "result_id", "source",
-    "submission_version",
+    "submission_version", "host_processor", "host_processors_per_node", "framework", "operating_system",
+    "weight_data_types",
 )
+# the system description (version 3): a table written before it reads with these empty
+DESCRIPTION = ("host_processor", "host_processors_per_node", "framework", "operating_system",
+               "weight_data_types")
 INT_COLUMNS = ("accelerators_per_node", "nodes", "total_accelerators")
 # what pandera imports, when installed, for a feature the pipeline does not use (pipeline/core/imports.py absent)
 PANDERA_UNUSED = ("hypothesis",)
@@ -161,11 +165,19 @@ class TableUnreadable(DataError):
             "file-unreadable", Source(Path(path).as_posix()), expected, found, "the table cannot be read"))
 
 
+def described(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table with the system description's columns, empty where it has none
+    (a version-2 table: every other column is as it was)."""
+    absent = [c for c in DESCRIPTION if c not in frame.columns]
+    return frame.assign(**{c: pd.Series(None, index=frame.index, dtype="object") for c in absent}) \
+        if absent else frame
+
+
 def read(path: str | Path) -> pd.DataFrame:
     """Read a canonical table from CSV or Parquet (by extension), unchecked
     (the pipeline's own outputs; :func:`load` checks)."""
     path = Path(path)
-    frame = read_frame(path, dtype=str, keep_default_na=False, na_values=[""])
+    frame = described(read_frame(path, dtype=str, keep_default_na=False, na_values=[""]))
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
         raise ConfigError(f"{path}: not a canonical results table (missing {missing})")
@@ -184,6 +196,7 @@ def load(path: str | Path) -> tuple[pd.DataFrame, list[Finding]]:
         frame = read_frame(path, dtype=str, keep_default_na=False, na_values=[""])
     except TableUnreadable as exc:
         return to_frame([]), [exc.finding]
+    frame = described(frame)
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
         return to_frame([]), [located("missing-column", Source(display, 1 if path.suffix != ".parquet" else None),

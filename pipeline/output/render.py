@@ -154,6 +154,8 @@ def gate_text(report, with_findings: bool = True) -> str:
         dev = signed_pct(r.get("deviation_pct"))
         lines.append(f"{r.get('verdict') or r['outcome']}: {_row_source(r)}{' ' + dev if dev else ''}"
                      + (f" [{r['label']}]" if r.get("label") == LABEL_UNVERIFIED else ""))
+        if r.get("verdict") == DEVIATES and r.get("differences"):
+            lines.append(f"  your system differs from the reference's: {r['differences']}")
     if any(r.get("label") == LABEL_UNVERIFIED for r in report.rows):
         lines.append(f"{LABEL_UNVERIFIED}: {UNVERIFIED_FOOTNOTE}")
     lines.append(gate_verdict(report))
@@ -342,6 +344,11 @@ def markdown(report, limit: int = 100) -> str:
                   _cell(quantity(r["value"], r.get("units"))), _cell(quantity(r["reference_value"], r.get("units"))),
                   _cell(signed_pct(r["deviation_pct"])), _cell(r.get("verdict") or r["outcome"]), _cell(_label(r))]
                  for r in results[:limit]]) + [""]
+        differing = [r for r in results[:limit] if r.get("verdict") == DEVIATES and r.get("differences")]
+        if differing:
+            out += ["### How a deviating result's system differs from the reference's", ""]
+            out += [f"- {escape.md_code(_row_source(r))} {escape.md_code(r['model'])} {escape.md_code(r['scenario'])} "
+                    f"({signed_pct(r['deviation_pct'])}): {escape.md_code(r['differences'])}" for r in differing] + [""]
     else:
         icon = "✅" if report.ok else "❌"
         out = [f"## {icon} mlrepro: {'passed' if report.ok else 'failed'}", ""]

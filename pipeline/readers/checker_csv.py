@@ -43,6 +43,12 @@ COLUMN_MAP = {
     "total_accelerators": ("total_accelerators",),
     "round": ("version",),
     "units": ("Units",),
+    # the system description (compare says how two systems differ by it)
+    "host_processor": ("host_processor_model_name",),
+    "host_processors_per_node": ("host_processors_per_node",),
+    "framework": ("framework",),
+    "operating_system": ("operating_system",),
+    "weight_data_types": ("weight_data_types",),
 }
 POWER_COLUMNS = {"power": "has_power", "power_data": "design_power_watts"}   # read when present
 

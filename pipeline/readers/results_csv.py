@@ -16,7 +16,9 @@ from pipeline.readers.csvfile import CsvFile, complete_rows, open_csv, single_ro
 NAME = "results-csv"
 REQUIRED = ("submitter", "system", "accelerator", "accelerators_per_node", "nodes", "model",
             "scenario", "value", "units", "division", "availability")
-OPTIONAL = ("total_accelerators", "result_id", "system_name", "round", "platform", "used_model")
+OPTIONAL = ("total_accelerators", "result_id", "system_name", "round", "platform", "used_model",
+            # the system description, as the checker's summary.csv names it
+            "host_processor", "host_processors_per_node", "framework", "operating_system", "weight_data_types")
 
 
 def sniff(header_line: str) -> bool:

@@ -42,6 +42,12 @@ KEY_MAP = {
     "value": "Performance_Result",
     "units": "Performance_Units",
     "round": "version",
+    # the system description (compare says how two systems differ by it)
+    "host_processor": "Processor",
+    "host_processors_per_node": "host_processors_per_node",
+    "framework": "Software",
+    "operating_system": "operating_system",
+    "weight_data_types": "weight_data_types",
 }
 # the total is derived from the platform id, a# and Nodes: its findings name the per-node count
 LAYOUT = Layout({**KEY_MAP, "total_accelerators": "a#", "power": "has_power", "power_data": "Power_Result"},

@@ -24,7 +24,7 @@ from pipeline.core.model import (AGREE, CHERRY_PICKED, DEVIATES, DOES_NOT_HOLD, 
 from pipeline.output.report.claims import figure, scope, verdict_label
 from pipeline.output.figures import count, number, signed_pct
 from pipeline.output.report.html import Cell, Table, footnote, unverified, verdict, wrap
-from pipeline.output.report.load import PARTNER, Data, claim_round, is_unverified
+from pipeline.output.report.load import ACROSS_ROUNDS, PARTNER, Data, claim_round, is_unverified
 from pipeline.output.report.sections import anchor
 from pipeline.output.report.validation import summary as validation_summary
 
@@ -105,7 +105,8 @@ def _claim_cells(claim: dict, round_: str, against_best: bool) -> list[Cell | st
         computed += f" <span class=\"nw\">({claim.get('within')} of {claim.get('compared')} within)</span>"
     # the round and the id, then what the claim covers (model variant, scenarios, accelerator)
     covers = f'<div class="scope">{escape(scope(claim))}</div>' if scope(claim) else ""
-    cells = [Cell(f'<a class="small" href="#{anchor(round_, "claims")}">{escape(round_)}</a> '
+    at = "record" if round_ == ACROSS_ROUNDS else anchor(round_, "claims")
+    cells = [Cell(f'<a class="small" href="#{at}">{escape(round_)}</a> '
                   f"<b>{escape(str(claim.get('id')))}</b>{covers}", str(claim.get("id")), "claim"),
              mark(f'<span class="nw">{escape(figure(claim, "claimed"))}</span>'), computed]
     if against_best:

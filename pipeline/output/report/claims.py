@@ -48,7 +48,7 @@ def scope(claim: dict) -> str:
 def comparator(claim: dict) -> str:
     """Who the subject was measured against, in a few words."""
     comp = claim.get("comparator")
-    if claim.get("kind") == "reproducibility":
+    if claim.get("kind") in ("reproducibility", "record"):
         within, compared = claim.get("within"), claim.get("compared")
         share = f"{within} of {compared} partner results within" if compared is not None else ""
         who = (comp or {}).get("submitter") if isinstance(comp, dict) else None

@@ -60,7 +60,8 @@ class Data:
         found |= {round_of({"source": s}) for s in self.rejected.get("source", [])}
         found |= {round_of(r) for r in self.scaling or []}
         found |= {claim_round(c, self.agreement) for c in self.claims or []}
-        return sorted((r for r in found if isinstance(r, str) and r), key=_round_key, reverse=True)
+        return sorted((r for r in found if isinstance(r, str) and r and r != ACROSS_ROUNDS), key=_round_key,
+                      reverse=True)
 
 
 def _round_key(name: str) -> tuple:
@@ -139,6 +140,9 @@ def round_of(row: dict) -> str:
 _NOTE_RESULT = re.compile(r"^(?:not compared: )?(\S+) (\S+) (\S+) (\S+?):")
 
 
+ACROSS_ROUNDS = "every round"   # a record claim's: judged on every round, shown with the record
+
+
 def claim_round(claim: dict, agreement: pd.DataFrame) -> str:
     """The round of the results a claim used. A reproducibility claim names no
     subject: its round is its scope's (claims.json), else that of the partner
@@ -147,6 +151,8 @@ def claim_round(claim: dict, agreement: pd.DataFrame) -> str:
     found = round_of(claim)
     if found != NO_ROUND:
         return found
+    if claim.get("kind") == "record":   # every round: shown with the partners' record
+        return ACROSS_ROUNDS
     scope = claim.get("scope")
     if isinstance(scope, dict) and scope.get("round"):
         return str(scope["round"])
