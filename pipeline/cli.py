@@ -40,11 +40,12 @@ STATUS_CHOICE = click.Choice([s.code for s in STATUSES])
 SUBMIT_STATUS_CHOICE = click.Choice([AUTO, *(s.code for s in STATUSES)])
 
 # `mlrepro --help`: what users run, in the order of their journeys; then the DVC pipeline's stages
-USER_COMMANDS = ("submit", "validate", "gate", "compare", "claims", "scaling", "crosscheck", "report", "audit",
-                 "ingest")
+USER_COMMANDS = ("submit", "validate", "gate", "compare", "claims", "record", "scaling", "crosscheck", "report",
+                 "audit", "ingest")
 STAGES = (  # (command, the stage it is)
     ("ingest-all", "the ingest stage: every submission into the canonical table"),
     ("compare", "with --verified-dir and --post-deadline-dir: the compare stage"),
+    ("superseded", "the superseded stage: superseded versions judged, apart"),
     ("audit", "the audit stage: Great Expectations over the two sets"),
     ("report-all", "the report stage: metrics, claims, scaling, the HTML report"),
     ("partition", "the compare stage's split alone (verified, post-deadline)"),
@@ -375,7 +376,8 @@ RESULT_COLUMNS = ("status", "round", "submitter", "accelerator", "system", "mode
 
 @cli.command(short_help="Read submissions or raw files into the canonical results table.")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--status", type=STATUS_CHOICE, help="Status of raw files (manifests carry their own).")
+@click.option("--status", type=STATUS_CHOICE,
+              help="Status of raw files (manifests carry their own; a table in published/ is verified unless told).")
 @click.option("--rejected-out", type=click.Path(dir_okay=False, path_type=Path),
               help="CSV of rejected and excluded rows.")
 @click.option("--findings-out", type=click.Path(dir_okay=False, path_type=Path), help="JSON of all findings.")
@@ -539,11 +541,43 @@ def ingest_all(root, rejected_out, findings_out, versions_out, cache, fmt, outpu
     _finish(report, fmt, output, quiet, verbose, exit_zero_flag=exit_zero)
 
 
+@cli.command(short_help="The superseded stage: the verdicts of superseded versions, kept apart.")
+@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--results", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="The canonical table (data/results.parquet): the references judged against.")
+@click.option("--versions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="The versions table of the ingest stage (data/versions.csv).")
+@click.option("--tolerance-pct", type=float, help="Agreement tolerance (default: compare.tolerance_pct "
+                                                   "in the parameters).")
+@reference_option
+@params_option
+@output_options("the superseded results with their verdicts (CSV)")
+@exit_zero
+def superseded(root, results, versions, tolerance_pct, reference_submitter, params_path, fmt, output, quiet,
+               verbose, exit_zero):
+    """Read each superseded version of a submissions ROOT (versions.csv: used false)
+    and judge its results against today's references, apart from the current
+    verdicts: which version superseded each, and whether it withdrew it (with the
+    manifest's reason), replaced it or left it out; -o superseded.csv writes them."""
+    from pipeline.analyses.superseded import judge_superseded
+    from pipeline.core import params
+    from pipeline.ingest import table
+
+    _guard({"ROOT": root, "--results": results, "--versions": versions, "--params": params_path},
+           {"--output": output})
+    p = params.compare(params_path, tolerance_pct, reference_submitter)
+    report = judge_superseded(_rules(), root, table.read(results),
+                              table.read_frame(versions, dtype=str, keep_default_na=False),
+                              p.tolerance_pct, p.reference_submitter, p.reference_vendor)
+    _finish(report, fmt, output, quiet, verbose, exit_zero_flag=exit_zero)
+
+
 # ---- gate and report ----------------------------------------------------------------------
 
 @cli.command(short_help="Judge a pull request's new versions with the base's policy.")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--base", help="Git ref whose merge base with HEAD is the base (default: "
+@click.option("--base", help="Git ref of the base branch: the change since its merge base with HEAD is "
+                             "judged merged into its tip, with the tip's policy (default: "
                              "origin/$GITHUB_BASE_REF when set, else origin/HEAD, else main, else master).")
 @click.option("--root", type=click.Path(path_type=Path), default=Path("submissions"),
               show_default=True, help="Submissions root.")
@@ -589,6 +623,9 @@ def gate(paths, base, root, params_path, allow_maintenance, worktree, outputs, f
 
 def report_inputs(f):
     """RESULTS and the tables the HTML report reads beside it."""
+    f = click.option("--superseded", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                     help="The superseded versions' results with their verdicts (data/superseded.csv of "
+                          "`mlrepro superseded`): the report shows them and each withdrawal.")(f)
     f = click.option("--versions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
                      help="Submission versions, used or superseded (data/versions.csv).")(f)
     f = click.option("--rejected", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
@@ -624,8 +661,8 @@ def report_outputs(stdout: bool):
 @report_outputs(stdout=True)
 @params_option
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
-def report(results, agreement, rejected, versions, scaling, claims, validation, data_docs, plot_data, output,
-           params_path, quiet):
+def report(results, agreement, rejected, versions, superseded, scaling, claims, validation, data_docs, plot_data,
+           output, params_path, quiet):
     """Write the human report RESULTS -> one offline HTML file with tables and inline SVG plots."""
     from pipeline.core import params
     from pipeline.output import report as report_mod
@@ -634,11 +671,11 @@ def report(results, agreement, rejected, versions, scaling, claims, validation, 
     if plot_data is None and not to_stdout:
         plot_data = output.parent / "deviation.csv"
     _guard({"RESULTS": results, "--agreement": agreement, "--rejected": rejected, "--versions": versions,
-            "--scaling": scaling, "--claims": claims, "--validation": validation, "--params": params_path},
+            "--superseded": superseded, "--scaling": scaling, "--claims": claims, "--validation": validation, "--params": params_path},
            {"--output": output, "--plot-data": plot_data})
     vendor = params.compare(params_path).reference_vendor   # partners: results on this vendor's accelerators
     doc = report_mod.build(_rules(), report_mod.Inputs(results, agreement, rejected, versions, scaling,
-                                             claims, data_docs, validation, vendor), output)
+                                                       claims, data_docs, validation, vendor, superseded), output)
     if to_stdout:
         click.echo(doc.html, nl=False)
     else:
@@ -719,6 +756,32 @@ def scaling(results, reference_submitter, params_path, only_verdict, only_submit
     report.findings[:0] = found
     report = filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
     _finish(report, fmt, output, quiet, verbose, SCALING_COLUMNS)
+
+
+RECORD_COLUMNS = ("submitter", "accelerator", "round", "compared", "agree", "deviates", "no_reference",
+                  "worst_deviation_pct")
+
+
+@cli.command(short_help="Each partner's agreement across rounds and generations.")
+@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--tolerance-pct", type=float, help="Agreement tolerance (default: compare.tolerance_pct "
+                                                   "in the parameters).")
+@reference_option
+@params_option
+@output_options("the record (a row per partner, accelerator generation and round)")
+def record(results, tolerance_pct, reference_submitter, params_path, fmt, output, quiet, verbose):
+    """Each partner's record: per accelerator generation and round, its verified results
+    compared with the reference, how many within the tolerance, and the worst deviation
+    (a row per partner and generation over every round too)."""
+    from pipeline.analyses import record as record_mod
+    from pipeline.core import params
+
+    p = params.compare(params_path, tolerance_pct, reference_submitter)
+    _guard({"RESULTS": results, "--params": params_path}, {"--output": output})
+    frame, found = _load_table(results)
+    report = record_mod.partner_record(_rules(), frame, p.tolerance_pct, p.reference_submitter, p.reference_vendor)
+    report.read_findings = found
+    _finish(report, fmt, output, quiet, verbose, RECORD_COLUMNS)
 
 
 @cli.command(short_help="Recompute the claims of a ledger (claims.yaml).")
@@ -833,6 +896,8 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
               help="The claims ledger (claims.yaml).")
 @output_file("--claims-out", "The claims recomputed (audit/claims.json).")
 @output_file("--scaling-out", "The scaling efficiencies (audit/scaling.json).")
+@click.option("--record-out", type=click.Path(dir_okay=False, path_type=Path),
+              help="The partners' record across rounds (audit/record.json), as `mlrepro record` gives it.")
 @click.option("--crosscheck", "crosschecks", nargs=2, multiple=True, metavar="PUBLISHED OUT",
               type=click.Path(dir_okay=False, path_type=Path),
               help="A published MLCommons table and where its crosscheck goes (repeatable).")
@@ -844,8 +909,9 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
 @params_option
 @printed_options("Output format of the report printed (one row per step).")
 @exit_zero
-def report_all(results, agreement, rejected, versions, validation, ledger, claims_out, scaling_out, crosschecks,
-               metrics_out, details_out, plot_data, output, params_path, fmt, quiet, verbose, exit_zero):
+def report_all(results, agreement, rejected, versions, superseded, validation, ledger, claims_out, scaling_out,
+               record_out, crosschecks, metrics_out, details_out, plot_data, output, params_path, fmt, quiet, verbose,
+               exit_zero):
     """Everything reported from a compared table (the DVC pipeline's report stage):
     metrics, claims, scaling, the crosscheck against each published table, then the
     HTML report of them and the data of `dvc plots`."""
@@ -855,7 +921,8 @@ def report_all(results, agreement, rejected, versions, validation, ledger, claim
     p = params.compare(params_path)
     paths = stage.Paths(results, agreement, rejected, versions, ledger, validation, claims_out, scaling_out,
                         metrics_out, details_out or metrics_out.with_suffix(""), output,
-                        plot_data or output.parent / "deviation.csv", [tuple(pair) for pair in crosschecks])
+                        plot_data or output.parent / "deviation.csv", [tuple(pair) for pair in crosschecks],
+                        superseded, record_out)
     _guard({**paths.inputs(), "--params": params_path}, paths.outputs())
     report = stage.report_all(_rules(), paths, p.reference_submitter, p.reference_vendor)
     if not quiet:

@@ -1,5 +1,5 @@
 """Temporary git repositories for the tests that need real commits and a base
-ref (the gate's versioning rules, policy from the base, the commit clock)."""
+ref (the gate's versioning rules, policy from the base, the visibility record)."""
 
 from __future__ import annotations
 

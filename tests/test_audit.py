@@ -172,8 +172,9 @@ def test_the_data_docs_site_is_byte_identical_across_runs(sets, clean_audit, tmp
 
 # ---- the Data Docs: offline, with the time of the data -----------------------------------
 
-# The newest submitted_at of the versions the shipped sets hold (v6.0 AMD v2, post-deadline).
-DATA_TIME = "2026-03-20 12:00:00 UTC"
+# The newest submitted_at of the versions the shipped sets hold (the v6.1 versions, at the
+# round's estimated deadline 2026-07-31T13:00:00-07:00).
+DATA_TIME = "2026-07-31 20:00:00 UTC"
 
 
 def _validations_table(index: str) -> str:
@@ -202,10 +203,10 @@ def test_the_data_docs_index_lists_the_validations_without_scripts(clean_audit):
 def test_the_data_docs_show_the_time_of_the_data_and_validation_json_stays_pinned(clean_audit, sets, tmp_path):
     _, _, out = clean_audit
     pages = sorted((out / "data_docs" / "validations").rglob("*.html"))
-    assert len(pages) == 3 and all("/20260320T120000.000000Z/" in p.as_posix() for p in pages)
+    assert len(pages) == 3 and all("/20260731T200000.000000Z/" in p.as_posix() for p in pages)
     for page in pages:
         text = page.read_text(encoding="utf-8")
-        assert re.search(r">Run Time</div></td><td[^>]*><div[^>]*>2026-03-20T12:00:00Z<", text), page
+        assert re.search(r">Run Time</div></td><td[^>]*><div[^>]*>2026-07-31T20:00:00Z<", text), page
     for page in (out / "data_docs").rglob("*.html"):
         text = page.read_text(encoding="utf-8")
         assert "2000-01-01" not in text and "20000101" not in text, page

@@ -575,9 +575,10 @@ def test_the_top_level_help_lists_the_users_commands_first_and_the_stages_apart(
     text = run("--help", expect=0).stdout
     commands, stages = text.split("\nCommands:\n", 1)[1].split("\nPipeline stages", 1)
     assert [line.split()[0] for line in commands.strip().splitlines()] == [
-        "submit", "validate", "gate", "compare", "claims", "scaling", "crosscheck", "report", "audit", "ingest"]
+        "submit", "validate", "gate", "compare", "claims", "record", "scaling", "crosscheck", "report", "audit",
+        "ingest"]
     listed = [line.split()[0] for line in stages.split("Exit codes:")[0].splitlines()[1:] if line.strip()]
-    assert listed == ["ingest-all", "compare", "audit", "report-all", "partition", "metrics"]
+    assert listed == ["ingest-all", "compare", "superseded", "audit", "report-all", "partition", "metrics"]
     assert set(COMMANDS) <= set(listed) | {line.split()[0] for line in commands.strip().splitlines()}
 
 

@@ -160,7 +160,8 @@ def test_the_ingest_cache_changes_no_byte(tmp_path):
     again = _ingest_all(root, tmp_path / "again", cache)
     assert json.loads(again.pop("cache")) == {"submitters_read": 1, "submitters_cached": count - 1}
     findings = json.loads(again["findings.json"])
-    assert [f["code"] for f in findings] == ["bad-version-folder"]
+    # beside the shipped warnings (AMD's v6.0 host counts), only the stray folder's finding
+    assert [f["code"] for f in findings if f["code"] != "description-contradicts-system-id"] == ["bad-version-folder"]
     assert again == {k: v for k, v in _ingest_all(root, tmp_path / "nocache", None).items() if k != "cache"}
     assert len(list(cache.iterdir())) == count     # the old Dell entry is pruned
 

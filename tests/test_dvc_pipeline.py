@@ -2,7 +2,7 @@
 project's tracked files (a fresh clone, with the project's .venv beside it as
 `make install` would leave it).
 
-- the stages are the mission's steps (ingest, compare, audit, report): the
+- the stages are the mission's steps (ingest, compare, superseded, audit, report): the
   verified and post-deadline sets are outputs of compare and inputs of the
   audit, and every file a stage's command names is a dependency or an output;
 - `dvc repro` run as `.venv/bin/dvc repro` with a PATH lacking .venv/bin
@@ -38,7 +38,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 DVC = str(BIN / "dvc")
-STAGES = {"ingest", "compare", "audit", "report"}
+STAGES = {"ingest", "compare", "superseded", "audit", "report"}
 # A PATH with no trace of the project's virtual environment.
 BARE_PATH = os.pathsep.join(p for p in ("/usr/local/bin", "/usr/bin", "/bin") if Path(p).is_dir())
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
@@ -107,7 +107,7 @@ def built(tmp_path_factory) -> tuple[Path, dict[str, bytes]]:
     project = make_project(tmp_path_factory.mktemp("first") / "project")
     first = _run([DVC, "repro"], project)
     assert _ran(first.stdout) == STAGES, first.stdout
-    assert "submitters_read=31, submitters_cached=0" in first.stdout
+    assert "submitters_read=42, submitters_cached=0" in first.stdout
     return project, output_bytes(project)
 
 
@@ -165,10 +165,10 @@ def test_a_fresh_run_builds_everything_leaves_git_clean_and_a_second_is_a_noop(b
     for out in ("data/results.parquet", "data/agreement.csv", "results/verified/results.csv",
                 "results/post_deadline/results.csv", "metrics.json", "audit/claims.json",
                 "audit/scaling.json", "audit/validation.json", "reports/index.html",
-                "audit/crosscheck/v5.1.json", "audit/crosscheck/v6.0.json"):
+                "audit/crosscheck/v5.1.json", "audit/crosscheck/v6.0.json", "audit/crosscheck/v6.1.json"):
         assert out in first, out
     assert not (project / "audit" / "data_docs").exists()
-    for round_ in ("v5.1", "v6.0"):   # every shipped verified result is the published one
+    for round_ in ("v5.1", "v6.0", "v6.1"):   # every shipped verified result is the published one
         summary = json.loads((project / f"audit/crosscheck/{round_}.json").read_text())["summary"]
         assert summary["checked"] > 0 and summary["differs"] == summary["not-published"] == 0, summary
     verified = pd.read_csv(project / "results/verified/results.csv")
@@ -268,7 +268,7 @@ def test_a_changed_input_or_parameter_is_seen_by_every_stage_that_reads_it(built
 
 def test_one_new_version_rereads_one_partner_and_a_new_submitter_needs_no_edit(built):
     """Vultr sends v2 and Lenovo, never seen before, its first submission:
-    the next run reads those two submitters only (15 from the cache) and
+    the next run reads those two submitters only (the other 41 from the cache) and
     reruns what depends on the table; nothing else is edited."""
     project, _ = built
     source = project / "submissions/v5.1/Vultr/v1/results.csv"
@@ -280,15 +280,17 @@ def test_one_new_version_rereads_one_partner_and_a_new_submitter_needs_no_edit(b
     for path, submitter in ((changed, "Vultr"), (newcomer, "Lenovo")):
         _run([project / "bin/mlrepro", "submit", path, "--submitter", submitter, "--round", "v5.1",
               "--status", "verified", "--submitted-at", "2025-07-31T10:00:00+00:00", "--force"], project)
-    # ingest counts a version from when it entered the branch (pipeline/clock.py): merged in time
-    when = ("GIT_AUTHOR_DATE=2025-07-31T12:00:00Z", "GIT_COMMITTER_DATE=2025-07-31T12:00:00Z")
-    git = ["env", *when, "git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    # ingest counts a version from when the visibility record saw it on main (pipeline/store/clock.py):
+    # merged in time, as the regenerate workflow's record job appends it
+    with open(project / "record/visible.yaml", "a", encoding="utf-8") as record:
+        record.write("  'v5.1/Lenovo/v1': '2025-07-31T12:00:00Z'\n  'v5.1/Vultr/v2': '2025-07-31T12:00:00Z'\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
     _run([*git, "add", "-A"], project)
     _run([*git, "commit", "-qm", "Vultr v2 and Lenovo v1, merged before the deadline"], project)
     third = _run([DVC, "repro"], project)
     ran = _ran(third.stdout)
     assert ran == STAGES
-    assert "submitters_read=2, submitters_cached=30" in third.stdout
+    assert "submitters_read=2, submitters_cached=41" in third.stdout
     agreement = pd.read_csv(project / "data/agreement.csv")
     vultr_server = agreement[(agreement["submitter"] == "Vultr") & (agreement["scenario"] == "Server")]
     assert set(vultr_server["verdict"]) == {"agree"}
@@ -308,7 +310,7 @@ def test_an_experiment_with_another_tolerance_runs(built):
     project, _ = built
     _run([DVC, "repro"], project)
     exp = _run([DVC, "exp", "run", "-S", "compare.tolerance_pct=5"], project)
-    assert _ran(exp.stdout) == {"compare", "report"}
+    assert _ran(exp.stdout) == {"compare", "superseded", "report"}
     assert json.loads((project / "data/agreement_summary.json").read_text())["tolerance_pct"] == 5
     assert "Experiment results" in exp.stdout or "Ran experiment" in exp.stdout, exp.stdout
 

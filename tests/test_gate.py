@@ -200,7 +200,7 @@ def test_markdown_summary_for_the_step_summary(repo):
     assert done.returncode == 1
     text = done.stdout
     assert text.startswith("## ❌ mlrepro gate: failed")
-    assert "| v9.9/Dell/v2 | 1 | 0 | 1 | 0 | 0 | 1 |" in text
+    assert "| `v9.9/Dell/v2` | 1 | 0 | 1 | 0 | 0 | 1 |" in text
     assert "| -20.22% | deviates | unverified† |" in text
     assert "† unverified: Result not verified by MLCommons Association." in text
 
@@ -343,10 +343,10 @@ def test_a_path_that_is_not_a_version_folder_is_a_usage_error(repo):
 # ---- renderers -------------------------------------------------------------------------
 
 def test_github_escaping():
-    from pipeline.output.render import _escape_data, _escape_property
+    from pipeline.core.escape import gh_data, gh_property
 
-    assert _escape_data("100% done\r\nnext") == "100%25 done%0D%0Anext"
-    assert _escape_property("a:b,c%") == "a%3Ab%2Cc%25"
+    assert gh_data("100% done\r\nnext") == "100%25 done\\r\\nnext"    # shown, never a new command
+    assert gh_property("a:b,c%") == "a%3Ab%2Cc%25"
 
 
 # ---- speed -----------------------------------------------------------------------------

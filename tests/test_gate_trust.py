@@ -83,7 +83,7 @@ RIDERS = {
     "bin/mlrepro": _file("bin/mlrepro"), "Makefile": _file("Makefile"), ".dvc/config": _file(".dvc/config"),
     "claims.yaml": _file("claims.yaml"), ".ci/run": _file(".ci/run"), "tests/": _file("tests/test_x.py"),
     "a new top-level file": _file("NOTES.md"), ".gitattributes": _file(".gitattributes"),
-    ".gitattributes in the version": _file(f"{DELL_V2}/.gitattributes"),
+    ".gitattributes in the version": _file(f"{DELL_V2}/.gitattributes", "file-not-allowed"),
     ".gitattributes in a round": _file(f"submissions/{ROUND}/.gitattributes"),
     "metrics/": _file(f"metrics/{ROUND}/verified.json", "generated-file-edited"),
     "dvc.lock": _file("dvc.lock", "generated-file-edited"),
@@ -108,7 +108,8 @@ def test_anything_riding_along_with_a_submission_fails_even_with_the_label(repo)
         change = [f for f in doc["findings"] if f["code"] not in ("unlisted-file", "deviates-from-reference")]
         assert {(f["code"], f["file"]) for f in change} == expected
         assert len(change) == len(expected)                                        # one finding per path
-        assert all(f["severity"] == "error" and "together with a submission" in f["message"] for f in change)
+        assert all(f["severity"] == "error" for f in change)
+        assert all("together with a submission" in f["message"] for f in change if f["code"] != "file-not-allowed")
 
 
 def test_a_maintenance_change_needs_the_label_and_passes_alone_with_it(repo):

@@ -44,7 +44,10 @@ def table(path, rows: list[dict]):
 
 
 def row(line: int, **changes) -> dict:
-    return {**official()[1][line], **changes}
+    # AMD's v6.0 rows state 8 host processors per node on 2xEPYC systems (a warning of its
+    # own, held in test_explain); these tests are about names: the count is the system id's
+    host = {"host_processors_per_node": "2"} if line == AMD_OFFLINE else {}
+    return {**official()[1][line], **host, **changes}
 
 
 def published(tmp_path, rows: list[dict], rules=RULES):
@@ -101,7 +104,8 @@ def test_a_category_is_never_a_benchmark_id(tmp_path):
     assert "category" in report.findings[1].message
 
 
-@pytest.mark.parametrize("path", [TABLE, REAL / "v5.1-checker-summary.csv", REAL / "v4.1-summary_results.json",
+@pytest.mark.parametrize("path", [TABLE, REPO / "published" / "v6.1" / "summary.csv",
+                                  REAL / "v5.1-checker-summary.csv", REAL / "v4.1-summary_results.json",
                                   REAL / "v5.1-summary_results.json", REPO / "published" / "v5.1" / "summary_results.json"])
 def test_every_shipped_table_ingests_with_no_rejected_row_and_no_category_as_model(path):
     report = ingest(RULES, [path], status="verified", published=True)
@@ -199,6 +203,27 @@ def test_a_system_that_mixes_vendors_is_excluded_for_mixed_vendors(tmp_path):
     [verdict] = compare_mod.compare(RULES, report.table, 4.0, "AMD", "AMD").table.to_dict("records")
     assert verdict["verdict"] == "excluded"
     assert verdict["reason"] == "mixed vendors: B200+MI355X combines AMD and NVIDIA parts, not a AMD system"
+
+
+def test_counts_written_as_nodes_of_a_type_are_that_many_of_it(tmp_path):
+    """v6.1's heterogeneous cluster: ``(x2x8)`` is 2 nodes of 8, so 16 of the type."""
+    mixed = "AMD Instinct MI300X 192GB HBM3 (x2x8) and AMD Instinct MI325X 256GB HBM3e (x2x8)"
+    rows = [row(SUPERMICRO_OFFLINE, accelerator_model_name=mixed, Platform="2x8xMI325X_2x8xMI300X",
+                number_of_nodes="4", total_accelerators="32")]
+    for report in (published(tmp_path / "published", rows), sealed(tmp_path / "partner", rows)):
+        assert not report.findings and not report.dispositions
+        assert tuple(report.table[["accelerator", "composition"]].values[0]) == ("MI300X+MI325X",
+                                                                                 "MI300X:16,MI325X:16")
+        assert report.table["total_accelerators"].tolist() == [32]
+
+
+@pytest.mark.parametrize(("name", "part", "vendor"), [
+    ("AMD Instinct MI350P", "MI350P", "AMD"), ("AMD Radeon 8060S Graphics", "Radeon-8060S", "AMD"),
+    ("NVIDIA VR200", "VR200", "NVIDIA"), ("Intel(R) Arc(TM) Pro B70", "Arc-Pro-B70", "Intel"),
+    ("Intel Arc Pro B70", "Arc-Pro-B70", "Intel"), ("AMD Instinct MI350X 288GB HBM3e", "MI350X", "AMD")])
+def test_the_parts_v61_names_are_registered(name, part, vendor):
+    [found] = composition.parts_in_name(name)
+    assert (found.name, found.registered, found.vendor) == (part, True, vendor)
 
 
 def test_several_types_without_counts_are_shared_in_a_published_table_and_refused_in_a_partners(tmp_path):

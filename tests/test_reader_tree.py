@@ -107,6 +107,76 @@ def test_a_stated_round_judges_the_tree_by_its_rules():
     assert all("wrong-seed" in d.codes for d in result.dispositions)
 
 
+# ---- the real v6.1 tree of the reference vendor -------------------------------------------
+
+TREE61 = SHARED / "v6.1-submission-tree"
+PUBLISHED61 = Path(__file__).resolve().parent.parent / "published" / "v6.1" / "summary.csv"
+# The results the cut-down tree cannot give, and why (tests/real/PROVENANCE.md)
+UNREADABLE61 = {
+    **{("8xMI355X_2xEPYC_9575F", "llama2-70b-99.9", s): ("compliance-missing", "TEST06")
+       for s in ("Offline", "Server", "Interactive")},
+    **{(system, "dlrm-v3", s): ("missing-file", DETAIL)
+       for system in ("8xMI350X_2xEPYC_9575F", "8xMI355X_2xEPYC_9575F") for s in ("Offline", "Server")},
+}
+
+
+@pytest.fixture(scope="module")
+def real_read61():
+    return tree.read(TREE61, "v6.1-tree")
+
+
+def _published61() -> dict[tuple, dict]:
+    import csv
+    import io
+
+    text = PUBLISHED61.read_text(encoding="utf-8")
+    return {(r["Organization"], r["Platform"], r["Model"], r["Scenario"], r["Division"]): r
+            for r in csv.DictReader(io.StringIO(text, newline=""))}
+
+
+def test_every_readable_v61_result_equals_the_published_value(real_read61):
+    assert real_read61.round == "v6.1"     # known from the round's seeds
+    published = _published61()
+    closed = {k for k in published if k[0] == "AMD" and k[4] == "closed"}
+    assert len(closed) == 15
+    read = {}
+    for r in real_read61.records:
+        f = r.fields
+        key = (f["submitter"], f["system"], f["model"], f["scenario"], f["division"])
+        read[key] = r
+        row = published[key]
+        assert float(f["value"]) == float(row["Result"]), key
+        assert f["units"] == row["Units"], key
+        assert f["accelerator"] == row["accelerator_model_name"], key
+        assert int(f["nodes"]) == int(row["number_of_nodes"]), key
+    assert len(read) == 8
+    # every closed AMD result is read or accounted for, none twice
+    rejected = {tuple(d.source.split("/results/", 1)[1].split("/")[:3]) for d in real_read61.dispositions}
+    assert {k[1:4] for k in read} | rejected == {k[1:4] for k in closed}
+    assert not {k[1:4] for k in read} & rejected
+
+
+def test_the_v61_results_the_cut_down_tree_cannot_give_are_located_findings(real_read61):
+    assert len(real_read61.dispositions) == len(UNREADABLE61) == 7
+    for d in real_read61.dispositions:
+        system, model, scenario = d.source.split("/results/", 1)[1].split("/")[:3]
+        code, missing = UNREADABLE61[(system, model, scenario)]
+        assert d.outcome == "rejected" and d.codes == code, d.source
+        [finding] = [f for f in real_read61.findings if f.code == code
+                     and f"/{system}/{model}/{scenario}/" in f.file]
+        assert finding.severity == "error" and finding.file.endswith(f"{system}/{model}/{scenario}/{missing}")
+    assert not [f for f in real_read61.findings if f.severity == "error" and f.code not in
+                {"compliance-missing", "missing-file"}]
+
+
+def test_the_v61_cluster_keeps_its_nine_nodes(real_read61):
+    [offline] = [r for r in real_read61.records if r.fields["system"] == "9x8xMI355X_2xEPYC_9575F"
+                 and r.fields["scenario"] == "Offline"]
+    assert (offline.fields["nodes"], offline.fields["accelerators_per_node"]) == ("9", "8")
+    assert offline.place("value") == offline.where.at(key="result_tokens_per_second")
+    assert offline.source.file.endswith(f"9x8xMI355X_2xEPYC_9575F/gpt-oss-120b/Offline/{DETAIL}")
+
+
 # ---- mutated copies of the real tree --------------------------------------------------
 
 @pytest.fixture(scope="module")

@@ -121,8 +121,9 @@ def _unseen_table(path: Path) -> Path:
     amd, hpe = rows[16], rows[248]
     new = {"accelerator_model_name": "AMD Instinct MI400X 432GB HBM4", "version": "v9.9"}
     table = [
+        # AMD's v6.0 row states 8 host processors per node (a warning of its own): here, the system id's 2
         {**amd, **new, "Platform": "8xMI400X_2xEPYC_9575F", "MlperfModel": "llm", "Model": "llama2-70b-99.9",
-         "Result": "200000.0"},
+         "Result": "200000.0", "host_processors_per_node": "2"},
         {**hpe, **new, "Platform": "HPE_ProLiant_XD785_MI400X_432GBx8", "MlperfModel": "llama2-70b-99.9",
          "Model": "Text Generation", "Result": "196000.0"},
         {**hpe, **new, "Platform": "HPE_ProLiant_XD785_MI400X_432GBx16", "number_of_nodes": "2",

@@ -379,7 +379,7 @@ def test_a_manifest_may_list_withdrawals(root, tmp_path):
         "verified", "--root", root, "--withdraw", "no-reason-given", expect=2)
 
 
-# ---- the clock: when a version became visible (git first-parent history) --------------------
+# ---- the clock: when a version became visible (the project's visibility record) ----------------
 
 def _git_root(tmp_path):
     from gitrepo import init
@@ -390,38 +390,80 @@ def _git_root(tmp_path):
     return repo, root
 
 
-def test_ingest_reads_the_commit_time_of_a_version(tmp_path):
+def _record(repo, entries: dict | None = None) -> None:
+    """The visibility record as the regenerate workflow appends it (one line per version)."""
+    path = repo / "record" / "visible.yaml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("schema_version: 1\nversions:\n"
+                    + "".join(f"  '{k}': '{v}'\n" for k, v in (entries or {}).items()))
+
+
+def test_ingest_dates_a_version_by_the_visibility_record(tmp_path):
     from gitrepo import commit
 
     repo, root = _git_root(tmp_path)
     submit(root, DATA / "results-dell.csv")                   # declared 2026-02-20, deadline 2026-02-27
-    commit(repo, "Dell v1, committed in time", when="2026-02-21T00:00:00Z")
+    _record(repo, {"v6.0/Dell/v1": "2026-02-21T00:00:00Z"})
+    commit(repo, "Dell v1, seen on main in time")
     doc = run_json("validate", root, expect=0)
     assert doc["summary"]["verified"] == doc["summary"]["accepted"] > 0
 
     submit(root, DATA / "results-dell.csv")                   # v2: same declared date ...
-    commit(repo, "Dell v2, committed after the deadline", when="2026-03-05T00:00:00Z")
+    _record(repo, {"v6.0/Dell/v1": "2026-02-21T00:00:00Z", "v6.0/Dell/v2": "2026-03-05T00:00:00Z"})
+    commit(repo, "Dell v2, seen on main after the deadline", when="2026-02-22T00:00:00Z")
     doc = run_json("validate", root, expect=1)
     [late] = [f for f in doc["findings"] if f["code"] == "verified-after-deadline"]
     assert late["file"] == f"{root.as_posix()}/v6.0/Dell/v2/manifest.yaml"
-    assert late["found"].startswith("2026-03-05T00:00:00+00:00 (visible: committed in ")
+    assert late["found"] == ("2026-03-05T00:00:00+00:00 (visible: recorded in record/visible.yaml; "
+                             "declared 2026-02-20T10:00:00+00:00)")
     assert doc["summary"]["verified"] > 0 and doc["summary"]["post_deadline"] > 0   # v1 stays verified
 
 
-def test_a_merge_counts_from_when_it_entered_first_parent_history(tmp_path):
+def test_a_back_dated_fast_forward_is_not_verified_when_the_record_does_not_hold_it(tmp_path):
+    """A partner's branch commits a verified version with commit dates before
+    the deadline; main fast-forwards to it, so the commit that brought the
+    manifest into main's first-parent history is the partner's own. The
+    record (the project's, not the partner's) has no entry: visible now,
+    post-deadline, in validate and in the DVC pipeline's ingest-all."""
     from gitrepo import commit, git
 
     repo, root = _git_root(tmp_path)
-    (repo / "README").write_text("x\n")
+    _record(repo)
     commit(repo, "start", when="2026-01-10T00:00:00Z")
     git(repo, "checkout", "-q", "-b", "partner")
     submit(root, DATA / "results-dell.csv")
-    commit(repo, "Dell v1 on a branch, in time", when="2026-02-21T00:00:00Z")
+    commit(repo, "Dell v1, 'in time'", when="2026-02-21T00:00:00Z")
     git(repo, "checkout", "-q", "main")
-    git(repo, "merge", "-q", "--no-ff", "partner", "-m", "merge Dell v1 late", when="2026-03-02T00:00:00Z")
+    git(repo, "merge", "-q", "--ff-only", "partner")
+    assert git(repo, "log", "-1", "--format=%cI", "main").strip() == "2026-02-21T00:00:00+00:00"
     doc = run_json("validate", root, expect=1)
-    assert [f["code"] for f in doc["findings"]] == ["verified-after-deadline"]
-    assert "2026-03-02T00:00:00+00:00" in doc["findings"][0]["found"]
+    [late] = [f for f in doc["findings"] if f["code"] == "verified-after-deadline"]
+    assert late["file"] == f"{root.as_posix()}/v6.0/Dell/v1/manifest.yaml" and late["place"] == "line 4, key submitted_at"
+    assert "not in record/visible.yaml yet" in late["found"]
+    assert doc["summary"]["verified"] == 0 and doc["summary"]["post_deadline"] == doc["summary"]["accepted"] > 0
+    run("ingest-all", root, "-o", tmp_path / "all.parquet", "--rejected-out", tmp_path / "r.csv",
+        "--findings-out", tmp_path / "f.json", "--versions-out", tmp_path / "v.csv", expect=0)
+    assert [(r["status_declared"], r["status"]) for r in read_csv(tmp_path / "v.csv")] == [
+        ("verified", "post-deadline")]
+
+
+def test_a_recorded_time_moves_a_cached_submitter_too(tmp_path):
+    """The record is part of ingest-all's cache key: a version it comes to
+    hold is read again, not taken from a part cached before."""
+    from gitrepo import commit
+
+    repo, root = _git_root(tmp_path)
+    submit(root, DATA / "results-dell.csv")
+    _record(repo)
+    commit(repo, "Dell v1")
+    args = ("ingest-all", root, "-o", tmp_path / "all.parquet", "--rejected-out", tmp_path / "r.csv",
+            "--findings-out", tmp_path / "f.json", "--versions-out", tmp_path / "v.csv", "--cache",
+            tmp_path / "cache")
+    run(*args, expect=0)
+    assert [r["status"] for r in read_csv(tmp_path / "v.csv")] == ["post-deadline"]
+    _record(repo, {"v6.0/Dell/v1": "2026-02-21T00:00:00Z"})
+    run(*args, expect=0)
+    assert [r["status"] for r in read_csv(tmp_path / "v.csv")] == ["verified"]
 
 
 def test_an_uncommitted_version_in_a_repository_becomes_visible_now(tmp_path):
@@ -429,7 +471,7 @@ def test_an_uncommitted_version_in_a_repository_becomes_visible_now(tmp_path):
     submit(root, DATA / "results-dell.csv")
     doc = run_json("validate", root, expect=1)
     [late] = [f for f in doc["findings"] if f["code"] == "verified-after-deadline"]
-    assert "not committed yet" in late["found"]
+    assert "not in record/visible.yaml yet" in late["found"]
 
 
 # ---- submit --dry-run ---------------------------------------------------------------------

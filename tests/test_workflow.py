@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,7 @@ from test_gate import DELL_SYSTEM, ROUND, base_repo, csv_text, submit  # noqa: F
 from gitrepo import commit, git
 
 from pipeline.gate import scope
+from pipeline.store import clock
 
 WORKFLOW = REPO / ".github" / "workflows" / "gate.yml"
 REGENERATE = REPO / ".github" / "workflows" / "regenerate.yml"
@@ -44,9 +46,10 @@ def triggers(doc: dict) -> dict:
     return doc.get("on", doc.get(True))          # YAML 1.1 reads a bare `on` as true
 
 
-def steps(path: Path = WORKFLOW) -> list[dict]:
-    [job] = workflow(path)["jobs"].values()
-    return job["steps"]
+def steps(path: Path = WORKFLOW, job: str | None = None) -> list[dict]:
+    """The steps of the workflow's one job (or of JOB; of every job, in order, when the workflow has several)."""
+    found = workflow(path)["jobs"]
+    return found[job]["steps"] if job else [s for j in found.values() for s in j["steps"]]
 
 
 def step(name_part: str) -> dict:
@@ -343,47 +346,157 @@ def project(tmp_path_factory) -> dict:
     return {"origin": origin, "tmp": tmp, "pushed": git(seed, "rev-parse", "HEAD").strip()}
 
 
-def test_the_regenerate_workflow_is_push_to_main_with_write_permission_and_no_loop():
+def jobs(path: Path = REGENERATE) -> dict:
+    return workflow(path)["jobs"]
+
+
+RUNS_CODE = {"make", "pip", "pip3", "python", "python3", "pytest", "dvc", "mlrepro", "bin/mlrepro", ".venv",
+             "bash", "source", "eval", "exec"}
+
+
+def test_the_regenerate_workflow_splits_the_untrusted_run_from_the_write_token():
+    """Push to main; no permission at the top; the jobs that check out or run
+    the pushed tree read only, with no credentials kept; the write job runs no
+    make, pip, python or file of the pushed tree."""
     doc = workflow(REGENERATE)
     assert triggers(doc) == {"push": {"branches": ["main"]}}
-    assert doc["permissions"] == {"contents": "write"}
-    [job] = doc["jobs"].values()
-    assert job["if"] == f"github.event.head_commit.author.name != '{REGENERATOR}'"
-    assert doc["concurrency"]["cancel-in-progress"] is True
-    [checkout] = [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@")]
-    assert checkout["with"]["ref"] == "${{ github.sha }}"
-    assert [s["run"] for s in job["steps"] if s.get("run", "").startswith("make ")] == ["make install", "make run"]
-    assert f"user.name={REGENERATOR}" in step_of(REGENERATE, "Commit")["run"]
+    assert doc["permissions"] == {} and doc["concurrency"]["cancel-in-progress"] is True
+    record, regen, write = (jobs()[name] for name in ("record", "regenerate", "commit"))
+    assert record["if"] == f"github.event.head_commit.author.name != '{REGENERATOR}'"
+    assert (regen["needs"], write["needs"]) == ("record", ["record", "regenerate"])
+    assert record["permissions"] == regen["permissions"] == {"contents": "read"}
+    assert write["permissions"] == {"contents": "write"}
+    for job in (record, regen, write):
+        [checkout] = [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@")]
+        assert checkout["with"]["ref"] == "${{ github.sha }}" and job["steps"].index(checkout) == 0
+        if job is not write:                       # the write job needs its token to push
+            assert checkout["with"]["persist-credentials"] is False
+    assert [s["run"] for s in regen["steps"] if s.get("run", "").startswith("make ")] == ["make install", "make run"]
+    for job in (record, write):
+        assert {s["uses"].split("@")[0] for s in job["steps"] if "uses" in s} <= {
+            "actions/checkout", "actions/upload-artifact", "actions/download-artifact"}
+        for s in (s for s in job["steps"] if "run" in s):
+            words = set(re.findall(r"[\w./$-]+", s["run"]))
+            assert not words & RUNS_CODE, (s["name"], words & RUNS_CODE)
+    commit_step = step_of(REGENERATE, "Commit", "commit")
+    assert commit_step["env"]["BEFORE"] == "${{ github.event.before }}"
+    assert 'git show "$BEFORE:bin/tracked-outputs"' in commit_step["run"]     # main's, before this push
+    assert 'sh "$RUNNER_TEMP/tracked-outputs"' in commit_step["run"]          # no file of the pushed tree
+    assert f"user.name={REGENERATOR}" in commit_step["run"]
+    uploads = [s for s in regen["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
+    assert [u["with"]["path"] for u in uploads] == ["${{ steps.outputs.outputs.paths }}"]
 
 
-def step_of(path: Path, name_part: str) -> dict:
-    [found] = [s for s in steps(path) if name_part in s.get("name", "")]
+def tracked_outputs(dvc_yaml: Path) -> list[str]:
+    done = subprocess.run(["sh", str(REPO / "bin" / "tracked-outputs"), str(dvc_yaml)], capture_output=True,
+                          text=True, check=True)
+    return done.stdout.splitlines()
+
+
+def test_the_paths_the_write_job_commits_are_the_outputs_of_dvc_yaml_that_git_tracks(tmp_path):
+    """bin/tracked-outputs (sh and awk) equals a YAML parse of dvc.yaml
+    (the gate's), left to the paths git tracks; and it follows dvc.yaml: an
+    output marked cache: false is listed, a cached one is not."""
+    generated = scope.generated((REPO / "dvc.yaml").read_bytes())
+    tracked = [p for p in generated if git(REPO, "ls-files", "--", p).strip()]
+    assert tracked_outputs(REPO / "dvc.yaml") == sorted(tracked) == ["dvc.lock", "metrics", "metrics.json"]
+    changed = tmp_path / "dvc.yaml"
+    changed.write_text((REPO / "dvc.yaml").read_text(encoding="utf-8").replace(
+        "      - reports/deviation.csv\n", "      - reports/deviation.csv:\n          cache: false\n"), encoding="utf-8")
+    assert tracked_outputs(changed) == ["dvc.lock", "metrics", "metrics.json", "reports/deviation.csv"]
+
+
+def step_of(path: Path, name_part: str, job: str | None = None) -> dict:
+    [found] = [s for s in steps(path, job) if name_part in s.get("name", "")]
     return found
 
 
-def regenerate(runner: Path, pushed: str) -> list[subprocess.CompletedProcess]:
-    """The regenerate job's run-steps after `make install`, in RUNNER."""
-    values = {"github.sha": pushed, "github.ref_name": "main"}
+def _output_values(path: Path) -> dict[str, str]:
+    """What a step wrote to $GITHUB_OUTPUT (name=value, or name<<DELIMITER ... DELIMITER)."""
+    values, lines = {}, path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    while lines:
+        line = lines.pop(0)
+        if "<<" in line:
+            name, end = line.split("<<", 1)
+            body = []
+            while lines[0] != end:
+                body.append(lines.pop(0))
+            lines.pop(0)
+            values[name] = "\n".join(body)
+        elif "=" in line:
+            name, value = line.split("=", 1)
+            values[name] = value
+    return values
+
+
+def _upload(ws: Path, paths: list[str], artifact: Path) -> None:
+    """actions/upload-artifact: each path kept relative to their least common ancestor."""
+    full = [ws / p for p in paths]
+    root = Path(os.path.commonpath([p if p.is_dir() else p.parent for p in full]))
+    for p in full:
+        for f in ([p] if p.is_file() else sorted(x for x in p.rglob("*") if x.is_file())):
+            (artifact / f.relative_to(root)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(f, artifact / f.relative_to(root))
+
+
+def run_job(name: str, w: dict, pushed: str, before: str, check: bool = True) -> list[subprocess.CompletedProcess]:
+    """One job of the regenerate workflow as the runner runs it: a fresh
+    checkout of the pushed commit, its run-steps with bash -e (`make install`
+    stands in by the project's .venv), artifacts kept in w["artifacts"]."""
+    ws, temp = w["tmp"] / f"{name}-{pushed[:7]}", w["tmp"] / f"{name}-{pushed[:7]}-temp"
+    if ws.exists():
+        shutil.rmtree(ws)
+        shutil.rmtree(temp)
+    temp.mkdir(parents=True)
+    clone_of(w["origin"], ws, "runner")
+    if name != "regenerate":               # only that job installs the project (make install)
+        shutil.rmtree(ws / ".venv")
+    git(ws, "checkout", "-q", "--detach", pushed)
+    values = {"github.sha": pushed, "github.ref_name": "main", "github.event.before": before,
+              "runner.temp": str(temp), **w.setdefault("needs", {})}
     out = []
-    for s in steps(REGENERATE):
-        if "run" not in s or s["run"] == "make install":
-            continue
-        env = run_env()
-        env.update({k: EXPR.sub(lambda m: values[m.group(1)], v) for k, v in (s.get("env") or {}).items()})
-        done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", s["run"]], cwd=runner,
-                              env=env, capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-        out.append(done)
+    for i, s in enumerate(jobs()[name]["steps"]):
+        uses, given = s.get("uses", ""), {k: EXPR.sub(lambda m: values[m.group(1)], str(v))
+                                         for k, v in (s.get("with") or {}).items()}
+        if uses.startswith("actions/upload-artifact@"):
+            _upload(ws, [p for p in given["path"].splitlines() if p.strip()], w["artifacts"] / given["name"])
+        elif uses.startswith("actions/download-artifact@"):
+            dest = Path(given["path"]) if Path(given["path"]).is_absolute() else ws / given["path"]
+            shutil.copytree(w["artifacts"] / given["name"], dest, dirs_exist_ok=True)
+        elif "run" in s and s["run"] != "make install":
+            env = run_env()
+            env.update(RUNNER_TEMP=str(temp), GITHUB_WORKSPACE=str(ws), GITHUB_OUTPUT=str(temp / f"output-{i}"))
+            env.update({k: EXPR.sub(lambda m: values[m.group(1)], v) for k, v in (s.get("env") or {}).items()})
+            done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", s["run"]], cwd=ws,
+                                  env=env, capture_output=True, text=True, timeout=600)
+            out.append(done)
+            if done.returncode:
+                assert not check, done.stdout[-2000:] + done.stderr[-2000:]
+                return out
+            values.update({f"steps.{s['id']}.outputs.{k}": v
+                           for k, v in _output_values(temp / f"output-{i}").items()} if "id" in s else {})
+    w["needs"].update({f"needs.{name}.outputs.{k}": EXPR.sub(lambda m: values[m.group(1)], v)
+                       for k, v in (jobs()[name].get("outputs") or {}).items()})
     return out
+
+
+def regenerate(w: dict, pushed: str, before: str) -> list[subprocess.CompletedProcess]:
+    """The whole workflow on one push: record, regenerate, commit."""
+    if w["artifacts"].exists():
+        shutil.rmtree(w["artifacts"])
+    run_job("record", w, pushed, before)
+    run_job("regenerate", w, pushed, before)
+    return run_job("commit", w, pushed, before)
 
 
 @pytest.fixture(scope="module")
 def regenerated(project) -> dict:
     """The regenerate workflow run on the maintainer's push."""
-    runner = clone_of(project["origin"], project["tmp"] / "runner", "runner")
-    git(runner, "checkout", "-q", "--detach", project["pushed"])
-    results = regenerate(runner, project["pushed"])
-    return {**project, "runner": runner, "results": results,
+    w = {**project, "artifacts": project["tmp"] / "artifacts"}
+    before = git(project["origin"], "rev-parse", "main~1").strip()
+    started = datetime.now(timezone.utc).replace(microsecond=0)
+    results = regenerate(w, project["pushed"], before)
+    return {**w, "results": results, "started": started, "before": before,
             "main": git(project["origin"], "rev-parse", "main").strip()}
 
 
@@ -392,16 +505,51 @@ def test_the_regenerate_workflow_commits_only_the_outputs_dvc_yaml_declares(rege
     assert main != pushed and git(origin, "rev-parse", f"{main}^").strip() == pushed
     assert git(origin, "log", "-1", "--format=%an %s", main).strip() == \
         f"{REGENERATOR} Regenerate the pipeline's outputs for {pushed}"
-    outputs = scope.generated((REPO / "dvc.yaml").read_bytes())
+    outputs = tracked_outputs(REPO / "dvc.yaml") + [clock.RECORD]
     changed = changed_paths(origin, pushed, main)
-    assert {"dvc.lock", "metrics.json"} <= changed and any(p.startswith("metrics/v9.9/") for p in changed)
+    assert {"dvc.lock", "metrics.json", clock.RECORD} <= changed and any(p.startswith("metrics/v9.9/") for p in changed)
     assert all(any(p == o or p.startswith(o + "/") for o in outputs) for p in changed), changed
-    runner = regenerated["runner"]
+    # the record gained the one new version, at the workflow's own time (not its commit's, not its manifest's)
+    record = clock.read_record(git(origin, "show", f"{main}:{clock.RECORD}").encode("utf-8"))
+    old = clock.read_record(git(origin, "show", f"{pushed}:{clock.RECORD}").encode("utf-8"))
+    assert set(record) - set(old) == {"v9.9/AMD/v1"} and all(record[k] == old[k] for k in old)
+    assert regenerated["started"] <= record["v9.9/AMD/v1"] <= datetime.now(timezone.utc)
+    # main as the job left it: `make run` there is a no-op and leaves git status clean
+    runner = clone_of(origin, regenerated["tmp"] / "after", "runner")
+    make_run(runner)
     assert git(runner, "status", "--porcelain") == ""
     # the job's own commit: nothing is left to regenerate (and its `if:` skips it anyway)
-    again = regenerate(runner, main)
-    assert again[-1].stdout.strip() == "the outputs are current"
+    again = regenerate(regenerated, main, pushed)
+    assert again[-1].stdout.strip().endswith("the outputs are current")
     assert git(origin, "rev-parse", "main").strip() == main
+
+
+def _forged_record(a: Path) -> None:
+    path = a / "visible.yaml"
+    path.write_text(path.read_text(encoding="utf-8") + "  'v9.9/Dell/v7': '2026-01-02T00:00:00Z'\n",
+                    encoding="utf-8")
+
+
+@pytest.mark.parametrize("artifact, tamper, message", [
+    ("outputs", lambda a: (a / "Makefile").write_text("all:\n"),
+     "the artifact holds Makefile, which is no output git tracks"),
+    ("outputs", lambda a: (a / ".github" / "workflows").mkdir(parents=True) or (a / ".github/workflows/x.yml")
+     .write_text("x"), "the artifact holds .github/workflows/x.yml"),
+    ("outputs", lambda a: (a / "dvc.lock").unlink(), "the artifact lacks dvc.lock"),
+    ("record", _forged_record, "the record artifact is not the one the record job wrote"),
+])
+def test_the_write_job_refuses_an_artifact_that_holds_anything_else(regenerated, artifact, tamper, message):
+    """Whatever the job that ran the project's code uploads, the write job
+    commits only the tracked outputs: anything else fails it, and main stays."""
+    w, main = regenerated, git(regenerated["origin"], "rev-parse", "main").strip()
+    if w["artifacts"].exists():
+        shutil.rmtree(w["artifacts"])
+    run_job("record", w, main, regenerated["pushed"])
+    run_job("regenerate", w, main, regenerated["pushed"])
+    tamper(w["artifacts"] / artifact)
+    done = run_job("commit", w, main, regenerated["pushed"], check=False)
+    assert done[-1].returncode == 1 and f"::error title=regenerate::{message}" in done[-1].stdout
+    assert git(w["origin"], "rev-parse", "main").strip() == main
 
 
 def test_after_a_local_make_run_a_good_submission_passes_the_hook_and_the_gate(regenerated):

@@ -53,6 +53,7 @@ import pandas as pd
 
 from pipeline.core.rules import Rules
 from pipeline.core.errors import ConfigError
+from pipeline.core.escape import csv_restore_frame
 from pipeline.core.findings import Finding, ReportShape, located
 from pipeline.core.imports import deferred
 from pipeline.core.model import POST_DEADLINE, VERIFIED, Row, Source, typed_rows
@@ -128,7 +129,7 @@ def read_set(path: Path) -> pd.DataFrame:
             frame = pd.read_parquet(path).astype("object")
             frame = frame.where(frame.notna(), None)
         else:
-            frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+            frame = csv_restore_frame(pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""]))
     except (OSError, ValueError) as exc:
         raise ConfigError(f"cannot read results set {path}: {exc}") from exc
     frame = frame.reset_index(drop=True)
@@ -242,7 +243,7 @@ def validated_at(frames: list[pd.DataFrame], versions: Path) -> datetime:
     submission versions (``versions``: the ingest stage's table) that rows of
     ``frames`` come from, matched on round, submitter and version."""
     try:
-        table = pd.read_csv(versions, dtype=str, keep_default_na=False)
+        table = csv_restore_frame(pd.read_csv(versions, dtype=str, keep_default_na=False))
     except (OSError, ValueError) as exc:
         raise ConfigError(f"cannot read the versions table {versions}: {exc}") from exc
     missing = sorted({"round", "submitter", "version", "submitted_at"} - set(table.columns))

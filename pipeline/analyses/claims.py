@@ -46,6 +46,7 @@ import pandas as pd
 from pipeline.core.rules import Rules, is_latency
 from pipeline.analyses import scaling
 from pipeline.analyses.compare import compare
+from pipeline.analyses.record import ALL_ROUNDS, record as record_of
 from pipeline.analyses.ledger import INT_KEYS, Claim, Ledger
 from pipeline.core.findings import Finding, ReportShape, located
 from pipeline.core.formulas import PCT_DIGITS, ratio, share_pct, within
@@ -170,10 +171,27 @@ def check_claims(rules: Rules, ledger: Ledger, results: pd.DataFrame, reference_
             row, found = KIND_CHECKS[claim.kind](claim, official, ledger, refs)
             row["including_post_deadline"] = (_including_post_deadline(claim, row, official, every, ledger, refs)
                                               if late else None)
+        row["scope"] = _scope(claim, every if about_unverified(claim) else official, ledger)
         report.rows.append(row)
         report.findings.extend(found)
     report.rows = typed_rows("ClaimRow", sorted(report.rows, key=lambda r: r["line"] or 0))
     return report
+
+
+def _scope(claim: Claim, results: Results, ledger: Ledger) -> dict:
+    """What a claim is about, in the table's words: the round, the model
+    variants, scenarios and accelerators of the results its subject selector
+    matches, and the accelerator its comparator names (``against``)."""
+    selector = _selector(claim, ledger)
+    rows = results.rows(selector)
+
+    def values(key: str) -> list[str]:
+        return sorted({str(r[key]) for r in rows})
+
+    against = (claim.comparator or {}).get("accelerator")
+    return {"round": selector.get("round"),
+            "models": values("model"), "scenarios": values("scenario"), "accelerators": values("accelerator"),
+            "nodes": selector.get("nodes"), "against": str(against) if against else None}
 
 
 def about_unverified(claim: Claim) -> bool:
@@ -429,7 +447,53 @@ def _reproducibility_figures(claim: Claim, rows: list, reference_submitter: str)
             "not_compared": len(others)}
 
 
-KIND_CHECKS = {"ratio": _ratio, "scaling": _scaling, "reproducibility": _reproducibility}
+def _record(claim, results, ledger, refs):
+    """The partners' record across rounds and generations (verified results
+    only: :func:`pipeline.analyses.record.record`) against the claimed band:
+    holds when every compared partner result the subject selects is within it.
+    Every round: the ledger's default round is not applied (a round the
+    subject names is)."""
+    reference_submitter, _ = refs
+    mask = results.mask(dict(claim.subject))
+    partner = results.frame["submitter"].to_numpy(dtype=object) != reference_submitter
+    positions = np.searchsorted(np.flatnonzero(partner), np.flatnonzero(mask & partner))
+    table = results.agreement(claim.claimed, *refs).frame().iloc[positions]
+    overall = [r for r in record_of(table, claim.claimed).table if r["round"] == ALL_ROUNDS]
+    row = _row(claim.id, claim, NO_REFERENCE)
+    compared = sum(r["compared"] for r in overall)
+    notes = [f"{r['submitter']} {r['accelerator']}: " + (
+        f"{r['agree']} of {r['compared']} within ±{claim.claimed:g}%, worst {r['worst_deviation_pct']:+.2f}% "
+        f"({r['worst_round']} {r['worst_model']} {r['worst_scenario']})" if r["compared"] else
+        f"none compared ({r['no_reference']} without a reference)") for r in overall]
+    generations = sorted({r["accelerator"] for r in overall if r["compared"]})
+    if not compared:
+        row.update(reason="no verified partner result could be compared", notes=notes,
+                   measure="max_abs_deviation_pct")
+        return row, [located("claim-no-reference", _at(ledger, claim, "subject"),
+                             "partner results with a reference", "none",
+                             f"claim {claim.id}: no partner result could be compared", severity="warning")]
+    worst = max((r for r in overall if r["compared"]), key=lambda r: abs(r["worst_deviation_pct"]))
+    inside = sum(r["agree"] for r in overall)
+    outside = [{"submitter": r["submitter"], "accelerator": r["accelerator"], "deviates": r["deviates"],
+                "worst_deviation_pct": r["worst_deviation_pct"]} for r in overall if r["deviates"]]
+    holds = not outside
+    row.update(verdict=HOLDS if holds else DOES_NOT_HOLD, holds=holds, cherry_picked=False,
+               computed=round(abs(worst["worst_deviation_pct"]), PCT_DIGITS), measure="max_abs_deviation_pct",
+               comparator={"submitter": reference_submitter, "system": None, "value": None},
+               eligible_comparators=compared, compared=compared, within=inside,
+               share_within_pct=share_pct(inside, compared), outside=outside, not_compared=sum(
+                   r["no_reference"] for r in overall),
+               notes=[f"generations compared: {', '.join(generations)}", *notes])
+    _label(row, [{"status": VERIFIED}])
+    if holds:
+        return row, []
+    return row, [located("claim-not-supported", _at(ledger, claim, "claimed_pct"),
+                         f"every partner result within ±{claim.claimed:g}% in every round and generation",
+                         f"{compared - inside} outside (max |deviation| {row['computed']:.4g}%)",
+                         f"claim {claim.id}: partners' record outside the claimed band")]
+
+
+KIND_CHECKS = {"ratio": _ratio, "scaling": _scaling, "reproducibility": _reproducibility, "record": _record}
 
 
 # ---- the figure including post-deadline results ----------------------------------------
@@ -441,6 +505,8 @@ def _including_post_deadline(claim: Claim, row: dict, official: Results, every: 
     on it; None otherwise. The subject is the verified one the claim found
     (else the one result its selector matches among all results)."""
     late = every.late()
+    if claim.kind == "record":
+        return None   # the record is of verified results only: a post-deadline result has no figure in it
     if claim.kind == "reproducibility":
         mask = every.mask(_selector(claim, ledger))
         if not (mask & late & (every.frame["submitter"].to_numpy(dtype=object) != refs[0])).any():

@@ -20,6 +20,12 @@ the candidates are written in every row (`reference_rule`).
 Verified partner rows are compared with verified references only; a
 post-deadline partner row may use any reference (verified first) and its
 agreement row is labelled unverified.
+
+How the systems differ is part of the judgement (:mod:`pipeline.analyses.differences`):
+a compared row says how its system differs from its reference's
+(``differences``, ``differs_in``); a no-reference row is set beside the
+reference submitter's nearest result per accelerator (``context_*``, never a
+verdict), or says why there is none (``context_note``).
 """
 
 from __future__ import annotations
@@ -33,11 +39,14 @@ from pipeline.core.findings import Finding, ReportShape
 from pipeline.core.formulas import VERDICT_WITHIN, deviation_pct, rate, rounded_pct, within
 from pipeline.core.rules import Rules
 from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR,
-                                 DEFAULT_TOLERANCE_PCT, DEVIATES, LABEL_UNVERIFIED, Row, plain, typed_rows)
+                                 DEFAULT_TOLERANCE_PCT, DEVIATES, LABEL_UNVERIFIED, NO_REFERENCE, Row, plain,
+                                 typed_rows)
 from pipeline.core.vocabulary import Severity, tally
 from pipeline.ingest.table import release_unused
+from pipeline.analyses import differences as systems
 from pipeline.analyses.reference import (COLUMNS, DECISION, MATCH, PARTNER_COLUMNS, REF_FIELDS, decision,
                                          deviation_finding, reference_index)
+from pipeline.ingest.resolve import DESCRIPTION
 
 
 @dataclass
@@ -155,10 +164,14 @@ def compare(rules: Rules, results: pd.DataFrame, tolerance_pct: float = DEFAULT_
             reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> CompareReport:
     """The reference is decided once per distinct decision key (a handful per
     round); deviations and verdicts are computed as columns."""
-    used = set(REF_FIELDS) | set(PARTNER_COLUMNS) | {"system_name"}
+    absent = [c for c in DESCRIPTION if c not in results.columns]   # a v2 table: no description
+    if absent:
+        results = results.assign(**{c: None for c in absent})
+    used = set(REF_FIELDS) | set(PARTNER_COLUMNS) | {"system_name"} | set(systems.SETUP)
     results = results[[c for c in results.columns if c in used]]   # no copy of the columns compare never reads
     refs = results[results["submitter"] == reference_submitter]
-    by_key = reference_index(_dicts(refs.assign(capped=_power_capped(rules, refs)), REF_FIELDS))
+    ref_rows = _dicts(refs.assign(capped=_power_capped(rules, refs)), tuple(dict.fromkeys(REF_FIELDS + systems.SETUP)))
+    by_key = reference_index(ref_rows)
     del refs
     keep = (results["submitter"] != reference_submitter).to_numpy()
     held = [results]
@@ -194,8 +207,90 @@ def compare(rules: Rules, results: pd.DataFrame, tolerance_pct: float = DEFAULT_
     table["verdict"] = pd.Categorical(np.where(
         compared, np.where(within(dev, tolerance_pct), VERDICT_WITHIN[True], VERDICT_WITHIN[False]),
         table["verdict"].to_numpy()))
+    explained = _explain(rules, partners, codes, keys, decisions, ref_rows, reference_vendor)
+    for col in EXPLAINED:   # as the decided texts: categoricals of the few distinct values, written as text
+        if isinstance(explained[col], tuple):
+            values, at = explained[col]
+            distinct = pd.Categorical(np.array(values, dtype=object))
+            table[col] = pd.Categorical.from_codes(distinct.codes[at], dtype=distinct.dtype)
+            texts.append(col)
+        else:
+            table[col] = explained[col]
     return CompareReport(table[list(COLUMNS)], tolerance_pct, reference_submitter, reference_vendor,
                          text_columns=tuple(texts))
+
+
+EXPLAINED = ("differences", "differs_in", "context_system", "context_source", "context_per_accelerator",
+             "context_deviation_pct", "context_note")
+
+
+def _explain(rules: Rules, partners: pd.DataFrame, codes: np.ndarray, keys: list[dict], decisions: pd.DataFrame,
+             ref_rows: list[dict], reference_vendor: str) -> dict[str, tuple[list, np.ndarray] | np.ndarray]:
+    """How each compared or no-reference row's system differs from its
+    reference's (or, with no reference, from the nearest system the reference
+    submitter has, with that system's per-accelerator figure as context).
+    The other system is decided once per decision key (``keys``, ``codes``),
+    the differences once per distinct pair of system descriptions, the
+    context's deviation as a column. Returns, per column, its distinct values
+    and each row's index into them (a text), or the column (a number)."""
+    by_source = {(r["source"], r["system"]): r for r in ref_rows}
+    index = systems.context_index(ref_rows)
+    others: dict[tuple, int] = {}      # the other system's description -> its number
+    other_rows: list[dict] = []
+    other_of, context = [], []         # per decision key
+    for key, src, ref_system, verdict in zip(keys, *(decisions[c].to_numpy(dtype=object) for c in (
+            "reference_source", "reference_system", "verdict"))):
+        src = None if pd.isna(src) else src   # a text column's missing value is NA, not None
+        other, note = None, ""
+        if src is not None:
+            other = by_source.get((src, ref_system))
+        elif verdict == NO_REFERENCE:
+            other, note = systems.nearest(rules, key, index, reference_vendor)
+            note = note if other is None else f"context only, not a verdict: {note}"
+        found = {"context_note": note, "context_system": None, "context_source": None,
+                 "context_per_accelerator": np.nan}
+        if other is not None and src is None:
+            found.update(context_system=other["system"], context_source=other["source"],
+                         context_per_accelerator=systems.per_accelerator(other))
+        context.append(found)
+        if other is None:
+            other_of.append(-1)
+            continue
+        described = tuple(other[c] for c in systems.SETUP)
+        if described not in others:
+            others[described] = len(other_rows)
+            other_rows.append(other)
+        other_of.append(others[described])
+    # each row's own description: the host count once per system id, the rest factorised
+    # (by Arrow, not per Python string); then the differences once per pair of descriptions
+    ids = pd.factorize(partners["system"])[0]
+    first_of_id = pd.Series(range(len(ids))).groupby(ids).first().to_numpy()
+    counts = np.array([np.nan if n is None else n for n in (systems.host_count(r) for r in _dicts(
+        partners.iloc[first_of_id], ("system", "nodes", "host_processors_per_node")))], dtype="float64")
+    described = [c for c in systems.SETUP if c not in ("system", "host_processors_per_node")]
+    mine = pd.DataFrame({"count": pd.factorize(counts[ids], use_na_sentinel=True)[0],
+                         **{c: pd.factorize(partners[c], use_na_sentinel=True)[0] for c in described}})
+    own = mine.groupby(list(mine.columns), sort=False).ngroup().to_numpy()
+    firsts = pd.Series(range(len(own))).groupby(own).first().to_numpy()
+    own_setups = [systems.setup(r, None if np.isnan(n) else int(n)) for r, n in zip(
+        _dicts(partners.iloc[firsts], tuple(described)), counts[ids[firsts]])]
+    other_setups = [systems.setup(r) for r in other_rows]
+    pairs, distinct = pd.factorize(own * (len(other_rows) + 1) + (np.asarray(other_of, dtype=np.int64)[codes] + 1))
+    texts = []
+    for pair in distinct:
+        other = pair % (len(other_rows) + 1) - 1
+        found = systems.differences_of(own_setups[pair // (len(other_rows) + 1)], other_setups[other]) \
+            if other >= 0 else ()
+        texts.append((systems.describe(found), ", ".join(f.aspect for f in found)))
+    per_key = pd.DataFrame(context)
+    ctx = per_key["context_per_accelerator"].to_numpy(dtype="float64")[codes]
+    mine_per = partners["value"].to_numpy(dtype="float64") / partners["total_accelerators"].to_numpy(dtype="float64")
+    stated = ~np.isnan(ctx)
+    dev = deviation_pct(mine_per, np.where(stated, ctx, 1.0))
+    return {"differences": ([t[0] for t in texts], pairs), "differs_in": ([t[1] for t in texts], pairs),
+            **{c: (per_key[c].tolist(), codes) for c in ("context_system", "context_source", "context_note")},
+            "context_per_accelerator": ctx,
+            "context_deviation_pct": np.where(stated, rounded_pct(dev), np.nan)}
 
 
 def _partner_rows(held: list[pd.DataFrame], keep: np.ndarray) -> pd.DataFrame:

@@ -3,7 +3,9 @@
 The ledger (YAML, read with the safe loader) lists claims of three kinds:
 ``ratio`` (the subject against a comparator, in % or as a ratio),
 ``scaling`` (a multi-node result's efficiency) and ``reproducibility``
-(partner results within ±claimed_pct of the reference). Every problem is a
+(partner results within ±claimed_pct of the reference) and ``record`` (the
+same band over the partners' record across rounds and generations:
+:mod:`pipeline.analyses.record`). Every problem is a
 finding naming the claim id and, where the YAML tells it, the line; a claim
 with a problem is kept as an invalid entry (its id and line), never dropped.
 :mod:`pipeline.analyses.claims` recomputes the claims.
@@ -23,7 +25,7 @@ from pipeline.core.findings import Finding, located
 from pipeline.core.model import STATUSES, Source
 from pipeline.readers.base import read_text
 
-KINDS = ("ratio", "scaling", "reproducibility")
+KINDS = ("ratio", "scaling", "reproducibility", "record")
 LEDGER_KEYS = ("round", "tolerance_pct_points", "tolerance_ratio", "claims")
 CLAIM_KEYS = ("id", "text", "source", "kind", "subject", "comparator", "claimed_pct",
               "claimed_ratio", "tolerance_pct_points", "tolerance_ratio")
@@ -228,7 +230,7 @@ def _read_claim(item, index: int, lines: dict, defaults: dict, file: str):
         other = "tolerance_ratio" if measure == "pct" else "tolerance_pct_points"
         if other in item:
             bad("ledger-invalid", other, tol_key, other, f"{other} does not fit {given[0]}")
-        if kind == "reproducibility" and tol_key in item:
+        if kind in ("reproducibility", "record") and tol_key in item:
             bad("ledger-invalid", tol_key, "no tolerance", tol_key,
                 "a reproducibility claim's band is its claimed_pct")
         tolerance = defaults[tol_key]

@@ -21,7 +21,10 @@ PARTNER_COLUMNS = ("round", "submitter", "system", "accelerator", "accelerator_v
 COLUMNS = PARTNER_COLUMNS + (
     "reference_submitter", "reference_system", "reference_value", "reference_source",
     "reference_status", "reference_rule", "deviation_pct", "tolerance_pct", "verdict", "reason",
-    "partner_status", "status", "label", "footnote")
+    "partner_status", "status", "label", "footnote",
+    # how the systems differ (pipeline.analyses.differences), and a no-reference row's context
+    "differences", "differs_in", "context_system", "context_source", "context_per_accelerator",
+    "context_deviation_pct", "context_note")
 
 
 def deviation_finding(r: dict, prefix: str = "", own: bool = True) -> Finding:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.core.errors import UsageError
+from pipeline.core.escape import write_csv
 from pipeline.core.model import plain
 
 if TYPE_CHECKING:   # pandas only where a table is written: the gate writes none
@@ -99,13 +100,14 @@ def atomic_dir(path: str | Path):
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> None:
-    """CSV or Parquet by extension."""
+    """CSV or Parquet by extension; a CSV's text cells neutralised for spreadsheets
+    (:func:`pipeline.core.escape.write_csv`; ``read_frame`` of ingest restores them)."""
     path = Path(path)
     with atomic_path(path) as tmp:
         if path.suffix == ".parquet":
             frame.to_parquet(tmp, index=False)
         else:
-            frame.to_csv(tmp, index=False, lineterminator="\n")
+            write_csv(frame, tmp)
 
 
 def write_json(data: object, path: str | Path) -> None:

@@ -43,6 +43,7 @@ CODES: dict[str, str] = {
     "unregistered-name": "a published MLCommons table names a model or accelerator the registries lack (row kept, warning naming the registry entry to add)",
     "accelerator-count-disagrees": "a count stated in a system or accelerator name disagrees with the published count, which is kept (warning)",
     "label-mismatch": "a row's labels contradict its system id or each other (accelerator, accelerators per node, nodes, division): an error in a partner's file, a warning in a published table",
+    "description-contradicts-system-id": "a system description's host processor count contradicts the count the system id states (warning: the row is kept, the stated count is not taken as the system's)",
     "composition-assumed": "a published system of several accelerator types states no count per type: its accelerators are taken as shared evenly (warning)",
     "power-data-missing": "a power result or power-capped system without the power data or cap statement that backs the label",
     # submissions store
@@ -51,6 +52,9 @@ CODES: dict[str, str] = {
     "manifest-mismatch": "a manifest field disagrees with its folder or its file",
     "hash-mismatch": "a file changed after it was sealed (sha256 differs from the manifest)",
     "path-escape": "a manifest path or link leaves its version folder",
+    "file-not-allowed": "a version folder holds a file or folder outside what it may hold (schemas/version_folder.yaml): a name a tool reads as configuration or code (dvc.yaml, *.dvc, conftest.py, Makefile...), a file under a name its format does not use, or a file a submission tree's MLPerf layout does not have",
+    "unsafe-name": "a file or folder name outside the safe set of schemas/version_folder.yaml (ASCII letters, digits, _ + - . ; no leading - + . , no trailing .)",
+    "over-cap": "partner input over a cap of schemas/version_folder.yaml (files or bytes of a version, rows of a file, characters of a field): refused at once, never read at length",
     "unlisted-file": "a file or link in a sealed version folder is not listed in its manifest",
     "verified-after-deadline": "declared verified but submitted after the round's deadline",
     "round-mismatch": "a row's round disagrees with its submission's round",

@@ -178,11 +178,15 @@ COLUMN_TYPES: dict[str, object] = {
     "total_accelerators": int, "model": str, "used_model": _TEXT, "scenario": str, "value": float,
     "units": str, "division": str, "availability": str, "status": str, "result_id": _TEXT,
     "source": str, "submission_version": int | None, "label": str, "footnote": str,
+    "host_processor": _TEXT, "host_processors_per_node": _TEXT, "framework": _TEXT, "operating_system": _TEXT,
+    "weight_data_types": _TEXT,
     # compare: the agreement table
     "reference_submitter": str, "reference_system": _TEXT, "reference_value": _NUMBER,
     "reference_source": _TEXT, "reference_status": _TEXT, "reference_rule": _TEXT,
     "deviation_pct": _NUMBER, "tolerance_pct": float, "verdict": str, "reason": str,
-    "partner_status": str,
+    "partner_status": str, "differences": str, "differs_in": str, "context_system": _TEXT,
+    "context_source": _TEXT, "context_per_accelerator": _NUMBER, "context_deviation_pct": _NUMBER,
+    "context_note": str,
     # scaling
     "expected": _NUMBER, "efficiency_pct": _NUMBER, "references": list, "missing": list,
     # claims
@@ -205,7 +209,7 @@ COLUMN_TYPES: dict[str, object] = {
 KIND_TYPES: dict[str, dict[str, object]] = {
     "GateRow": {"version": str, "outcome": str, "codes": str, "submitter": _TEXT, "system": _TEXT,
                 "model": _TEXT, "scenario": _TEXT, "value": _NUMBER, "units": _TEXT, "status": _TEXT,
-                "verdict": _TEXT, "tolerance_pct": _NUMBER, "label": _TEXT},
+                "verdict": _TEXT, "tolerance_pct": _NUMBER, "label": _TEXT, "differences": _TEXT},
 }
 
 

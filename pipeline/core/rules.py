@@ -28,7 +28,7 @@ from pipeline.core.errors import ConfigError
 
 CATEGORIES = ("datacenter", "edge", "both")   # both: a system of type datacenter,edge
 RULES_DIR = "rules"
-SCHEMA_FILE = "results.v2.yaml"   # the canonical table's schema (v1 stays as released)
+SCHEMA_FILE = "results.v3.yaml"   # the canonical table's schema (v1 and v2 stay as released)
 
 
 def memo(maxsize: int | None = None):

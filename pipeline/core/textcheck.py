@@ -136,6 +136,28 @@ def check(text: str, where: Source | str, checks: tuple[str, ...] = TABULAR) -> 
     return out
 
 
+# What is left of a mojibake sequence once its second character is gone: a
+# lone Â or Ã at the end of an otherwise ASCII word (``MI355XÂ``, what a
+# no-break space becomes when UTF-8 is read as cp1252 and the space is then
+# trimmed), or at its start.
+_LONE_MOJIBAKE = re.compile("(?<=[A-Za-z0-9])[\u00c2\u00c3](?![A-Za-z0-9])|(?<![^\\s])[\u00c2\u00c3](?=[A-Za-z0-9])")
+
+
+def mojibake_in(text: str) -> tuple[int, str] | None:
+    """(offset, what) of the first mojibake in a field: a whole sequence
+    (``CDNAÃ‚ 4``) or a lone leftover of one (``MI355XÂ``); None for clean
+    text (always for ASCII). A field is repaired by nobody: it is reported."""
+    if text.isascii():
+        return None
+    m = MOJIBAKE.search(text) or _LONE_MOJIBAKE.search(text)
+    if m is None:
+        return None
+    word = next((w for w in text.split() if m.group()[0] in w), text)
+    if not MOJIBAKE.search(text) and not word.replace(m.group(), "").isascii():
+        return None            # a word in another script (SÃO), not a leftover in an ASCII name
+    return m.start(), f"U+{ord(m.group()[0]):04X} {unicodedata.name(m.group()[0])}, mojibake"
+
+
 def hidden_character(text: str) -> tuple[str, int, str] | None:
     """The first invisible or confusable character of ``text``:
     (code, offset, what it is: ``U+200B ZERO WIDTH SPACE, a zero-width

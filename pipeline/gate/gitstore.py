@@ -54,11 +54,11 @@ def repo_top(cwd: Path) -> Path | None:
         return None
 
 
-def resolve_base(top: Path, base: str | None, env: dict | None = None) -> tuple[str, str]:
-    """(ref, merge-base commit with HEAD). The ref is BASE when given, else
-    origin/$GITHUB_BASE_REF when set, else the first of DEFAULT_BASES that
-    exists. An unknown --base is a usage error; no default base at all is a
-    configuration problem (e.g. a shallow clone)."""
+def resolve_base(top: Path, base: str | None, env: dict | None = None) -> tuple[str, str, str]:
+    """(ref, the ref's tip commit, the merge base of the tip with HEAD). The
+    ref is BASE when given, else origin/$GITHUB_BASE_REF when set, else the
+    first of DEFAULT_BASES that exists. An unknown --base is a usage error; no
+    default base at all is a configuration problem (e.g. a shallow clone)."""
     env = os.environ if env is None else env
     if base:
         candidates = [base]
@@ -68,14 +68,36 @@ def resolve_base(top: Path, base: str | None, env: dict | None = None) -> tuple[
         candidates = list(DEFAULT_BASES)
     for ref in candidates:
         try:
-            text(top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
-            return ref, text(top, "merge-base", ref, "HEAD")
+            tip = text(top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+            return ref, tip, text(top, "merge-base", ref, "HEAD")
         except GitFailed:
             continue
     if base:
         raise UsageError(f"--base {base}: no such commit or ref, or no merge base with HEAD")
     raise ConfigError(f"no base ref found (tried {', '.join(candidates)}); give --base "
                       "(in CI, fetch with fetch-depth: 0)")
+
+
+def merged(top: Path, tip: str, merge_base: str, head: str, scratch: Path) -> str:
+    """What merging the change MERGE_BASE..HEAD into the base's TIP stores: the
+    tip's tree with every path the change adds, changes or deletes laid over
+    it (the change's side of a path both sides changed: such a pull request
+    cannot merge as it is, and is judged as its own side would land). HEAD
+    itself when the change starts at the tip. Built in a scratch index; the
+    repository's own index is untouched."""
+    if tip == merge_base:
+        return head
+    env = {"GIT_INDEX_FILE": str(scratch / "merged.index")}
+    git(top, "read-tree", tip, env=env)
+    info = b"".join(f"{'0' if c.status == 'D' else c.new_mode} {c.new_oid}\t".encode("ascii")
+                    + c.path.encode("utf-8", "surrogateescape") + b"\0"
+                    for c in changes(top, merge_base, head))
+    try:
+        git(top, "update-index", "-z", "--index-info", data=info, env=env)
+    except GitFailed as exc:
+        raise UsageError(f"the change does not apply to the base's tip {tip[:12]} ({exc}): "
+                         "merge the base into the branch") from exc
+    return text(top, "write-tree", env=env)
 
 
 def head_commit(top: Path) -> str:
@@ -138,12 +160,13 @@ class Change:
     status: str
     old_mode: str
     new_mode: str
+    new_oid: str = ""            # the object at HEAD (zeros for a deletion)
 
 
 def changes(top: Path, base: str, head: str) -> list[Change]:
     """What differs from BASE to HEAD (commits or trees), path by path, on
     the stored bytes (no rename detection, no external diff)."""
-    out = git(top, "diff", "--raw", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
+    out = git(top, "diff", "--raw", "--no-abbrev", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
               "--ignore-submodules=none", base, head, "--")
     parts = out.split(b"\0")
     found: list[Change] = []
@@ -153,9 +176,9 @@ def changes(top: Path, base: str, head: str) -> list[Change]:
         if not meta.startswith(":"):
             i += 1
             continue
-        old_mode, new_mode, _old, _new, status = meta[1:].split(" ")
+        old_mode, new_mode, _old, new, status = meta[1:].split(" ")
         path = parts[i + 1].decode("utf-8", "surrogateescape")
-        found.append(Change(path, "M" if status[0] in "MT" else status[0], old_mode, new_mode))
+        found.append(Change(path, "M" if status[0] in "MT" else status[0], old_mode, new_mode, new))
         i += 2
     return sorted(found, key=lambda c: c.path)
 

@@ -1,5 +1,5 @@
-"""The CI gate: judge a change -- the head commit against its merge base with
-the base branch -- as git stores both.
+"""The CI gate: judge a change -- what the head commit changes since its merge
+base with the base branch, merged into that branch's tip -- as git stores it.
 
 What it checks:
 
@@ -24,9 +24,12 @@ verdict. ``--worktree`` judges what a commit of the working tree would store
 instead of HEAD, leaving out the pipeline's own outputs (dvc.yaml's outs and
 metrics, which a local ``make run`` rewrites).
 
-The base is ``--base`` when given; otherwise the merge base of HEAD with
+The base is the tip of ``--base`` when given; otherwise of
 ``origin/$GITHUB_BASE_REF`` (when that variable is set), else ``origin/HEAD``,
-else ``main``, else ``master``. Named version folders without ``--base`` (or
+else ``main``, else ``master``. The change (merge base to head) is laid over
+that tip (:func:`pipeline.gate.gitstore.merged`) and judged there, with the
+tip's policy and reference: the verdict of the pull request merged into the
+base as it is now, whether or not the branch is up to date. Named version folders without ``--base`` (or
 outside git) are read from disk with the installed tool's policy.
 
 The gate reads and compares with the pipeline's own ingest and compare; it
@@ -83,8 +86,8 @@ class _Call:
 
 def run(rules: Rules, paths: list[Path], root: Path, base: str | None, params_path: Path = Path("params.yaml"),
         cwd: Path | None = None, allow_maintenance: bool = False, worktree: bool = False) -> GateReport:
-    """Gate the change since the base (or the named version folders PATHS), with
-    the policy of the merge base. ALLOW_MAINTENANCE: the maintainers' label is
+    """Gate the change since the merge base, merged into the base's tip (or
+    the named version folders PATHS), with the tip's policy. ALLOW_MAINTENANCE: the maintainers' label is
     on the change. WORKTREE: judge the working tree instead of HEAD.
     Locations name the submissions root as ROOT names it, from CWD."""
     cwd = cwd or Path.cwd()
@@ -176,11 +179,14 @@ def _on_commits(report: GateReport, call: _Call, top: Path, base: str | None, al
                 worktree: bool) -> tuple[policy_mod.Policy, dict]:
     root = _in_repository(call.root, top, "--root")
     params = _in_repository(call.params if call.params.is_absolute() else call.cwd / call.params, top, "--params")
-    ref, base_commit = gitstore.resolve_base(top, base)
+    # judged as the change merged into the base's tip, never at the merge base: where the branch starts
+    # (before main tightened a rule or gained a reference) chooses nothing
+    ref, base_commit, merge_base = gitstore.resolve_base(top, base)
     at_base = call.scratch / "base-policy"
     pol = policy_mod.policy_at(top, base_commit, params, at_base, f"base {base_commit[:12]}", beside=(DVC_YAML,))
     outputs = scope_mod.generated((at_base / DVC_YAML).read_bytes() if (at_base / DVC_YAML).is_file() else None)
-    head, history, shown_head = _head(top, call.scratch, worktree, outputs)
+    own, shown_head = _head(top, call.scratch, worktree, outputs)
+    head = gitstore.merged(top, base_commit, merge_base, own, call.scratch)
     scope = scope_mod.classify(gitstore.changes(top, base_commit, head), root)
     gated, found = _versions(top, base_commit, head, scope, root, call, shown_head)
     judged = scope_mod.judge(scope, gated, top, base_commit, head, pol, params, outputs, call.shown, allow)
@@ -188,25 +194,24 @@ def _on_commits(report: GateReport, call: _Call, top: Path, base: str | None, al
     report.findings.extend(found + judged.findings)
     gitstore.materialise(top, head, [_join(root, f) for f in context_folders(gated, pol.reference_submitter)],
                          call.scratch / "head")
-    # the versions already on the base are dated by the base's history, never by the pull request's own
-    # commits (their dates are the submitter's to choose); anything else is new, seen now by the gate's clock
-    committed = clock.history_clock(pol.rules, top, base_commit, lambda v: _join(root, f"{v.display}/{MANIFEST}"),
-                                    call.now)
+    # the versions already on the base are dated by the base's visibility record, never by a commit (its
+    # dates are the submitter's to choose); anything else is new, seen now by the gate's clock
+    committed = _record_clock(pol.rules, top, base_commit, call.now)
     _judge_versions(report, call.scratch / "head" / root, call, pol, committed)
     flips_checked = allow and judged.kind == "maintenance" and (
         bool(scope.submitters or scope.loose) or any(f.code == "policy-change" for f in judged.findings))
     if flips_checked:
-        _flips(report, top, (base_commit, pol), (head, history), root, params, call)
-    return pol, {"base": ref, "merge_base": base_commit[:12], "head": shown_head, "versioning": "checked",
+        _flips(report, top, (base_commit, pol), head, root, params, call)
+    return pol, {"base": ref, "base_commit": base_commit[:12], "merge_base": merge_base[:12], "head": shown_head, "versioning": "checked",
                  "change": judged.kind, "flips_checked": flips_checked}
 
 
-def _head(top: Path, scratch: Path, worktree: bool, outputs: tuple[str, ...]) -> tuple[str, str, str]:
-    """(the head tree, the commit whose history dates versions, how it is shown)."""
+def _head(top: Path, scratch: Path, worktree: bool, outputs: tuple[str, ...]) -> tuple[str, str]:
+    """(the head tree or commit, how it is shown)."""
     if worktree:
-        return gitstore.worktree(top, scratch, outputs), "HEAD", "working tree"
+        return gitstore.worktree(top, scratch, outputs), "working tree"
     head = gitstore.head_commit(top)
-    return head, head, f"HEAD {head[:12]}"
+    return head, f"HEAD {head[:12]}"
 
 
 def _versions(top: Path, base: str, head: str, scope: scope_mod.Scope, root: str, call: _Call,
@@ -235,19 +240,19 @@ def _join(root: str, rel: str) -> str:
     return f"{root}/{rel}" if root else rel
 
 
-def _flips(report: GateReport, top: Path, base: tuple, head: tuple, root: str, params: str, call: _Call) -> None:
+def _flips(report: GateReport, top: Path, base: tuple, head: str, root: str, params: str, call: _Call) -> None:
     """Every shipped result whose verdict or status differs between the base
     (its submissions and policy) and the head (its own)."""
-    (base_commit, base_pol), (head_tree, history) = base, head
+    (base_commit, base_pol), head_tree = base, head
     under = [root] if root else []
     side = {}
-    for name, rev, clock_rev in (("base", base_commit, base_commit), ("head", head_tree, history)):
+    for name, rev in (("base", base_commit), ("head", head_tree)):
         folder = call.scratch / f"flips-{name}"
         gitstore.materialise(top, rev, under, folder)
         try:
             pol = base_pol if name == "base" else policy_mod.policy_at(
                 top, rev, params, call.scratch / "head-policy", f"head {rev[:12]}")
-            visible = clock.history_clock(pol.rules, top, clock_rev, lambda v: _join(root, f"{v.display}/{MANIFEST}"))
+            visible = _record_clock(pol.rules, top, rev, call.now)
             side[name] = flips_mod.outcomes(folder / root, pol, visible)
         except ConfigError as exc:
             if name == "base":
@@ -260,6 +265,11 @@ def _flips(report: GateReport, top: Path, base: tuple, head: tuple, root: str, p
             return
     report.flips, found = flips_mod.flips(side["base"], side["head"], call.shown)
     report.findings.extend(found)
+
+
+def _record_clock(rules: Rules, top: Path, rev: str, now) -> clock.Clock:
+    """The clock of the visibility record REV holds (as git stores it)."""
+    return clock.record_clock(rules, clock.read_record(gitstore.read(top, rev, clock.RECORD)), now)
 
 
 def counts(report: GateReport) -> dict:

@@ -1,4 +1,4 @@
-"""The gate's policy: what decides a verdict, read from the merge base.
+"""The gate's policy: what decides a verdict, read from the base branch's tip.
 
 Policy is what :func:`policy_at` reads: ``params.yaml``'s ``compare``
 section and the ``schemas/`` and ``published/`` folders (:data:`SOURCES`),

@@ -32,18 +32,18 @@ from pipeline.store.versions import Version
 
 RESULT_KEYS = ("submitter", "system", "model", "scenario", "value", "units", "status")
 VERDICT_KEYS = ("verdict", "deviation_pct", "tolerance_pct", "reference_value", "reference_system",
-                "reference_source", "label", "reason")
+                "reference_source", "label", "reason", "differences")
 
 
 def check(report, root: Path, shown: str | None, pol: Policy, now, committed: clock.Clock | None = None) -> None:
     """Ingest the context (see :func:`context_paths`) of the gated versions
     (``report.versions``) under ROOT, then judge their files and rows under
     POL (its rules and compare parameters). A gated version became visible now (the gate's clock); the
-    context, when it was committed (COMMITTED; default: the commit clock of
-    the repository holding ROOT, if any)."""
+    context, when the base's visibility record says (COMMITTED; default: the
+    record of the repository holding ROOT, if any)."""
     gated = report.versions
     names = {g.display for g in gated}
-    committed = committed or clock.git_clock(pol.rules, root) or (lambda version: None)
+    committed = committed or clock.project_clock(pol.rules, root) or (lambda version: None)
     visible = lambda v: clock.Visible(now, "the gate's clock") if v.display in names else committed(v)  # noqa: E731
     full = ingest(pol.rules, context_paths(root, gated, pol.reference_submitter), root=root, visible=visible)
     used = {v["path"] for v in full.versions if v["used"]}
@@ -63,7 +63,7 @@ def check(report, root: Path, shown: str | None, pol: Policy, now, committed: cl
     report.findings.extend(_deviations(agreement, mine, shown))
     report.findings.extend(_crosscheck(own, gated, pol, shown))
     report.findings.extend(_empty(gated, report, root, shown))
-    _withdrawals(report, root, shown, table, pol, visible)
+    _withdrawals(report, root, shown, table, pol, visible, now)
     report.files = sorted(Source(f"{g.display}/{p.relative_to(root / g.display).as_posix()}", root=shown).path
                           for g in gated for p in (root / g.display).rglob("*") if p.is_file())
 
@@ -232,7 +232,8 @@ def _empty(gated: list[Version], report, root: Path, shown: str | None) -> list[
     return out
 
 
-def _withdrawals(report, root: Path, shown: str | None, table: pd.DataFrame, pol: Policy, visible) -> None:
+def _withdrawals(report, root: Path, shown: str | None, table: pd.DataFrame, pol: Policy, visible,
+                 now) -> None:
     """result-dropped findings and the withdrawal summary of each gated version."""
     unread = {r["version"] for r in report.rows if r["outcome"] != ACCEPTED} | {
         g.display for g in report.versions for f in report.errors
@@ -240,7 +241,7 @@ def _withdrawals(report, root: Path, shown: str | None, table: pd.DataFrame, pol
     for g in report.versions:
         if g.display in unread:         # what it drops is unknown until its rows read: fix those first
             continue
-        pair = withdrawals.predecessor(pol.rules, root, g)
+        pair = withdrawals.predecessor(pol.rules, root, g, visible, now)
         if pair is None:
             continue
         prev, version = pair

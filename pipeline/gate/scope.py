@@ -6,7 +6,9 @@ regular files, and nothing else. That is decided by what is allowed, never by
 a list of forbidden paths: every other changed path is a maintenance change
 (one finding per path), whatever it is -- a file outside the submissions
 root, a link, a submodule, an executable or a changed mode, a hidden name
-such as ``.gitattributes`` anywhere. A version of the reference submitter is
+such as ``.gitattributes`` anywhere outside a version folder. What a version
+folder itself may hold is the store's one rule (:mod:`pipeline.store.contents`),
+which the gate applies when it reads the version. A version of the reference submitter is
 reference data, the maintainers' as well (``reference-change``). A
 maintenance change passes only with the maintainers' label, and never
 together with a submission.
@@ -28,7 +30,7 @@ import yaml
 
 from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, located
-from pipeline.core.model import Source
+from pipeline.core.model import Source, version_number
 from pipeline.core.vocabulary import Severity
 from pipeline.gate import gitstore, policy as policy_mod
 from pipeline.store.manifests import MANIFEST
@@ -100,7 +102,9 @@ def _not_a_submission_file(change: gitstore.Change, parts: list[str]) -> str | N
         return "an executable file (mode 100755), not a regular file"
     if mode != gitstore.REGULAR:
         return f"mode {mode}, not a regular file"
-    hidden = next((p for p in parts if p.startswith(".")), None)
+    # inside a version folder, what a version may hold is the store's one rule (pipeline.store.contents)
+    inside = len(parts) >= 4 and version_number(parts[2]) is not None
+    hidden = next((p for p in (parts[:3] if inside else parts) if p.startswith(".")), None)
     if hidden:
         return f"a hidden name ({hidden}): git and other tools read such files"
     return None

@@ -34,7 +34,7 @@ from pipeline.core.model import AUTO, POST_DEADLINE, STATUSES, VERIFIED, Source
 from pipeline.core.rules import Rules
 from pipeline.core.vocabulary import Severity
 from pipeline.ingest.submissions import ingest
-from pipeline.store import clock
+from pipeline.store import clock, contents
 from pipeline.store.hashes import sha256_file, sha256_tree
 from pipeline.store.manifests import MANIFEST, Version, declared_status, declared_submitted_at, load_manifest
 from pipeline.store.versions import root_name, version_at, version_number
@@ -78,7 +78,9 @@ def seal(rules: Rules, source: Path, submitter: str, round_: str, status: str, r
                                                "a submitted tree may not hold links")])
     else:
         digest = sha256_file(source)
-    problems = refusals(rules, source, fmt, submitter, round_, VERIFIED if status == AUTO else status)
+    # what a version may hold, as the gate and ingest hold it (the rows are not read for a refused name)
+    problems = contents.check_source(rules, source, fmt) or refusals(rules, source, fmt, submitter, round_,
+                                                                      VERIFIED if status == AUTO else status)
     if problems:
         return SubmitResult(None, problems)
     sub_dir = root / round_ / submitter

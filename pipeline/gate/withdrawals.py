@@ -1,7 +1,8 @@
 """Explicit withdrawals: a new version may not silently drop a result.
 
 A gated version that drops a result of the version it supersedes (the newest
-earlier version of the same submitter, round and declared status) -- same
+earlier version of the same submitter, round and *effective* status: the
+status ingest counts it under, whatever was declared) -- same
 system, model and scenario -- or moves it to another division or system, must
 list it under ``withdraws:`` in its manifest with a reason; otherwise
 ``result-dropped``. Withdrawn results are shown with the verdict they had.
@@ -9,36 +10,30 @@ list it under ``withdraws:`` in its manifest with a reason; otherwise
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import DEVIATES, Source
 from pipeline.core.rules import Rules
-from pipeline.store.manifests import MANIFEST, Version, load_manifest
+from pipeline.store import clock
+from pipeline.store.manifests import MANIFEST, Version, load_manifest, withdrawal_for
 from pipeline.store.versions import submitter_versions
 
 KEY = ("system", "model", "scenario", "division")
 
 
-def predecessor(rules: Rules, root: Path, g) -> tuple[Version, Version] | None:
+def predecessor(rules: Rules, root: Path, g, visible: clock.Clock, at: datetime) -> tuple[Version, Version] | None:
     """(the version G supersedes, G's Version): the newest earlier version with
-    the same declared status; None for a first version or an unreadable one."""
+    the same effective status (:func:`pipeline.store.clock.statuses`, as ingest
+    supersedes: VISIBLE dates each version, AT is now); None for a first
+    version or an unreadable one."""
     versions = submitter_versions(root, g.round, g.submitter)
     for v in versions:
         load_manifest(rules, v)
     mine = next((v for v in versions if v.number == g.number), None)
-    if mine is None or mine.manifest is None:
-        return None
-    earlier = [v for v in versions if v.number < g.number and v.manifest is not None
-               and v.manifest.status == mine.manifest.status]
-    return (earlier[-1], mine) if earlier else None
-
-
-def _matches(rules: Rules, entry: dict, row: dict) -> bool:
-    model = rules.canonical_model(str(entry.get("model", ""))) or entry.get("model")
-    return (str(entry.get("system")) == str(row["system"]) and model == row["model"]
-            and str(entry.get("scenario", "")).lower() == str(row["scenario"]).lower()
-            and (not entry.get("division") or entry["division"] == row["division"]))
+    before = clock.predecessor(versions, clock.statuses(rules, versions, visible, at), g.number)
+    return (before, mine) if before is not None else None
 
 
 def check(rules: Rules, g, version: Version, previous: int, new_rows: list[dict], old_rows: list[dict],
@@ -56,7 +51,7 @@ def check(rules: Rules, g, version: Version, previous: int, new_rows: list[dict]
             continue
         had = verdicts.get(row["source"], {})
         source = str(Source.from_cell(row["source"], shown))
-        entry = next((w for w in m.withdraws if _matches(rules, w, row)), None)
+        entry = withdrawal_for(rules, m.withdraws, row)
         if entry is not None:
             withdrawn.append({"system": row["system"], "model": row["model"], "scenario": row["scenario"],
                               "division": row["division"], "source": source,

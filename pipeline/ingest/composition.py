@@ -22,9 +22,11 @@ from dataclasses import dataclass
 from pipeline.core.rules import Rules, memo
 
 _SEPARATOR = re.compile(r"\s*(?:,|\+|&|\band\b)\s*", re.IGNORECASE)
-_COUNT_AFTER = re.compile(r"\(\s*x\s*(\d+)\s*\)", re.IGNORECASE)          # ... (x8)
+# ... (x8); ... (x2x8): 2 nodes of 8, 16 in all (v6.1's heterogeneous AMD cluster)
+_COUNT_AFTER = re.compile(r"\(\s*x\s*(\d+)(?:\s*x\s*(\d+))?\s*\)", re.IGNORECASE)
 _COUNT_BEFORE = re.compile(r"^\s*(\d+)\s*[x\u00d7]\s*(?=[A-Za-z])", re.IGNORECASE)   # 8x ..., 2 x ...
 _ID_PART = re.compile(r"^(\d+)[xX](.+)$")                                   # 8xMI355X in a system id
+_ID_NODES = re.compile(r"^(\d+)[xX](\d+)[xX](.+)$")                          # 9x8xMI355X: nodes x per node
 _FORM_FACTOR = re.compile(r"(?<![a-z0-9])(SXM|PCIe|NVL)(?![a-z])", re.IGNORECASE)
 _MEMORY = re.compile(r"(?<![0-9.])(\d{2,4})\s*GB?(?![a-z0-9])", re.IGNORECASE)
 # what a part's own name leaves out: notes in parentheses ("(R)", "(Power Cap 1000 W)"),
@@ -59,7 +61,7 @@ def pieces(text: str) -> list[tuple[str, int | None]]:
         after = _COUNT_AFTER.search(piece)
         before = _COUNT_BEFORE.match(piece)
         if after:
-            count, piece = int(after.group(1)), _COUNT_AFTER.sub("", piece)
+            count, piece = int(after.group(1)) * int(after.group(2) or 1), _COUNT_AFTER.sub("", piece)
         elif before:
             count, piece = int(before.group(1)), piece[before.end():]
         out.append((piece.strip(), count))
@@ -84,10 +86,16 @@ def parts_in_name(rules: Rules, text: str) -> tuple[Part, ...]:
 @memo(maxsize=4096)
 def parts_in_system_id(rules: Rules, system_id: str | None) -> dict[str, int | None]:
     """Registered parts a system id names -> the count it states before the
-    name (``87xMI355X_22xEPYC_9575F`` -> {MI355X: 87}), or None when it names
-    the part alone (``XE9680_MI300X_192GBx8`` -> {MI300X: None})."""
+    name (``87xMI355X_22xEPYC_9575F`` -> {MI355X: 87}; ``9x8xMI355X_...``,
+    nodes x per node -> {MI355X: 72}), or None when it names the part alone
+    (``XE9680_MI300X_192GBx8`` -> {MI300X: None})."""
     found: dict[str, int | None] = {}
     for token in (system_id or "").split("_"):
+        nodes = _ID_NODES.match(token)
+        name = rules.canonical_accelerator(nodes.group(3)) if nodes else None
+        if name:
+            found[name] = (found.get(name) or 0) + int(nodes.group(1)) * int(nodes.group(2))
+            continue
         m = _ID_PART.match(token)
         if m:
             name = rules.canonical_accelerator(m.group(2))
@@ -99,6 +107,20 @@ def parts_in_system_id(rules: Rules, system_id: str | None) -> dict[str, int | N
             if name:
                 found.setdefault(name, None)
     return dict(sorted(found.items()))
+
+
+@memo(maxsize=4096)
+def nodes_in_system_id(rules: Rules, system_id: str | None) -> tuple[int, tuple[int, ...]] | None:
+    """(nodes, per-node counts) a system id states in ``<nodes>x<per node>x<part>``
+    prefixes (``9x8xMI355X_2xEPYC_9575F`` -> (9, (8,)); a mixed cluster
+    ``2x8xMI355X_2x8xMI300X`` -> (4, (8,))), None when it states none."""
+    nodes, per_node = 0, set()
+    for token in (system_id or "").split("_"):
+        m = _ID_NODES.match(token)
+        if m and rules.canonical_accelerator(m.group(3)):
+            nodes += int(m.group(1))
+            per_node.add(int(m.group(2)))
+    return (nodes, tuple(sorted(per_node))) if nodes else None
 
 
 def variant_of(family: str, piece: str) -> str:

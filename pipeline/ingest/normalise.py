@@ -60,6 +60,7 @@ PARTS: dict[str, tuple[str, ...]] = {
     "system_name": ("system_name",),
     "result_id": ("result_id",),
     "origin": ("source", "status", "submission_version"),
+    "description": resolve.DESCRIPTION,
 }
 
 
@@ -171,12 +172,14 @@ class _Memo:
         rounds, submitters, systems = memo["round"], memo["submitter"], memo["system"]
         benchmarks, divisions, availabilities = memo["benchmark"], memo["division"], memo["availability"]
         accelerators, names, ids = memo["accelerators"], memo["system_name"], memo["result_id"]
+        descriptions = memo["description"]
         codes = accepted.codes
         put = {part: codes[part].append for part in PARTS}
         put_round, put_submitter, put_system = put["round"], put["submitter"], put["system"]
         put_benchmark, put_division, put_availability = put["benchmark"], put["division"], put["availability"]
         put_accelerators, put_name, put_id, put_origin = (put["accelerators"], put["system_name"],
                                                           put["result_id"], put["origin"])
+        put_description = put["description"]
         put_value, put_line = accepted.value.append, accepted.line.append
         number = resolve.NUMBER.match
         found: list[Finding] = []
@@ -226,10 +229,13 @@ class _Memo:
             # the labels a partner must back up: a power cap in the system's id or
             # name, the network division (flags kept with each distinct text)
             label = self._labels(rec) if system[2] or name[2] or division[2] else ()
+            key = (get("host_processor"), get("host_processors_per_node"), get("framework"),
+                   get("operating_system"), get("weight_data_types"), get("platform"), get("nodes"))
+            desc = descriptions.get(key) or self._description(key)
             if rnd[1] or sub[1] or system[1] or bench[1] or value_problems or division[1] or \
-                    availability[1] or acc[1] or label or name[1] or rid[1]:
+                    availability[1] or acc[1] or label or name[1] or rid[1] or desc[1]:
                 here = _located(rec, (rnd[1], sub[1], system[1], bench[1], value_problems, division[1],
-                                      availability[1], acc[1], label, name[1], rid[1]))
+                                      availability[1], acc[1], label, name[1], rid[1], desc[1]))
                 found.extend(here)
                 if any(f.severity == Severity.ERROR for f in here):
                     dispositions.append(rejection(rec.cell, here))
@@ -246,6 +252,7 @@ class _Memo:
             put_accelerators(acc[0])
             put_name(name[0])
             put_id(rid[0])
+            put_description(desc[0])
             put_origin(origin)
             put_value(value)
             at = rec.line if rec.line is not None else rec.row
@@ -260,7 +267,7 @@ class _Memo:
         characters of ``fields`` ((name, text) pairs), and whether the row's
         labels must be checked together (:meth:`_labels`)."""
         problems = tuple(problems) + tuple(p for name, text in fields
-                                           for p in resolve.characters(name, text, self.ctx.published))
+                                           for p in resolve.characters(self.rules, name, text, self.ctx.published))
         code = -1 if resolve.errors(problems) else self.accepted.code(part, value)
         flag = not self.ctx.published and resolve.labels_to_check(self.rules, part, value[0])
         self.memo[part][key] = out = (code, problems, flag)
@@ -305,6 +312,15 @@ class _Memo:
                                        ("total_accelerators", total)))
         self.memo["accelerators"][key] = out = (code, problems, cpu)
         return out
+
+    def _description(self, key: tuple) -> tuple:
+        """The system description as stated (texts kept as given), and a host
+        count that contradicts the system id. Free text, not a name: its
+        characters are not checked (a published processor name holds a
+        narrow no-break space); every view escapes it."""
+        texts = tuple(map(clean, key))
+        values, problems = resolve.resolve_description(*texts, self.ctx.published)
+        return self._answer("description", key, values, problems)
 
     def _labels(self, rec: RawRecord) -> tuple:
         """The problems of the labels a row must back up together (power, power

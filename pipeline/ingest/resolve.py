@@ -18,10 +18,11 @@ whatever its format) must name known values whose labels agree.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 
-from pipeline.core import textcheck
+from pipeline.core import limits, textcheck
 from pipeline.core.rules import Rules, canonical_units, memo
 from pipeline.core.formulas import PLAUSIBLE_VALUE, plausible
 from pipeline.ingest import composition
@@ -80,12 +81,25 @@ def did_you_mean(text: str, known) -> str:
     return f" (did you mean {' or '.join(names)}?)" if names else ""
 
 
-def characters(name: str, text: str | None, published: bool = False) -> tuple[Problem, ...]:
-    """An invisible or confusable character in a field (a zero-width space in
-    a model name, a Cyrillic ``А`` in ``АMD``): an error in a partner's file,
+def characters(rules: Rules, name: str, text: str | None, published: bool = False) -> tuple[Problem, ...]:
+    """Mojibake (``MI355XÂ``), or an invisible or confusable character in a
+    field (a zero-width space in a model name, a Cyrillic ``А`` in ``АMD``): an error in a partner's file,
     a warning in a table MLCommons published (its row kept)."""
-    if text is None or text.isascii():
+    if text is None:
         return ()
+    longest = limits.cap(rules, "field_length")
+    if len(text) > longest:      # said before anything quotes it: a finding never carries a megabyte name
+        return (("over-cap", name, f"at most {longest} characters", f"{len(text)} characters",
+                 f"{name} is longer than any name a partner may write (schemas/version_folder.yaml caps)")
+                + _severity(published),)
+    if text.isascii():
+        return ()
+    garbled = textcheck.mojibake_in(text)
+    if garbled is not None:      # never repaired in silence: MI355XÂ is not MI355X to a reader
+        at, described = garbled
+        return (("mojibake", name, "text as typed, in its own encoding", f"{described} at character {at + 1} of "
+                 f"{ascii(text)}", f"{name} holds mojibake (UTF-8 read as Latin-1/cp1252): fix the export's "
+                 "encoding") + _severity(published),)
     hidden = textcheck.hidden_character(text)
     if hidden is None:
         return ()
@@ -356,6 +370,19 @@ def resolve_accelerators(rules: Rules, text: str | None, platform: str | None, p
     names = sorted(variants)
     if per_node is None or nodes is None:
         return fail, problems
+    prefix = composition.nodes_in_system_id(rules, platform)
+    if prefix is not None and (prefix[0] != nodes or prefix[1] != (per_node,)):
+        # 1x8xMI355X_... states one node of 8: a row saying 2 nodes contradicts its own id
+        said_nodes, said_per_node = prefix
+        key = "nodes" if said_nodes != nodes else "accelerators_per_node"
+        problems.append(("label-mismatch", key,
+                         f"{said_nodes} node(s) of {'/'.join(map(str, said_per_node))} accelerators, as the system "
+                         f"id {platform!r} states (<nodes>x<per node>x<accelerator>)",
+                         f"nodes {nodes}, accelerators per node {per_node}",
+                         "the node count or the accelerators per node contradict the system id's node prefix")
+                        + _severity(published))
+        if not published:
+            return fail, problems
     capacity = per_node * nodes
     stated = _per_type_counts(parts, per_node, nodes)
     if stated is not None and not published:
@@ -489,3 +516,46 @@ def resolve_labels(rules: Rules, system: str | None, system_name: str | None, ac
                     "(MLCommons' rule for the network division)", system_name or "<no system name>",
                     "a network-division result whose system is not named a network SUT"))
     return tuple(out)
+
+
+# a host processor count in a system id: 2xEPYC_9575F, 22xEPYC, 2xXeon-6980P
+_HOST_IN_ID = re.compile(r"(?:^|_)(\d+)[xX](EPYC|Xeon|Grace|Intel|AMD|ARM|CPU)", re.IGNORECASE)
+DESCRIPTION = ("host_processor", "host_processors_per_node", "framework", "operating_system",
+               "weight_data_types")
+
+
+@functools.lru_cache(maxsize=4096)   # pure: no rule decides it
+def resolve_description(host: str | None, host_count: str | None, framework: str | None,
+                        operating_system: str | None, weights: str | None, platform: str | None,
+                        nodes_text: str | None, published: bool = False):
+    """The system description as the input states it (each text kept as
+    given, None when not stated), and whether the host count contradicts
+    the system id (``8xMI355X_2xEPYC_9575F`` with 8 host processors per
+    node): a warning, in a published table and in a partner's file alike
+    (the reference vendor's own v6.0 files state it so: refusing them would
+    lose the reference), so the stated count is never taken as a fact of the
+    system. The id may count the whole cluster's hosts (``87xMI355X_22xEPYC``
+    on 11 nodes: 2 per node)."""
+    problems: list[Problem] = []
+    m = _HOST_IN_ID.search(platform or "")
+    stated = parse_count(host_count) if host_count else None
+    nodes = parse_count(nodes_text) if nodes_text else None
+    if m and stated is not None:
+        in_id = int(m.group(1))
+        if in_id not in (stated, stated * (nodes or 1)):
+            per_node = in_id // nodes if nodes and in_id % nodes == 0 else in_id
+            problems.append(("description-contradicts-system-id", "host_processors_per_node",
+                             f"{per_node} per node, as the system id {platform!r} states", host_count,
+                             "the host processor count contradicts the system id"
+                             + (" (kept as published)" if published else ""), WARNING))
+    return (host, host_count, framework, operating_system, weights), problems
+
+
+def host_count_in_id(platform: str | None, nodes: object = None) -> int | None:
+    """The host processors per node a system id states (``8xMI355X_2xEPYC_9575F``: 2;
+    ``87xMI355X_22xEPYC_9575F`` on 11 nodes: 2), None when it states none."""
+    m = _HOST_IN_ID.search(str(platform or ""))
+    if not m:
+        return None
+    count, n = int(m.group(1)), parse_count(str(nodes)) if nodes not in (None, "") else None
+    return count // n if n and count % n == 0 and count >= 2 * n else count

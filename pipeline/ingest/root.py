@@ -115,12 +115,14 @@ def ingest_root(rules: Rules, root: Path, cache: Path | None = None) -> MergeRep
     if not folders:
         raise ConfigError(f"{root}: no <round>/<submitter> folders")
     code = code_digest(rules)
+    record = _record_lines(root)
     counts = {"submitters_read": 0, "submitters_cached": 0}
     with tempfile.TemporaryDirectory(prefix="mlrepro-ingest-") as work:
         entries, to_read = {}, []
         for folder in folders:
             name = f"{folder.parent.name}-{folder.name}"
-            entries[folder] = cache / f"{name}.{folder_key(folder, root, code)[:24]}" if cache else None
+            key = folder_key(folder, root, code, record.get(folder.relative_to(root).as_posix(), ""))
+            entries[folder] = cache / f"{name}.{key[:24]}" if cache else None
             if entries[folder] is None or not all((entries[folder] / n).is_file() for n in PARTS):
                 to_read.append((folder, Path(work) / name))
         ingest_submitters(rules, to_read, root, folders)
@@ -145,7 +147,7 @@ def ingest_submitters(rules: Rules, todo: list[tuple[Path, Path]], root: Path, f
     from pipeline.store import clock
     from pipeline.ingest import submissions as ingest, walk
 
-    visible = clock.git_clock(rules, root) or (lambda version: None)
+    visible = clock.project_clock(rules, root) or (lambda version: None)
     scans: walk.Scans = {}   # the root's versions found once for all the folders, each folder read once
     collected = [ingest.read_unchecked(rules, [folder], root=root, visible=visible, scans=scans)
                  for folder, _ in todo]
@@ -209,8 +211,20 @@ def code_digest(rules: Rules) -> str:
     return digest.hexdigest()
 
 
-def folder_key(folder: Path, root: Path, code: str) -> str:
-    digest = hashlib.sha256(f"{code}\0{root.as_posix()}\0{folder.as_posix()}\0".encode())
+def _record_lines(root: Path) -> dict[str, str]:
+    """``<round>/<submitter>`` -> its versions' entries in the visibility record,
+    as text: part of its cache key (when they became visible decides their status)."""
+    from pipeline.store import clock
+
+    out: dict[str, str] = {}
+    for display, when in sorted((clock.project_record(root) or {}).items()):
+        folder = display.rsplit("/", 1)[0]
+        out[folder] = out.get(folder, "") + f"{display} {when.isoformat()}\n"
+    return out
+
+
+def folder_key(folder: Path, root: Path, code: str, visible: str = "") -> str:
+    digest = hashlib.sha256(f"{code}\0{root.as_posix()}\0{folder.as_posix()}\0{visible}\0".encode())
     _hash_tree(digest, folder)
     return digest.hexdigest()
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.core import limits
 from pipeline.core.findings import Finding, TableReport, located
 from pipeline.core.model import POST_DEADLINE, REJECTED, SET_ASIDE, VERIFIED, Source
 from pipeline.core.rules import Rules
@@ -84,7 +85,7 @@ def read_unchecked(rules: Rules, paths: list[Path], fmt: str | None = None, roun
     report.root = roots.pop() if len(roots) == 1 else None
     frame = accepted.frame()
     del accepted
-    return report, _reject_duplicates(frame, report)
+    return report, _reject_duplicates(rules, frame, report)
 
 
 def settle(report: IngestReport, validated: tuple[pd.DataFrame, pd.DataFrame, list[Finding]]) -> IngestReport:
@@ -110,15 +111,20 @@ def schema_dispositions(cells, found: list[Finding]) -> list[Disposition]:
     return out
 
 
-def _reject_duplicates(frame: pd.DataFrame, report: IngestReport) -> pd.DataFrame:
+def _reject_duplicates(rules: Rules, frame: pd.DataFrame, report: IngestReport) -> pd.DataFrame:
     """Rows that share a key are all rejected: nothing says which one is the result."""
     dup = frame.duplicated(subset=list(KEY), keep=False)
     if not dup.any():
         return frame
     groups = frame[dup].groupby(list(KEY), sort=False, dropna=False)["source"].agg(list)
+    keep = limits.cap(rules, "examples_per_finding")
     for cells in groups:
+        head = cells[:keep + 1]
         for cell in cells:
-            others = ", ".join(o for o in cells if o != cell)
+            # a few of the others and how many more: 20,000 identical rows must not make 20,000 lists of 20,000
+            shown = [o for o in head if o != cell][:keep]
+            more = len(cells) - 1 - len(shown)
+            others = ", ".join(shown) + (f" and {more} more" if more else "")
             f = located("duplicate-row", Source.from_cell(cell, report.root),
                         "one row per system, model, scenario and status",
                         f"the same result also at {others}",

@@ -1,6 +1,6 @@
 """The canonical results table: its columns, its pandera schema, its files.
 
-The schema is data (``schemas/results.v2.yaml``; v1 stays as released); this module loads it once,
+The schema is data (``schemas/results.v3.yaml``; v1 and v2 stay as released); this module loads it once,
 builds frames in the schema's column order, and turns pandera's lazy failure
 table into findings so that no row disappears without a reason.
 """
@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.core.errors import ConfigError, DataError
+from pipeline.core.escape import csv_restore_frame
 from pipeline.core.findings import Finding, located
 from pipeline.core.formulas import PLAUSIBLE_VALUE, plausible
 from pipeline.core.imports import absent
@@ -25,8 +26,12 @@ COLUMNS = (
     "composition", "accelerators_per_node", "nodes", "total_accelerators", "model", "used_model",
     "scenario",
     "value", "units", "division", "availability", "status", "result_id", "source",
-    "submission_version",
+    "submission_version", "host_processor", "host_processors_per_node", "framework", "operating_system",
+    "weight_data_types",
 )
+# the system description (version 3): a table written before it reads with these empty
+DESCRIPTION = ("host_processor", "host_processors_per_node", "framework", "operating_system",
+               "weight_data_types")
 INT_COLUMNS = ("accelerators_per_node", "nodes", "total_accelerators")
 # what pandera imports, when installed, for a feature the pipeline does not use (pipeline/core/imports.py absent)
 PANDERA_UNUSED = ("hypothesis",)
@@ -136,12 +141,14 @@ def row_source(frame: pd.DataFrame, idx, display: str, root: str | None = None) 
 
 
 def read_frame(path: str | Path, **csv_options) -> pd.DataFrame:
-    """Any CSV or Parquet table (by extension). Raises :class:`TableUnreadable`."""
+    """Any CSV or Parquet table (by extension), a table the pipeline wrote: a CSV's
+    text cells as they were before ``write_table`` neutralised them. Raises
+    :class:`TableUnreadable`."""
     path = Path(path)
     try:
         if path.suffix == ".parquet":
             return pd.read_parquet(path)
-        return pd.read_csv(path, **csv_options)
+        return csv_restore_frame(pd.read_csv(path, **csv_options))
     except pd.errors.EmptyDataError as exc:
         raise TableUnreadable(path, "a table with a header row", "an empty file") from exc
     except (OSError, ValueError, UnicodeDecodeError) as exc:   # pandas and pyarrow parse errors are ValueErrors
@@ -156,11 +163,19 @@ class TableUnreadable(DataError):
             "file-unreadable", Source(Path(path).as_posix()), expected, found, "the table cannot be read"))
 
 
+def described(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table with the system description's columns, empty where it has none
+    (a version-2 table: every other column is as it was)."""
+    absent = [c for c in DESCRIPTION if c not in frame.columns]
+    return frame.assign(**{c: pd.Series(None, index=frame.index, dtype="object") for c in absent}) \
+        if absent else frame
+
+
 def read(path: str | Path) -> pd.DataFrame:
     """Read a canonical table from CSV or Parquet (by extension), unchecked
     (the pipeline's own outputs; :func:`load` checks)."""
     path = Path(path)
-    frame = read_frame(path, dtype=str, keep_default_na=False, na_values=[""])
+    frame = described(read_frame(path, dtype=str, keep_default_na=False, na_values=[""]))
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
         raise ConfigError(f"{path}: not a canonical results table (missing {missing})")
@@ -179,6 +194,7 @@ def load(rules: Rules, path: str | Path) -> tuple[pd.DataFrame, list[Finding]]:
         frame = read_frame(path, dtype=str, keep_default_na=False, na_values=[""])
     except TableUnreadable as exc:
         return to_frame([]), [exc.finding]
+    frame = described(frame)
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
         return to_frame([]), [located("missing-column", Source(display, 1 if path.suffix != ".parquet" else None),

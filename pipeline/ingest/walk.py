@@ -26,9 +26,10 @@ from pathlib import Path
 
 from pipeline.store import clock
 from pipeline import readers
+from pipeline.core import limits
 from pipeline.core.errors import UsageError
 from pipeline.core.findings import Finding, located
-from pipeline.core.model import REJECTED, STATUSES, Source
+from pipeline.core.model import REJECTED, STATUSES, VERIFIED, Source
 from pipeline.core.vocabulary import Severity
 from pipeline.ingest.normalise import Context, Normaliser
 from pipeline.readers.base import Disposition, ReadResult
@@ -61,12 +62,15 @@ def collect(paths: list[Path], report, normaliser: Normaliser, fmt: str | None =
         if not path.exists():
             raise UsageError(f"{path}: no such file or folder")
         if path.is_file() or readers.detect(rules, path) == "submission-tree":
-            if status is None:
+            mlcommons = published or published_table(path)
+            # a table MLCommons published holds the results it reviewed: verified unless told
+            stated = status if status is not None or not mlcommons else VERIFIED
+            if stated is None:
                 raise UsageError(f"{path}: a raw file needs --status (and --round when the file has none)")
-            _read_raw(path, fmt, round_, status, normaliser, report, published or published_table(path))
+            _read_raw(path, fmt, round_, stated, normaliser, report, mlcommons)
         else:
             if visible is None:
-                visible = clock.git_clock(rules, path) or (lambda version: None)
+                visible = clock.project_clock(rules, path) or (lambda version: None)
             for version, status_, used in _choose(rules, _versions_under(path, root, report, scans), report, visible):
                 if used and version.manifest is not None and version.root_name:
                     roots.add(version.root_name)
@@ -124,12 +128,11 @@ def _choose(rules, versions: list[tuple[Version, bool]], report,
     for version, _ in versions:
         load_manifest(rules, version)
         report.findings.extend(version.findings)
-    implausible = clock.plausibility(rules, [v for v, _ in versions], clock.now())
+    effective = clock.statuses(rules, [v for v, _ in versions], visible, clock.now())
     for version, named in versions:
         status = None
-        if version.manifest is not None:
-            report.findings.extend(implausible.get(version.display, []))
-            status, found = clock.effective_status(rules, version, visible(version), version.display in implausible)
+        if version.display in effective:
+            status, found = effective[version.display]
             report.findings.extend(found)
         loaded.append((version, status, named))
     newest: dict[tuple, int] = {}
@@ -180,6 +183,7 @@ def _read_version(version: Version, status: str | None, used: bool, normaliser: 
         report.findings.append(located("unknown-round", version.where(MANIFEST).at(key="round"),
                                        f"one of {sorted(rules.rounds())}", m.round, "unknown round"))
     ctx = Context(status=status, round=m.round, submitter=m.submitter, submission_version=m.version)
+    _rows_cap(rules, version, report)
     for entry_file in m.files:
         where = version.where(entry_file.path)
         why = version.tampered.get(entry_file.path)
@@ -190,10 +194,27 @@ def _read_version(version: Version, status: str | None, used: bool, normaliser: 
         _accept(result, where, ctx, normaliser, report)
 
 
+def _rows_cap(rules, version: Version, report) -> None:
+    """A version whose files hold more rows than ``rows_per_version``, counted
+    cheaply before any is read: one over-cap finding, and no file read."""
+    m = version.manifest
+    counts = [readers.row_count(version.path / e.path, _fmt(e.format)) for e in m.files
+              if e.path not in version.tampered]
+    total, limit = sum(c for c in counts if c), limits.cap(rules, "rows_per_version")
+    if total <= limit:
+        return
+    why = located("over-cap", m.where(version, "files"), f"at most {limit} rows in a version", f"{total} rows",
+                  "the version holds more rows than a partner's version may (schemas/version_folder.yaml caps)")
+    report.findings.append(why)
+    for entry in m.files:
+        version.tampered.setdefault(entry.path, why)
+
+
 def _reject_file(rules, version: Version, entry_file, where: Source, why, report) -> None:
-    """Every row of a file that cannot be trusted is rejected for the file's reason."""
+    """Every row of a file that cannot be trusted is rejected for the file's reason
+    (a file over a cap is rejected whole, never read)."""
     path = version.path / entry_file.path
-    if why.code == "path-escape" or not (path.is_file() or path.is_dir()):
+    if why.code in ("path-escape", "over-cap") or not (path.is_file() or path.is_dir()):
         report.dispositions.append(Disposition(where.file, REJECTED, why.code, why.message))
         return
     result = readers.read(rules, path, where, _fmt(entry_file.format), round_=version.round)

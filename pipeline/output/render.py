@@ -6,7 +6,9 @@ exits. The gate's report adds ``versions`` and ``files``, used when present.
 Standard library only (the gate starts fast), except ``csv`` of a typed table.
 
 ``json`` is ``report.to_dict()``: the document ``--format json`` prints is the
-one ``-o x.json`` writes.
+one ``-o x.json`` writes. Every string goes out through the escaper of its
+format (:mod:`pipeline.core.escape`): a line of text is one line, a CSV cell
+is never a formula, partner text in markdown stays in its code span.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from pipeline.core import escape
 from pipeline.core.files import write_table, write_text
 from pipeline.core.findings import Finding
 from pipeline.core.model import (AGREE, DEVIATES, EXCLUDED, LABEL_UNVERIFIED, NO_REFERENCE, REJECTED, SET_ASIDE,
@@ -39,7 +42,7 @@ def _is_gate(report) -> bool:
 
 def findings_lines(report, limit: int | None = TEXT_LIMIT) -> list[str]:
     """At most ``limit`` findings, then how many more there are (only those shown are built)."""
-    lines = [f"{f.severity}: {f.render()}" for f in report.findings_head(limit)]
+    lines = [escape.text(f"{f.severity}: {f.render()}") for f in report.findings_head(limit)]
     return _more(lines, report.finding_count(), "findings")
 
 
@@ -61,7 +64,7 @@ def _cell_text(value: object) -> str:
         return f"{value:.6g}"
     if isinstance(value, (dict, list)):
         return json.dumps(value, sort_keys=True)
-    return str(value)
+    return escape.text(value)
 
 
 # columns a terminal shows as figures (rounded, with their units), as the HTML report does;
@@ -86,7 +89,7 @@ def table_lines(rows: list[dict], columns: tuple[str, ...]) -> list[str]:
     """An aligned table; a column is as wide as its widest cell (identifiers are
     never cut); figures are rounded, carry their units and align right; a
     verdict or an outcome is its label."""
-    cells = [[FIGURES[c](r) if c in FIGURES else word(r[c]) if c in WORDS and r.get(c) is not None
+    cells = [[escape.text(FIGURES[c](r)) if c in FIGURES else word(r[c]) if c in WORDS and r.get(c) is not None
               else _cell_text(r.get(c)) for c in columns] for r in rows]
     widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
 
@@ -118,7 +121,7 @@ def text(report, columns: tuple[str, ...] | None = None, limit: int | None = TEX
             lines += _more(table_lines(rows, columns), report.row_count() + 1, "rows")
     if report.any_unverified():
         lines.append(f"{LABEL_UNVERIFIED}: {UNVERIFIED_FOOTNOTE}")
-    lines.append(summary_line(report))
+    lines.append(escape.text(summary_line(report)))
     return "\n".join(lines)
 
 
@@ -158,20 +161,26 @@ def gate_text(report, with_findings: bool = True) -> str:
         dev = signed_pct(r.get("deviation_pct"))
         lines.append(f"{word(r.get('verdict') or r['outcome'])}: {_row_source(r)}{' ' + dev if dev else ''}"
                      + (f" [{r['label']}]" if r.get("label") == LABEL_UNVERIFIED else ""))
+        if r.get("verdict") == DEVIATES and r.get("differences"):
+            lines.append(f"  your system differs from the reference's: {r['differences']}")
     if any(r.get("label") == LABEL_UNVERIFIED for r in report.rows):
         lines.append(f"{LABEL_UNVERIFIED}: {UNVERIFIED_FOOTNOTE}")
     lines.append(gate_verdict(report))
-    return "\n".join(lines)
+    return "\n".join(map(escape.text, lines))
 
 
-def _gate_extra_lines(report) -> list[str]:
-    """Withdrawals, the partner results not compared (with why) and, with the
-    maintainers' label, the verdicts the change flips."""
+def _gate_extra_lines(report, limit: int | None = TEXT_LIMIT) -> list[str]:
+    """Withdrawals, the partner results not compared (with why; at most
+    ``limit``, then how many more) and, with the maintainers' label, the
+    verdicts the change flips."""
     lines = [f"withdrawal: {w['version']} {w['text']}" for w in report.withdrawals]
     lines += [f"  withdrawn: {x['system']} {x['model']} {x['scenario']} ({x['division']}), "
               f"{word(x['verdict'])}: {x['reason']}" for w in report.withdrawals for x in w["withdrawn"]]
+    skipped = report.summary.get("not_compared") or []
     lines += [f"not compared: {Source(x['file'], x['line'])}: {word(x['outcome'])}: {x['reason']}"
-              for x in report.summary.get("not_compared") or ()]
+              for x in skipped[:limit]]
+    if limit is not None and len(skipped) > limit:   # 50,000 rejected rows must not make a 10 MB summary
+        lines.append(f"not compared: {len(skipped) - limit} more (the JSON report holds all)")
     if report.summary.get("flips_checked"):
         lines.append(f"the change flips {len(report.flips)} shipped result(s)")
         lines += [f"flip: {x['text']}" for x in report.flips]
@@ -195,12 +204,12 @@ def as_csv(report) -> str:
     columns: list[str] = []
     for r in rows:
         columns += [k for k in r if k not in columns]
+    cells = [[escape.csv_cell(c) for c in columns]]
+    cells += [[escape.csv_cell(json.dumps(r[c], sort_keys=True) if isinstance(r.get(c), (dict, list))
+                               else r.get(c)) for c in columns] for r in rows]
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    for r in rows:
-        writer.writerow({k: json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v
-                         for k, v in r.items()})
+    csv.writer(out, lineterminator="\n", quoting=escape.csv_quoting(c for row in cells for c in row)) \
+        .writerows(cells)
     return out.getvalue().rstrip("\n")
 
 
@@ -288,72 +297,86 @@ def _failure(case: ET.Element, f: Finding) -> None:
 
 # ---- github -----------------------------------------------------------------------------------
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def github(report) -> str:
     """Workflow commands, so that each finding lands on its file and line in a pull request."""
     lines = []
     for f in report.findings:
-        props = [f"file={_escape_property(f.file)}"]
+        props = [f"file={escape.gh_property(f.file)}"]
         if f.line is not None:
             props.append(f"line={f.line}")
-        props.append(f"title={_escape_property(f.code)}")
+        props.append(f"title={escape.gh_property(f.code)}")
         message = f"{f.message} (expected {f.expected}; found {f.found}) [{f.place}]"
-        lines.append(f"::{f.severity} {','.join(props)}::{_escape_data(message)}")
+        lines.append(f"::{f.severity} {','.join(props)}::{escape.gh_data(message)}")
     for x in report.summary.get("not_compared") or ():       # the gate: partner results it did not compare
         line = "" if x["line"] is None else f",line={x['line']}"
-        lines.append(f"::notice file={_escape_property(x['file'])}{line},title=not-compared::"
-                     f"{_escape_data(word(x['outcome']) + ': ' + x['reason'])}")
+        lines.append(f"::notice file={escape.gh_property(x['file'])}{line},title=not-compared::"
+                     f"{escape.gh_data(word(x['outcome']) + ': ' + x['reason'])}")
     lines.append(verdict_line(report))
     return "\n".join(lines)
 
 
 # ---- markdown ---------------------------------------------------------------------------------
+# Every string a partner could have written (a name, a path, a place, a message
+# quoting its file) goes into a code span (escape.md_cell), where no link,
+# image, mention or heading is live; the project's own words and figures go
+# in as they are.
 
 def _cell(value: object) -> str:
-    text = _cell_text(value)
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("\r", " ")
+    """A cell of the project's own words and figures (a number, a verdict)."""
+    return _cell_text(value).replace("\\", "\\\\").replace("|", "\\|")
 
 
-def _table(header: list[str], rows: list[list[object]]) -> list[str]:
+def _text_cell(value: object) -> str:
+    """A cell of any table: a number as it is, text in a code span."""
+    value = plain(value)
+    if value is None or isinstance(value, (bool, int, float)):
+        return _cell(value)
+    return escape.md_cell(_cell_text(value))
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A table of cells already rendered (by _cell or escape.md_cell)."""
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
+    out += ["| " + " | ".join(row) + " |" for row in rows]
     return out
 
 
 def markdown(report, limit: int = 100) -> str:
     """A summary for a pull-request comment or $GITHUB_STEP_SUMMARY."""
     if _is_gate(report):
-        out = _gate_head(report)
+        out = _gate_head(report, limit)
         results = report.rows
         if results:
             out += ["### Results", ""] + _table(
                 ["file:line", "model", "scenario", "value", "reference", "deviation", "verdict", "label"],
-                [[_row_source(r), r["model"], r["scenario"], quantity(r["value"], r.get("units")),
-                  quantity(r["reference_value"], r.get("units")), signed_pct(r["deviation_pct"]),
-                  word(r.get("verdict") or r["outcome"]), _label(r)] for r in results[:limit]]) + [""]
+                [[escape.md_cell(_row_source(r)), escape.md_cell(r["model"]), escape.md_cell(r["scenario"]),
+                  _cell(quantity(r["value"], r.get("units"))), _cell(quantity(r["reference_value"], r.get("units"))),
+                  _cell(signed_pct(r["deviation_pct"])), _cell(word(r.get("verdict") or r["outcome"])),
+                  _cell(_label(r))]
+                 for r in results[:limit]]) + [""]
+        differing = [r for r in results[:limit] if r.get("verdict") == DEVIATES and r.get("differences")]
+        if differing:
+            out += ["### How a deviating result's system differs from the reference's", ""]
+            out += [f"- {escape.md_code(_row_source(r))} {escape.md_code(r['model'])} {escape.md_code(r['scenario'])} "
+                    f"({signed_pct(r['deviation_pct'])}): {escape.md_code(r['differences'])}" for r in differing] + [""]
     else:
         icon = "✅" if report.ok else "❌"
         out = [f"## {icon} mlrepro: {'passed' if report.ok else 'failed'}", ""]
         scalars = {k: v for k, v in report.summary.items() if v is not None and not isinstance(v, (dict, list))}
         if scalars:
-            out += _table(list(scalars), [list(scalars.values())]) + [""]
+            out += _table([_text_cell(k) for k in scalars], [[_text_cell(v) for v in scalars.values()]]) + [""]
         results = report.rows
         if results:
             columns = list(dict.fromkeys(k for r in results[:limit] for k in r))
-            out += ["### Rows", ""] + _table(columns, [[word(r[c]) if c in WORDS and r.get(c) is not None
-                                                        else r.get(c) for c in columns]
-                                                       for r in results[:limit]]) + [""]
+            out += ["### Rows", ""] + _table([_text_cell(c) for c in columns],
+                                             [[_cell(word(r[c])) if c in WORDS and r.get(c) is not None
+                                               else _text_cell(r.get(c)) for c in columns]
+                                              for r in results[:limit]]) + [""]
     if report.findings:
         out += ["### Findings", ""] + _table(
             ["severity", "code", "file", "place", "expected", "found", "message"],
-            [[f.severity, f"`{f.code}`", f.file, f.place, f.expected, f.found, f.message]
+            [[_cell(f.severity), escape.md_cell(f.code)] + [escape.md_cell(v) for v in
+                                                            (f.file, f.place, f.expected, f.found, f.message)]
              for f in report.findings[:limit]]) + [""]
     if len(report.findings) > limit or len(results) > limit:
         out += [f"_Only the first {limit} of each are shown; the JSON report holds all._", ""]
@@ -362,19 +385,22 @@ def markdown(report, limit: int = 100) -> str:
     return "\n".join(out)
 
 
-def _gate_head(report) -> list[str]:
+def _gate_head(report, limit: int | None = 100) -> list[str]:
     s = report.summary
     icon = "✅" if report.ok else "❌"
     judged = (_base_line(s).capitalize() if s.get("dry_run")
-              else f"Base `{s.get('base') or '-'}` ({s.get('versioning')})")
+              else f"Base {escape.md_code(s.get('base') or '-')} ({s.get('versioning')})")
     out = [f"## {icon} mlrepro gate: {'passed' if report.ok else 'failed'}", "",
-           f"{judged}; reference {s.get('reference_submitter')}, tolerance ±{s.get('tolerance_pct')}%.", ""]
-    extra = _gate_extra_lines(report)
+           f"{judged}; reference {escape.md_code(s.get('reference_submitter'))}, "
+           f"tolerance ±{s.get('tolerance_pct')}%.", ""]
+    extra = _gate_extra_lines(report, limit)
     if extra:
-        out += ["```", *extra, "```", ""]
+        out += [*escape.md_fence(extra), ""]
     if report.versions:
         out += _table(["version", "results", "agree", "deviate", "no reference", "rejected", "errors"],
-                      [_version_counts(report, v.display) for v in report.versions]) + [""]
+                      [[escape.md_cell(c) if i == 0 else _cell(c)
+                        for i, c in enumerate(_version_counts(report, v.display))]
+                       for v in report.versions]) + [""]
     return out
 
 

@@ -123,3 +123,20 @@ def read(rules: Rules, path: Path, where: Source | str, fmt: str | None = None,
     takes = inspect.signature(module.read).parameters
     given = {k: v for k, v in (("rules", rules), ("round_", round_)) if k in takes and v is not None}
     return module.read(path, where, **given)
+
+
+def row_count(path: Path, fmt: str | None) -> int | None:
+    """How many rows a file holds, found cheaply before it is read (a CSV's
+    lines after the header, a Parquet file's metadata); None when the format
+    does not tell so cheaply (JSON, a tree) or the file does not open."""
+    try:
+        if fmt in ("results-csv", "mlcommons-summary-csv") and path.is_file():
+            with open(path, "rb") as fh:
+                return max(sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b"")) - 1, 0)
+        if fmt == "parquet" and path.is_file():
+            import pyarrow.parquet as pq
+
+            return pq.ParquetFile(path).metadata.num_rows
+    except Exception:       # noqa: BLE001 -- a file that does not open is the reader's to report
+        return None
+    return None

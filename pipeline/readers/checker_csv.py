@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pipeline.core.model import Source
+from pipeline.core.rules import Rules
 from pipeline.readers.base import Layout, RawRecord, ReadResult, as_source
 from pipeline.readers.csvfile import CsvFile, complete_rows, open_csv, single_round
 
@@ -43,6 +44,12 @@ COLUMN_MAP = {
     "total_accelerators": ("total_accelerators",),
     "round": ("version",),
     "units": ("Units",),
+    # the system description (compare says how two systems differ by it)
+    "host_processor": ("host_processor_model_name",),
+    "host_processors_per_node": ("host_processors_per_node",),
+    "framework": ("framework",),
+    "operating_system": ("operating_system",),
+    "weight_data_types": ("weight_data_types",),
 }
 POWER_COLUMNS = {"power": "has_power", "power_data": "design_power_watts"}   # read when present
 
@@ -55,10 +62,10 @@ def sniff(header_line: str) -> bool:
     return set(SNIFF_COLUMNS) <= cols
 
 
-def read(path: Path, where: Source | str) -> ReadResult:
+def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
     where = as_source(where)
     out = ReadResult()
-    csv_file = open_csv(path, where, REQUIRED, "the checker's summary.csv columns", out)
+    csv_file = open_csv(rules, path, where, REQUIRED, "the checker's summary.csv columns", out)
     if csv_file is not None:
         out.records = _records(csv_file, out)
     return out

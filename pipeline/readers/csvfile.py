@@ -17,6 +17,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 
+from pipeline.core import limits
+from pipeline.core.rules import Rules
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import REJECTED, Source
 from pipeline.readers.base import Disposition, ReadResult, read_text
@@ -30,7 +32,7 @@ class CsvFile:
     text: str = field(default="", repr=False)   # the whole file (a bad row's hint samples the good ones)
 
 
-def open_csv(path, where: Source, required: tuple[str, ...], expected: str, out: ReadResult) -> CsvFile | None:
+def open_csv(rules: Rules, path, where: Source, required: tuple[str, ...], expected: str, out: ReadResult) -> CsvFile | None:
     """The file's header and rows; None (with findings, and a disposition per
     row in ``out``) when the file cannot be read or lacks a required column."""
     text, found = read_text(path, where)
@@ -40,6 +42,10 @@ def open_csv(path, where: Source, required: tuple[str, ...], expected: str, out:
     if not text.strip():
         out.findings.append(located("empty-file", where, f"a header line ({expected}) and one row per result",
                                     "only blank lines" if text else "0 bytes", "the file is empty"))
+        return None
+    over = limits.rows_over_cap(rules, text.count("\n") - 1, where, "lines after the header")
+    if over is not None:          # refused whole at once: never parsed row by row
+        out.findings.append(over)
         return None
     header, line, rows = parse(text)
     missing = [c for c in required if c not in header]

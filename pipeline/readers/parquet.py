@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pipeline.core import limits
+from pipeline.core.rules import Rules
 from pipeline.core.findings import located
 from pipeline.core.model import REJECTED, Source
 from pipeline.core.vocabulary import Severity
@@ -36,14 +38,14 @@ def sniff(header_line: str) -> bool:
     return header_line.startswith(MAGIC)
 
 
-def read(path: Path, where: Source | str) -> ReadResult:
+def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
     where = as_source(where)
     out = ReadResult()
     data, found = read_bytes(path, where, max_file_bytes())
     if data is None:
         out.findings.extend(found)
         return out
-    table = _table(data, where, out)
+    table = _table(rules, data, where, out)
     if table is None:
         return out
     missing = [c for c in REQUIRED if c not in table.column_names]
@@ -95,11 +97,17 @@ def _records(where: Source, table, out: ReadResult):
     out.round = single_round(rounds)
 
 
-def _table(data: bytes, where: Source, out: ReadResult):
+def _table(rules: Rules, data: bytes, where: Source, out: ReadResult):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
+        # the row count from the file's metadata, before a column is decoded: 7 KB can hold 100,000 rows
+        over = limits.rows_over_cap(rules, pq.ParquetFile(pa.BufferReader(data)).metadata.num_rows, where,
+                                    "rows (the file's metadata)")
+        if over is not None:
+            out.findings.append(over)
+            return None
         return pq.read_table(pa.BufferReader(data))
     except (pa.ArrowException, OSError, ValueError) as exc:
         out.findings.append(located("format-mismatch", where, "an Apache Parquet file",

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from pipeline.core.rules import Rules
 from pipeline.core.findings import located
 from pipeline.core.model import Source
 from pipeline.core.vocabulary import Severity
@@ -17,7 +18,9 @@ from pipeline.readers.csvfile import CsvFile, complete_rows, open_csv, single_ro
 NAME = "results-csv"
 REQUIRED = ("submitter", "system", "accelerator", "accelerators_per_node", "nodes", "model",
             "scenario", "value", "units", "division", "availability")
-OPTIONAL = ("total_accelerators", "result_id", "system_name", "round", "platform", "used_model")
+OPTIONAL = ("total_accelerators", "result_id", "system_name", "round", "platform", "used_model",
+            # the system description, as the checker's summary.csv names it
+            "host_processor", "host_processors_per_node", "framework", "operating_system", "weight_data_types")
 
 
 def sniff(header_line: str) -> bool:
@@ -25,10 +28,10 @@ def sniff(header_line: str) -> bool:
     return set(REQUIRED) <= cols
 
 
-def read(path: Path, where: Source | str) -> ReadResult:
+def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
     where = as_source(where)
     out = ReadResult()
-    csv_file = open_csv(path, where, REQUIRED, f"columns {list(REQUIRED)}", out)
+    csv_file = open_csv(rules, path, where, REQUIRED, f"columns {list(REQUIRED)}", out)
     if csv_file is None:
         return out
     for col in csv_file.header:

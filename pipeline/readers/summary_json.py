@@ -16,7 +16,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from pipeline.core import textcheck
+from pipeline.core import limits, textcheck
+from pipeline.core.rules import Rules
 from pipeline.core.findings import located
 from pipeline.core.model import Source
 from pipeline.readers import jsonsafe
@@ -42,6 +43,12 @@ KEY_MAP = {
     "value": "Performance_Result",
     "units": "Performance_Units",
     "round": "version",
+    # the system description (compare says how two systems differ by it)
+    "host_processor": "Processor",
+    "host_processors_per_node": "host_processors_per_node",
+    "framework": "Software",
+    "operating_system": "operating_system",
+    "weight_data_types": "weight_data_types",
 }
 # the total is derived from the platform id, a# and Nodes: its findings name the per-node count
 LAYOUT = Layout({**KEY_MAP, "total_accelerators": "a#", "power": "has_power", "power_data": "Power_Result"},
@@ -58,7 +65,7 @@ def sniff_head(head: str) -> bool:
     return head.lstrip("\ufeff \t\r\n").startswith("[") and SNIFF_KEY in head
 
 
-def read(path: Path, where: Source | str) -> ReadResult:
+def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
     where = as_source(where)
     out = ReadResult()
     text, found = read_text(path, where, checks=textcheck.JSON)
@@ -72,6 +79,10 @@ def read(path: Path, where: Source | str) -> ReadResult:
     if not isinstance(data, list):
         out.findings.append(located("format-mismatch", where, "a JSON list of records",
                                     type(data).__name__, "the file is not a list of records"))
+        return out
+    over = limits.rows_over_cap(rules, len(data), where, "records")
+    if over is not None:
+        out.findings.append(over)
         return out
     lines = starts if len(starts) == len(data) else [None] * len(data)
     records: list[RawRecord] = []

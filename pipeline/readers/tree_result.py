@@ -38,6 +38,11 @@ SYSTEM_KEYS = {
     "nodes": "number_of_nodes",
     "division": "division",
     "availability": "status",
+    "host_processor": "host_processor_model_name",
+    "host_processors_per_node": "host_processors_per_node",
+    "framework": "framework",
+    "operating_system": "operating_system",
+    "weight_data_types": "weight_data_types",
 }
 
 

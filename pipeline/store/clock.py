@@ -1,12 +1,17 @@
-"""When a version counts as submitted: a clock the partner does not control.
+"""When a version counts as submitted: a clock no partner writes.
 
 A version's effective submission time is the latest of its declared
 ``submitted_at`` and the time it became visible to the project:
 
-* in the gate, the gate's own clock (``now``; no option or variable moves it);
-* in ``ingest`` inside a git repository, the committer time of the commit that
-  brought its manifest into the branch's first-parent history (a version not
-  committed yet becomes visible now);
+* in the gate, the gate's own clock (``now``; no option or variable moves it)
+  for the versions it judges, and the base's visibility record for the others;
+* in ``ingest`` inside a git repository, the project's own **visibility
+  record** (:data:`RECORD`, at the repository's top): the time the
+  regenerate workflow first saw each version on main, appended by its
+  trusted job with the workflow's own run time. A version the record does not
+  hold becomes visible now. Never a commit's date: after a fast-forward merge
+  the commit that brought a version in is the partner's own, dated as the
+  partner chose;
 * outside git, or for a version whose manifest ``schemas/attested.yaml`` pins
   (results imported from MLCommons' own publication, whose time MLCommons
   attests), the declared time.
@@ -25,12 +30,16 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable
 
+import yaml
+
+from pipeline.core.errors import ConfigError
 from pipeline.core.rules import Rules, memo
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import POST_DEADLINE, VERIFIED
 from pipeline.store.hashes import sha256_file
 from pipeline.store.manifests import MANIFEST
 
+RECORD = "record/visible.yaml"   # repository-relative: the maintainers' file the regenerate workflow appends to
 FUTURE_SLACK = timedelta(days=1)
 
 
@@ -64,8 +73,49 @@ def is_attested(rules: Rules, version) -> bool:
     return bool(want) and path.is_file() and not path.is_symlink() and sha256_file(path) == want
 
 
-def git_clock(rules: Rules, start: Path, at: datetime | None = None) -> Clock | None:
-    """The first-parent commit clock of the repository holding START (None outside git)."""
+def read_record(text: bytes | None, where: str = RECORD) -> dict[str, datetime]:
+    """version display (``v6.0/Dell/v1``, relative to the submissions root) ->
+    when it became visible on main, from the visibility record's bytes (an
+    absent record holds nothing). A record that does not read is a
+    configuration problem: it is the maintainers' file."""
+    if text is None:
+        return {}
+    try:
+        data = yaml.safe_load(text.decode("utf-8")) or {}
+        entries = data.get("versions") or {}
+        return {str(k): _utc(v) for k, v in entries.items()}
+    except (yaml.YAMLError, UnicodeDecodeError, AttributeError, TypeError, ValueError) as exc:
+        raise ConfigError(f"{where}: not a visibility record (versions: <round>/<submitter>/v<N>: "
+                          f"<ISO-8601 time>): {exc}") from exc
+
+
+def _utc(value) -> datetime:
+    when = value if isinstance(value, datetime) else datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    if when.tzinfo is None:
+        raise ValueError(f"{value}: a time without a timezone")
+    return when.astimezone(timezone.utc)
+
+
+def record_clock(rules: Rules, entries: dict[str, datetime], at: datetime | None = None, where: str = RECORD) -> Clock:
+    """When each version became visible by the visibility record ENTRIES
+    (:func:`read_record`); a version it does not hold becomes visible at AT
+    (default: now); an attested version keeps its declared time."""
+    seen = at or now()
+
+    def visible(version) -> Visible | None:
+        if is_attested(rules, version):
+            return None
+        when = entries.get(version.display)
+        if when is None:
+            return Visible(seen, f"not in {where} yet")
+        return Visible(when, f"recorded in {where}")
+
+    return visible
+
+
+def project_record(start: Path) -> dict[str, datetime] | None:
+    """The visibility record (:func:`read_record`) of the repository holding
+    START: its :data:`RECORD` at the top (empty when absent); None outside git."""
     start = start if start.is_dir() else start.parent
     try:
         done = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=start,
@@ -74,40 +124,14 @@ def git_clock(rules: Rules, start: Path, at: datetime | None = None) -> Clock | 
         return None
     if done.returncode:
         return None
-    top = Path(done.stdout.strip()).resolve()
-
-    def in_repository(version) -> str | None:
-        try:
-            return (version.path / MANIFEST).resolve().relative_to(top).as_posix()
-        except ValueError:
-            return None
-
-    return history_clock(rules, top, "HEAD", in_repository, at)
+    path = Path(done.stdout.strip()) / RECORD
+    return read_record(path.read_bytes() if path.is_file() else None)
 
 
-def history_clock(rules: Rules, top: Path, rev: str, path_of: Callable[[object], "str | None"],
-                  at: datetime | None = None) -> Clock:
-    """When each version became visible in REV's first-parent history: the
-    committer time of the commit that added its manifest, whose path in the
-    repository TOP is PATH_OF(version) (None: trust the declared time). A
-    version REV does not hold yet becomes visible at AT (default: now)."""
-    seen = at or now()
-
-    def visible(version) -> Visible | None:
-        if is_attested(rules, version):
-            return None
-        rel = path_of(version)
-        if rel is None:
-            return None
-        out = subprocess.run(["git", "--literal-pathspecs", "-c", "core.quotePath=false", "log", "-1", "--first-parent",
-                              "--diff-merges=first-parent", "--no-patch", "--diff-filter=A", "--format=%ct %H",
-                              rev, "--", rel], cwd=top, capture_output=True, text=True, check=False)
-        if out.returncode or not out.stdout.strip():
-            return Visible(seen, "not committed yet")
-        stamp, sha = out.stdout.split()
-        return Visible(datetime.fromtimestamp(int(stamp), timezone.utc), f"committed in {sha[:12]}")
-
-    return visible
+def project_clock(rules: Rules, start: Path, at: datetime | None = None) -> Clock | None:
+    """The clock of :func:`project_record` (None outside git: the declared time counts)."""
+    entries = project_record(start)
+    return None if entries is None else record_clock(rules, entries, at)
 
 
 def plausibility(rules: Rules, versions: list, at: datetime) -> dict[str, list[Finding]]:
@@ -138,6 +162,32 @@ def plausibility(rules: Rules, versions: list, at: datetime) -> dict[str, list[F
         if found:
             out[v.display] = found
     return out
+
+
+def statuses(rules: Rules, versions: list, visible: Clock, at: datetime) -> dict[str, tuple[str, list[Finding]]]:
+    """version display -> (the status its rows count under, the findings that
+    decide it), for each of VERSIONS (manifests loaded) that has a manifest:
+    the one rule by which ingest supersedes and the gate looks up what a new
+    version supersedes (never the declared status alone)."""
+    implausible = plausibility(rules, versions, at)
+    out = {}
+    for v in versions:
+        if v.manifest is not None:
+            status, found = effective_status(rules, v, visible(v), v.display in implausible)
+            out[v.display] = (status, implausible.get(v.display, []) + found)
+    return out
+
+
+def predecessor(versions: list, effective: dict[str, tuple[str, list[Finding]]], number: int):
+    """The version that version NUMBER of one submitter's round supersedes
+    (VERSIONS: that round's, oldest first; EFFECTIVE: :func:`statuses`): the
+    newest earlier one with the same effective status; None when there is none."""
+    mine = next((v for v in versions if v.number == number), None)
+    if mine is None or mine.display not in effective:
+        return None
+    status = effective[mine.display][0]
+    earlier = [v for v in versions if v.number < number and effective.get(v.display, (None,))[0] == status]
+    return earlier[-1] if earlier else None
 
 
 def effective_status(rules: Rules, version, visible: Visible | None, implausible: bool) -> tuple[str, list[Finding]]:

@@ -17,10 +17,11 @@ from pathlib import Path
 
 import yaml
 
-from pipeline.core import textcheck
+from pipeline.core import limits, textcheck
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
 from pipeline.core.rules import Rules, memo
+from pipeline.store import contents
 from pipeline.store.hashes import sha256_file, sha256_tree
 # ingest reads versions through this module: the layout's names are its too
 from pipeline.store.versions import (Version, find_versions, misplaced_files,  # noqa: F401
@@ -111,7 +112,35 @@ def _escapes(version: Version, mpath: Path) -> Finding | None:
 
 
 def load_manifest(rules: Rules, version: Version) -> None:
-    """Load, schema-check and cross-check a version's manifest, in place."""
+    """Load, schema-check and cross-check a version's manifest, in place, and
+    hold the folder to what a version may hold (:mod:`pipeline.store.contents`)."""
+    _load(rules, version)
+    if not any(f.code == "path-escape" and f.where.file == version.display for f in version.findings):
+        _check_contents(rules, version)
+
+
+def _check_contents(rules: Rules, version: Version) -> None:
+    """Every path the version folder holds outside the allow-list: one finding
+    each (instead of unlisted-file), and the listed files it concerns tainted,
+    so that none of their rows is read."""
+    m = version.manifest
+    listed = {e.path: e.format for e in m.files} if m is not None else None
+    found, refused = contents.check_folder(rules, version.path, listed, version.where)
+    found = contents.check_names(rules, [version.round, version.submitter], version.where()) + found
+    if not found:
+        return
+    named = {f.where.file for f in found}
+    version.findings[:] = [f for f in version.findings if not (f.code == "unlisted-file" and f.where.file in named)]
+    version.findings.extend(found)
+    whole = bool(refused & {""}) or any(f.where.file == version.display for f in found)
+    for entry in m.files if m is not None else ():
+        if whole or entry.path.split("/")[0] in refused:
+            hit = next((f for f in found if f.where.file in (version.display, version.where(entry.path).file)
+                        or f.where.file.startswith(version.where(entry.path).file + "/")), found[0])
+            version.tampered.setdefault(entry.path, hit)
+
+
+def _load(rules: Rules, version: Version) -> None:
     mpath = version.path / MANIFEST
     where = version.where(MANIFEST)
     add = version.findings.append
@@ -141,7 +170,7 @@ def load_manifest(rules: Rules, version: Version) -> None:
                     err.schema.get("description", _expect(err)), repr(err.instance)[:80], err.message[:200]))
     if errors:
         return
-    blank = _blank_reasons(data, lines, where)
+    blank = _blank_reasons(data, lines, where) + _long_texts(rules, data, lines, where)
     version.findings.extend(blank)
     if blank:
         return
@@ -168,6 +197,18 @@ def load_manifest(rules: Rules, version: Version) -> None:
         version.tampered.setdefault(entry.path, mismatches[0])
 
 
+def withdrawal_for(rules: Rules, withdraws: list[dict], row: dict) -> dict | None:
+    """The entry of a manifest's ``withdraws`` that names ROW (a canonical row:
+    the same system, model, scenario and, when the entry states one, division)."""
+    for entry in withdraws:
+        model = rules.canonical_model(str(entry.get("model", ""))) or entry.get("model")
+        if (str(entry.get("system")) == str(row["system"]) and model == row["model"]
+                and str(entry.get("scenario", "")).lower() == str(row["scenario"]).lower()
+                and (not entry.get("division") or entry["division"] == row["division"])):
+            return entry
+    return None
+
+
 def visible_characters(text: str) -> int:
     """How many characters of TEXT print something."""
     return sum(1 for ch in text if ch not in _BLANK_CHARACTERS and unicodedata.category(ch) not in _BLANK_CATEGORIES)
@@ -184,6 +225,24 @@ def _blank_reasons(data: dict, lines: dict[str, int], where: Source) -> list[Fin
             out.append(located("manifest-invalid", where.at(key=key, line=lines.get(key)),
                                f"a reason of at least {MIN_VISIBLE_REASON} visible characters",
                                ascii(reason)[:80], "the withdrawal's reason says nothing a reader can see"))
+    return out
+
+
+def _long_texts(rules: Rules, data: dict, lines: dict[str, int], where: Source) -> list[Finding]:
+    """A manifest text over its cap (schemas/version_folder.yaml): free text
+    (notes, a withdrawal's reason) over ``text_length``, a name over
+    ``field_length``. Refused at its key, never quoted at length."""
+    texts = [("notes", data.get("notes"), "text_length")]
+    for i, withdrawal in enumerate(data.get("withdraws") or []):
+        texts.append((f"withdraws.{i}.reason", withdrawal.get("reason"), "text_length"))
+        texts += [(f"withdraws.{i}.{k}", withdrawal.get(k), "field_length") for k in ("system", "model", "scenario",
+                                                                                     "division")]
+    out = []
+    for key, text, cap in texts:
+        if isinstance(text, str) and len(text) > limits.cap(rules, cap):
+            out.append(located("over-cap", where.at(key=key, line=lines.get(key)),
+                               f"at most {limits.cap(rules, cap)} characters", f"{len(text)} characters",
+                               f"the manifest's {key} is longer than the caps allow (schemas/version_folder.yaml)"))
     return out
 
 

@@ -27,8 +27,8 @@ from pipeline.output.report import answers, validation
 from pipeline.output.report.html import TITLE, Table, page, wrap
 from pipeline.output.report.load import NO_ROUND, Data, Inputs, load
 from pipeline.output.figures import count, tolerance
-from pipeline.output.report.sections import (DEVIATION_COLUMNS, anchor, deviation_frame, round_section, round_title,
-                                              tolerance_pct)
+from pipeline.output.report.sections import (DEVIATION_COLUMNS, anchor, deviation_frame, record_section,
+                                              round_section, round_title, tolerance_pct)
 
 __all__ = ["DEVIATION_COLUMNS", "TITLE", "Document", "Inputs", "build"]
 
@@ -67,7 +67,8 @@ def _lead(data: Data) -> str:
 
 def _nav(rounds: list[str]) -> str:
     items = [f'<li><a href="#{anchor("round", r)}">{round_title(r)}</a></li>' for r in rounds]
-    items += ['<li><a href="#validation">Validation (Great Expectations)</a></li>',
+    items += ['<li><a href="#record">Partners\' record across rounds</a></li>',
+              '<li><a href="#validation">Validation (Great Expectations)</a></li>',
               '<li><a href="#inputs">Inputs</a></li>']
     return f'<nav><h2>Details</h2><ul>{"".join(items)}</ul></nav>'
 
@@ -79,5 +80,6 @@ def build(rules: Rules, inputs: Inputs, out: Path) -> Document:
     rounds = data.rounds()
     body = [answers.section(data, [r for r in rounds if r != NO_ROUND]), _nav(rounds)]
     body += [round_section(data, r) for r in rounds]
+    body.append(record_section(data))
     body += [validation.section(data, inputs.data_docs, out), _inputs(inputs)]
     return Document(page(_lead(data), body), deviation_frame(data.agreement), data.notes)

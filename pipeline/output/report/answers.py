@@ -3,7 +3,10 @@
 - per round and partner (a submitter with results on the reference vendor's
   accelerators: :data:`.load.PARTNER`): its partner results, agree, deviate,
   no-reference, excluded and the worst deviation (signed), the deviating
-  partners first; the round's other submitters counted under them;
+  partners first, each group by |worst deviation|, the largest first; the
+  round's other submitters counted under them; for the newest
+  :data:`FIRST_SCREEN_ROUNDS` rounds (a screen holds two such tables), the
+  older ones in one line;
 - the claims that do not hold, and those that hold only against a weaker
   comparator (and those that cannot be checked);
 - how many results are unverified, with the MLCommons sentence;
@@ -19,22 +22,23 @@ import pandas as pd
 from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, CHERRY_PICKED, DEVIATES, DOES_NOT_HOLD, EXCLUDED, HOLDS,
                                  NO_REFERENCE, POST_DEADLINE, REJECTED, SET_ASIDE, VERIFIED)
 from pipeline.core.vocabulary import label, tally
-from pipeline.output.report.claims import figure
+from pipeline.output.report.claims import figure, scope
 from pipeline.output.figures import count, number, signed_pct
 from pipeline.output.report.html import Cell, Table, footnote, unverified, verdict, wrap
-from pipeline.output.report.load import PARTNER, Data, claim_round, is_unverified
+from pipeline.output.report.load import ACROSS_ROUNDS, PARTNER, Data, claim_round, is_unverified
 from pipeline.output.report.sections import anchor
 from pipeline.output.report.validation import summary as validation_summary
 
 
 HEADER = ["partner", "res.", "agree", "dev.", "no ref.", "excl.", "worst"]
 NAME_CHARS = 28   # a longer partner name is shortened here (whole in its tooltip and in the details)
+FIRST_SCREEN_ROUNDS = 2   # the newest rounds get a table on the first screen; the older ones a line
 
 
 def _partner_row(round_: str, status: str, partner: str, rows: pd.DataFrame) -> tuple[tuple, list, str]:
     """One partner of one round (its partner results only): the sort key
-    (deviating first, then the largest |worst deviation|), the cells and the
-    row class."""
+    (deviating first, then by |worst deviation|, the largest first, whatever
+    the number of deviating results), the cells and the row class."""
     unv = status != VERIFIED
     verdicts = rows["verdict"]
     compared = rows[verdicts.isin([AGREE, DEVIATES])]
@@ -47,7 +51,8 @@ def _partner_row(round_: str, status: str, partner: str, rows: pd.DataFrame) -> 
         worst = f'<span title="{escape(f"{model} {scenario}")}">{escape(signed_pct(d))}</span>'
         worst = unverified(worst, below=True) if unv else worst
     shown = str(partner) if len(str(partner)) <= NAME_CHARS else str(partner)[:NAME_CHARS - 1] + "…"
-    name = wrap(shown) + (' <span class="unv">post-deadline</span>' if unv else "")
+    # a name breaks only after "_" (never mid-word), its status under it
+    name = wrap(shown) + (' <br><span class="unv">post-deadline</span>' if unv else "")
     got = tally(verdicts, AGREEMENT_VERDICTS)
     deviate = got[DEVIATES]
     cells = [Cell(f'<a class="pname" href="#{anchor(round_, POST_DEADLINE if unv else VERIFIED)}" '
@@ -56,7 +61,7 @@ def _partner_row(round_: str, status: str, partner: str, rows: pd.DataFrame) -> 
              Cell(f"<b>{deviate}</b>" if deviate else "0", deviate),
              str(got[NO_REFERENCE]), str(got[EXCLUDED]),
              Cell(worst, "" if d is None else d)]
-    key = (-deviate, -abs(d) if d is not None else 0.0, str(partner), status)
+    key = (not deviate, -abs(d) if d is not None else 0.0, str(partner), status)
     return key, cells, "bad" if deviate else ""
 
 
@@ -100,8 +105,11 @@ def _claim_cells(claim: dict, round_: str, against_best: bool) -> list[Cell | st
     computed = mark(escape(figure(claim, "computed") or "—"))
     if claim.get("kind") == "reproducibility" and claim.get("compared") is not None:
         computed += f" <span class=\"nw\">({claim.get('within')} of {claim.get('compared')} within)</span>"
-    cells = [Cell(f'<a class="small" href="#{anchor(round_, "claims")}">{escape(round_)}</a> '
-                  f"<b>{escape(str(claim.get('id')))}</b>", str(claim.get("id")), "claim"),
+    # the round and the id, then what the claim covers (model variant, scenarios, accelerator)
+    covers = f'<div class="scope">{escape(scope(claim))}</div>' if scope(claim) else ""
+    at = "record" if round_ == ACROSS_ROUNDS else anchor(round_, "claims")
+    cells = [Cell(f'<a class="small" href="#{at}">{escape(round_)}</a> '
+                  f"<b>{escape(str(claim.get('id')))}</b>{covers}", str(claim.get("id")), "claim"),
              mark(f'<span class="nw">{escape(figure(claim, "claimed"))}</span>'), computed]
     if against_best:
         cells.append(mark(escape(figure(claim, "computed_vs_best") or "—")))
@@ -168,10 +176,29 @@ def _checks_line(data: Data) -> str:
     return f'<p data-answer="checks">{checks}; {inputs}.</p>'
 
 
+def _earlier_rounds(data: Data, rounds: list[str]) -> str:
+    """One line for the rounds older than the first screen's tables: each
+    round's partners and how many deviate (named in the tooltip); their tables
+    are in the round's details."""
+    if not rounds:
+        return ""
+    agr, said = data.agreement, []
+    for round_ in rounds:
+        ours = agr[(agr["round"] == round_) & agr[PARTNER]]
+        deviating = sorted(set(ours[ours["verdict"] == DEVIATES]["submitter"]))
+        text = f'<a href="#{anchor("round", round_)}">{escape(round_)}</a>: {count(ours["submitter"].nunique(), "partner")}'
+        if deviating:
+            text += f', <span title="{escape(", ".join(deviating))}">{len(deviating)} deviating</span>'
+        said.append(text)
+    return f'<p class="small earlier">Earlier rounds (their tables in the details): {"; ".join(said)}.</p>'
+
+
 def section(data: Data, rounds: list[str]) -> str:
-    tables = "".join(partner_tables(data, rounds)) or '<p class="empty">No partner result.</p>'
+    shown, earlier = rounds[:FIRST_SCREEN_ROUNDS], rounds[FIRST_SCREEN_ROUNDS:]
+    tables = "".join(partner_tables(data, shown)) or '<p class="empty">No partner result.</p>'
+    tables += _earlier_rounds(data, earlier)
     partners = (f'<div data-answer="partners"><h2>Partner results against the reference, per round</h2>'
                 f'<div class="rounds">{tables}</div></div>')
-    side = _claims_boxes(data) + [_unverified_box(data), _checks_line(data)]
-    return (f'<section id="answers"><div class="grid">{partners}<div class="side">{"".join(side)}</div>'
+    return (f'<section id="answers"><div class="grid">{partners}<div class="side">{"".join(_claims_boxes(data))}'
+            f'</div><div class="more">{_unverified_box(data)}</div><div class="checks">{_checks_line(data)}</div>'
             "</div></section>")

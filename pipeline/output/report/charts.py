@@ -80,3 +80,27 @@ def scaling_bars(rows: list[dict], label: str) -> str:
     out.append('<p class="small">Bar: efficiency (value against linear scaling of a single-node '
                "reference); line: 100% (linear).</p></div>")
     return "".join(out)
+
+
+def record_bars(rows: list[dict], label: str) -> str:
+    """The record across rounds: per partner and generation, one bar per
+    round, its length the share of compared results within the tolerance.
+    ``rows``: the record's rows of single rounds (compared > 0)."""
+    if not rows:
+        return ""
+    out = [f'<div class="chart eff" role="img" aria-label="{escape(label)}">']
+    group = None
+    for r in rows:
+        key = (str(r["submitter"]), str(r["accelerator"]))
+        if key != group:
+            group = key
+            out.append(f'<div class="cgroup">{escape(key[0])} <span class="small">({escape(key[1])})</span></div>')
+        share = r["agree"] / r["compared"] * 100
+        case = f"{r['round']}: {r['agree']} of {r['compared']} within"
+        out.append(f'<div class="crow"><span class="clab">{escape(str(r["round"]))}</span>'
+                   f'<span class="track"><span class="bar" style="width:{share:.2f}%" title="{escape(case)}">'
+                   f'</span></span><span class="cval">{r["agree"]}/{r["compared"]}, worst '
+                   f'{signed_pct(r["worst_deviation_pct"])}</span></div>')
+    out.append('<p class="small">Bar: share of the verified partner results compared in the round that are '
+               "within the tolerance (full: all).</p></div>")
+    return "".join(out)

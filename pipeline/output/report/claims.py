@@ -14,6 +14,7 @@ from pipeline.core.vocabulary import label as word
 from pipeline.output.figures import claim_figure as figure, number, quantity
 from pipeline.output.report.html import Cell, Table, footnote, unverified, verdict, wrap
 from pipeline.output.report.load import is_unverified
+from pipeline.output.report.superseded import withdrawn_notes
 
 RANKS = {DOES_NOT_HOLD: 0, CHERRY_PICKED: 1, AMBIGUOUS: 2, UNMATCHED: 2, NO_REFERENCE: 3, HOLDS: 4}  # worst first
 
@@ -22,10 +23,22 @@ def rank(claim: dict) -> int:
     return RANKS.get(str(claim.get("verdict")), 5)
 
 
+def scope(claim: dict) -> str:
+    """What the claim covers, from its ``scope``: ``llama2-70b-99.9 Interactive,
+    Offline, Server · MI355X`` (the model variants, scenarios and accelerators
+    of the results its subject matches; what it is compared with is its own column)."""
+    s = claim.get("scope")
+    if not isinstance(s, dict):
+        return ""
+    models, scenarios, accelerators = (", ".join(map(str, s.get(k) or [])) for k in
+                                       ("models", "scenarios", "accelerators"))
+    return " · ".join(p for p in (" ".join(x for x in (models, scenarios) if x), accelerators) if p)
+
+
 def comparator(claim: dict) -> str:
     """Who the subject was measured against, in a few words."""
     comp = claim.get("comparator")
-    if claim.get("kind") == "reproducibility":
+    if claim.get("kind") in ("reproducibility", "record"):
         within, compared = claim.get("within"), claim.get("compared")
         share = f"{within} of {compared} partner results within" if compared is not None else ""
         who = (comp or {}).get("submitter") if isinstance(comp, dict) else None
@@ -55,8 +68,8 @@ def post_deadline_figure(claim: dict) -> str:
             f'{escape(", ".join(p for p in parts if p))}</div>')
 
 
-def _notes(claim: dict) -> str:
-    notes = [n for n in claim.get("notes") or [] if isinstance(n, str)]
+def _notes(claim: dict, superseded=None) -> str:
+    notes = withdrawn_notes(claim, superseded) + [n for n in claim.get("notes") or [] if isinstance(n, str)]
     if claim.get("reason") and claim["reason"] not in notes:
         notes.insert(0, str(claim["reason"]))
     if not notes:
@@ -65,8 +78,10 @@ def _notes(claim: dict) -> str:
     return f"<details><summary>notes ({len(notes)})</summary><ul>{items}</ul></details>"
 
 
-def claims_table(ident: str, claims: list[dict]) -> str:
-    """The claims of one round, the worst verdicts first."""
+def claims_table(ident: str, claims: list[dict], superseded=None) -> str:
+    """The claims of one round, the worst verdicts first; ``superseded`` (the
+    superseded stage's table): a claim about partners notes each deviating
+    result a partner withdrew within its scope."""
     table = Table(ident, ["claim", "kind", "claimed", "computed", "verdict", "against", "label"])
     for claim in sorted(claims, key=lambda c: (rank(c), str(c.get("id")))):
         unv = is_unverified(claim)
@@ -76,9 +91,10 @@ def claims_table(ident: str, claims: list[dict]) -> str:
             computed += f" (against the strongest: {figure(claim, 'computed_vs_best')})"
         shown = (mark(escape(computed)) if computed else "—") + post_deadline_figure(claim)
         label = unverified("") if unv else "verified"
-        text = f'<div class="small">{wrap(claim.get("text"))}</div>' if claim.get("text") else ""
+        covers = f' <span class="nw">({escape(scope(claim))})</span>' if scope(claim) else ""
+        text = f'<div class="small">{wrap(claim.get("text"))}{covers}</div>' if claim.get("text") or covers else ""
         cls = {0: "bad", 1: "warn"}.get(rank(claim), "")
-        table.add([Cell(f"<b>{wrap(claim.get('id'))}</b>{text}{_notes(claim)}", claim.get("id")),
+        table.add([Cell(f"<b>{wrap(claim.get('id'))}</b>{text}{_notes(claim, superseded)}", claim.get("id")),
                    escape(str(claim.get("kind") or "")),
                    Cell(escape(figure(claim, "claimed")), number(claim.get("claimed"))),
                    Cell(shown, number(claim.get("computed"))),

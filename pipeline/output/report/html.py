@@ -144,21 +144,29 @@ h3 { font-size: 1rem; margin: 1rem 0 .3rem; } h4 { font-size: .92rem; margin: .8
 #answers { font-size: 12px; line-height: 1.25; }
 #answers h2 { font-size: 13px; border: 0; margin: .05rem 0 .2rem; }
 #answers h3 { font-size: 13px; margin: 0 0 .1rem; }
-#answers .grid { display: grid; grid-template-columns: auto minmax(28rem, 1fr); gap: .4rem .8rem; align-items: start; }
+/* the partners left with the unverified results and the checks under them, the claims right; where the
+   rounds stack (under 1250 px), the checks under the claims: every answer on the first screen */
+#answers .grid { display: grid; grid-template-columns: auto minmax(31rem, 1fr); gap: .4rem .8rem; align-items: start;
+                 grid-template-areas: "partners side" "more side" "more checks"; grid-template-rows: auto auto 1fr; }
+#answers [data-answer=partners] { grid-area: partners; } #answers .side { grid-area: side; }
+#answers .more, #answers .checks { contain: inline-size; }   /* as wide as their column, never widening it */
+#answers .more { grid-area: more; } #answers .checks { grid-area: checks; }
 #answers .rounds { display: flex; flex-direction: column; gap: .3rem; }
 #answers .round-partners table { width: 100%; }
-#answers .pname { display: inline-block; max-width: 11rem; overflow-wrap: anywhere; }
+/* a partner's name breaks only after '_' (its <wbr>), never mid-word; a long one is shortened (whole in its tooltip) */
+#answers .pname { display: inline-block; }
 #answers caption.foot { caption-side: bottom; text-align: left; padding: 0 .25rem; }
-#answers table { font-size: 11.5px; margin: 0; width: auto; } #answers th, #answers td { padding: 0 .25rem; }
+#answers table { font-size: 11.5px; line-height: 1.15; margin: 0; width: auto; } #answers th, #answers td { padding: 0 .25rem; }
 #answers td.claim { min-width: 12rem; }
+#answers .scope { font-size: 10px; color: var(--muted); }  /* what a claim covers, under its id */
 #answers .box { border: 1px solid var(--line); border-radius: 6px; padding: .2rem .45rem; margin-bottom: .35rem; }
 #answers .box.alarm { border-color: var(--bad); } #answers .box table { width: 100%; }
 #answers p { margin: .1rem 0; } #answers .fn { font-size: 11.5px; }
-/* wide screens: the rounds side by side, their partner names wrapped sooner */
+/* wide screens: partner names wrapped sooner; the two rounds' tables stay one above the
+   other (side by side, two tables squeeze a long name past three lines) */
 @media (min-width: 1250px) {
-  #answers .rounds { flex-direction: row; gap: .6rem; align-items: flex-start; }
   #answers .round-partners table { width: auto; } #answers .pname { max-width: 8rem; } }
-@media (max-width: 820px) { #answers .grid { grid-template-columns: 1fr; } }
+@media (max-width: 820px) { #answers .grid { grid-template-columns: 1fr; grid-template-areas: "partners" "side" "more" "checks"; } }
 table { border-collapse: collapse; margin: .2rem 0 .6rem; font-size: 12.5px; width: 100%; }
 th, td { border: 1px solid var(--line); padding: .15rem .4rem; text-align: left; vertical-align: top;
          overflow-wrap: break-word; }
@@ -212,9 +220,10 @@ footer { border-top: 1px solid var(--line); margin-top: 1.5rem; font-size: 12px;
   #answers, #answers table { font-size: 8.5px; } #answers h2, #answers h3 { font-size: 10px; }
   #answers td.claim { min-width: 0; } #answers .fn { font-size: 8.5px; }
   #answers .rounds { flex-direction: row; gap: .4rem; align-items: flex-start; }
-  #answers .round-partners table { width: auto; } #answers .pname { max-width: 8rem; }
+  #answers .round-partners table { width: auto; }
   table[id^="claims-"] td:first-child { min-width: 0; }
-  thead { display: table-header-group; }
+  thead { display: table-header-group; } br.ub { display: none; }   /* units beside the figure: the page is wider */
+  #answers .scope { display: none; }   /* printed, each claim's scope is in its round's claims table */
   .chart { font-size: 9px; } .crow { min-height: 12px; } .track { height: 10px; }
   .track .dot { width: 8px; height: 8px; margin-left: -4px; top: 1px; }
   h2 { margin: .6rem 0 .3rem; } h3 { margin: .5rem 0 .2rem; }

@@ -38,6 +38,7 @@ class Inputs:
     data_docs: Path | None = None
     validation: Path | None = None
     reference_vendor: str = DEFAULT_REFERENCE_VENDOR
+    superseded: Path | None = None
 
 
 @dataclass
@@ -52,6 +53,7 @@ class Data:
     reference_vendor: str = DEFAULT_REFERENCE_VENDOR
     why: dict[str, str] = field(default_factory=dict)   # input name -> why it is absent
     notes: list[str] = field(default_factory=list)      # warnings for the CLI
+    superseded: pd.DataFrame | None = None              # the superseded versions' judged results
 
     def rounds(self) -> list[str]:
         """Every round named by any input, newest first."""
@@ -59,7 +61,8 @@ class Data:
         found |= {round_of({"source": s}) for s in self.rejected.get("source", [])}
         found |= {round_of(r) for r in self.scaling or []}
         found |= {claim_round(c, self) for c in self.claims or []}
-        return sorted((r for r in found if isinstance(r, str) and r), key=_round_key, reverse=True)
+        return sorted((r for r in found if isinstance(r, str) and r and r != ACROSS_ROUNDS), key=_round_key,
+                      reverse=True)
 
     @cached_property
     def first_rounds(self) -> dict[tuple, str]:
@@ -127,6 +130,10 @@ def load(rules: Rules, inputs: Inputs) -> Data:
     data.scaling = _rows(_read_json(inputs.scaling, "scaling", data), "scaling", inputs.scaling, data)
     data.claims = _rows(_read_json(inputs.claims, "claims", data), "claims", inputs.claims, data)
     data.validation = _read_json(inputs.validation, "validation", data)
+    if inputs.superseded is None:
+        data.why["superseded"] = "No superseded input was given (option --superseded)."
+    else:
+        data.superseded = read_csv(inputs.superseded)
     return data
 
 
@@ -145,13 +152,22 @@ def round_of(row: dict) -> str:
 _NOTE_RESULT = re.compile(r"^(?:not compared: )?(\S+) (\S+) (\S+) (\S+?):")
 
 
+ACROSS_ROUNDS = "every round"   # a record claim's: judged on every round, shown with the record
+
+
 def claim_round(claim: dict, data: Data) -> str:
     """The round of the results a claim used. A reproducibility claim names no
-    subject: its round is that of the partner results it lists (outside the
-    band, or not compared), found in the agreement table."""
+    subject: its round is its scope's (claims.json), else that of the partner
+    results it lists (outside the band, or not compared), found in the
+    agreement table."""
     found = round_of(claim)
     if found != NO_ROUND:
         return found
+    if claim.get("kind") == "record":   # every round: shown with the partners' record
+        return ACROSS_ROUNDS
+    scope = claim.get("scope")
+    if isinstance(scope, dict) and scope.get("round"):
+        return str(scope["round"])
     keys = [(o.get("submitter"), o.get("system"), o.get("model"), o.get("scenario"))
             for o in claim.get("outside") or [] if isinstance(o, dict)]
     for note in claim.get("notes") or []:   # "[not compared: ]SUBMITTER SYSTEM MODEL SCENARIO: why"

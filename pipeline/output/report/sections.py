@@ -12,11 +12,13 @@ import pandas as pd
 
 from pipeline.core.model import AGREE, AGREEMENT_VERDICTS, DEVIATES, NO_REFERENCE, POST_DEADLINE, VERIFIED
 from pipeline.core.vocabulary import label as word, tally
-from pipeline.output.report.charts import deviation_strip, scaling_bars
+from pipeline.output.report.charts import deviation_strip, record_bars, scaling_bars
 from pipeline.output.report.claims import claims_table
-from pipeline.output.figures import count, number, pct, readable, signed_pct
+from pipeline.output.figures import count, number, pct, quantity, readable, signed_pct
 from pipeline.output.report.html import Cell, Table, footnote, text, unverified, verdict, wrap
-from pipeline.output.report.load import NO_ROUND, PARTNER, Data, claim_round, is_unverified, round_of
+from pipeline.output.report.load import (ACROSS_ROUNDS, NO_ROUND, PARTNER, Data, claim_round, is_unverified,
+                                         round_of)
+from pipeline.output.report import superseded
 
 DEVIATION_COLUMNS = ("round", "partner", "model", "scenario", "system", "case", "status", "label",
                      "deviation_pct", "tolerance", "verdict")
@@ -60,11 +62,13 @@ def _below(figure_html: str) -> str:
     return unverified(figure_html, below=True)
 
 
-def _value(r: dict, key: str, mark) -> Cell:
-    """A measured value with its units, marked when unverified."""
+def _value(r: dict, key: str, mark, units_below: bool = False) -> Cell:
+    """A measured value with its units (``units_below``: on the next line, for a
+    table of many columns), marked when unverified."""
     if number(r.get(key)) is None:
         return Cell(escape(text(r.get(key))))
-    shown = f"{escape(readable(r.get(key)))} <span class=small>{escape(text(r.get('units')))}</span>"
+    shown = (f"{escape(readable(r.get(key)))} {'<br class=ub>' if units_below else ''}"
+             f"<span class=small>{escape(text(r.get('units')))}</span>")
     return Cell(mark(shown), number(r.get(key)))
 
 
@@ -92,6 +96,56 @@ def _compared_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
     return table.html("No partner result with this status was compared with the reference in this round.")
 
 
+def _differences(records: list[dict]) -> list[str]:
+    """One item per partner system and its differences (a system's rows share
+    them): the system, its rows with their deviations, what differs."""
+    by: dict[tuple, list[dict]] = {}
+    for r in records:
+        by.setdefault((text(r.get("submitter")), text(r.get("system")), text(r.get("reference_system")),
+                       text(r.get("differences"))), []).append(r)
+
+    def case(r: dict) -> str:
+        return f"{text(r.get('model'))} {text(r.get('scenario'))} {signed_pct(r.get('deviation_pct'))}"
+
+    return [f"<li>{escape(submitter)} {escape(system)} <span class=\"small\">"
+            f"({escape(', '.join(case(r) for r in rows))}; against {escape(reference)})</span>: "
+            f"{escape(found or 'no difference stated')}</li>"
+            for (submitter, system, reference, found), rows in by.items()]
+
+
+def _differences_list(rows: pd.DataFrame) -> str:
+    """How each compared system differs from its reference's (compare's
+    ``differences``), below its table: every deviating system's, printed; the
+    others' in a folded details."""
+    records = rows.sort_values(["submitter", "system", "model", "scenario"], kind="stable").to_dict("records")
+    bad = _differences([r for r in records if r.get("verdict") == DEVIATES])
+    good = _differences([r for r in records if r.get("verdict") != DEVIATES and text(r.get("differences"))])
+    out = (f'<p class="small">How each deviating system differs from its reference:</p>'
+           f'<ul class="small differs">{"".join(bad)}</ul>') if bad else ""
+    if good:
+        out += (f'<details class="noprint"><summary class="small">How the agreeing systems differ from '
+                f'their references</summary><ul class="small differs">{"".join(good)}</ul></details>')
+    return out
+
+
+def _context_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
+    """No same-round reference, but a near one: context only, never a verdict.
+    Per accelerator: the partner's value and the nearest reference's."""
+    mark = _below if unv else (lambda h: h)
+    table = Table(ident, ["partner", "system", "model", "scenario", "per accelerator", "nearest reference",
+                          "per accelerator", "difference (context)", "differs in"], numeric={4, 6, 7})
+    for r in rows.sort_values(["submitter", "system", "model", "scenario"], kind="stable").to_dict("records"):
+        mine = (number(r.get("value")) or 0.0) / (number(r.get("total_accelerators")) or 1.0)
+        table.add([wrap(r.get("submitter")), wrap(r.get("system")), _nw(r.get("model")), _nw(r.get("scenario")),
+                   Cell(mark(escape(readable(mine))), mine),
+                   f'{wrap(r.get("context_system"))} <span class="small">'
+                   f'{escape(text(r.get("context_note")).removeprefix("context only, not a verdict: "))}</span>',
+                   Cell(escape(readable(r.get("context_per_accelerator"))), number(r.get("context_per_accelerator"))),
+                   Cell(mark(escape(signed_pct(r.get("context_deviation_pct")))), number(r.get("context_deviation_pct"))),
+                   f'<span class="small">{escape(text(r.get("differs_in")))}</span>'], printed=False)
+    return table.html()
+
+
 def _names(names: list[str], shown: int = 6) -> str:
     more = f", +{len(names) - shown}" if len(names) > shown else ""
     return escape(", ".join(names[:shown])) + more
@@ -112,8 +166,13 @@ def _not_compared(ident: str, rows: pd.DataFrame, unv: bool) -> str:
             table.add([wrap(r.get("submitter")), wrap(r.get("system")), escape(text(r.get("accelerator"))),
                        _nw(r.get("model")), _nw(r.get("scenario")), _value(r, "value", mark)])
         names = sorted(set(part["submitter"].map(text)))
+        # no reference at all: why there is no context comparison either (compare's context_note)
+        notes = sorted({text(n) for n in part.get("context_note", pd.Series(dtype=object)) if text(n)}) \
+            if v == NO_REFERENCE else []
+        why = (f'<p class="small">No context comparison either:</p><ul class="small">'
+               + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>") if notes else ""
         out.append(f'<details class="nc noprint"><summary><b>{len(part)}</b> {verdict(v)} {escape(reason)} '
-                   f'<span class="small">({_names(names)})</span></summary>{table.html()}</details>')
+                   f'<span class="small">({_names(names)})</span></summary>{table.html()}{why}</details>')
     return "".join(out)
 
 
@@ -143,10 +202,20 @@ def _status_part(data: Data, round_: str, unv: bool) -> str:
     out.append(deviation_strip(points, tolerance_pct(data.agreement),
                                f"{round_} {kind}: deviation of each partner result from the reference"))
     out.append(_compared_table(f"agreement-{anchor(round_, kind)}", compared, unv))
+    out.append(_differences_list(compared))
     not_compared = partner[~partner["verdict"].isin([AGREE, DEVIATES])]
-    if len(not_compared):
-        out.append(f'<h4 class="noprint">Partner results not compared: {len(not_compared)}</h4>'
-                   + _not_compared(f"notcompared-{anchor(round_, kind)}", not_compared, unv))
+    in_context = (not_compared["verdict"] == NO_REFERENCE) & not_compared.get(
+        "context_system", pd.Series(None, index=not_compared.index)).notna()
+    if in_context.any():
+        out.append(f'<h4 class="noprint" id="{anchor(round_, kind, "context")}">Context only, not a verdict: '
+                   f'{int(in_context.sum())} partner results without a same-round reference, beside the '
+                   "nearest reference per accelerator (never counted as agree or deviates, never in a claim)</h4>"
+                   + _context_table(f"context-{anchor(round_, kind)}", not_compared[in_context], unv))
+    if (~in_context).any():
+        no_ref = int(((not_compared["verdict"] == NO_REFERENCE) & ~in_context).sum())
+        out.append(f'<h4 class="noprint">Partner results not compared: {int((~in_context).sum())}'
+                   + (f" ({no_ref} with no reference at all)" if no_ref else "") + "</h4>"
+                   + _not_compared(f"notcompared-{anchor(round_, kind)}", not_compared[~in_context], unv))
     if len(other):
         out.append(f'<h4 class="noprint" id="{anchor(round_, kind, "other-vendors")}">Results on other vendors\' '
                    f"accelerators: {len(other)}</h4>" + _not_compared(f"others-{anchor(round_, kind)}", other, unv))
@@ -171,28 +240,45 @@ def _status_part(data: Data, round_: str, unv: bool) -> str:
 
 # ---- scaling -----------------------------------------------------------------------------
 
+def _references(r: dict) -> str:
+    """The single-node references a cluster's expected value scales, each as
+    ``MI355X ×32: AMD 8xMI355X_… 93,046 Tokens/s ÷ 8`` (the rule in small)."""
+    refs = [x for x in r.get("references") or [] if isinstance(x, dict)]
+    if not refs:
+        return wrap(r.get("reference_rule"))
+    parts = []
+    for x in refs:
+        per = f'<span class="nw">{escape(quantity(x.get("value"), r.get("units")))}</span> ÷ {escape(text(x.get("accelerators")))}'
+        parts.append(f"{escape(text(x.get('accelerator')))} ×{escape(text(x.get('count')))}: "
+                     f"{wrap(x.get('submitter'))} {wrap(x.get('system'))} {per} "
+                     f'<span class="small">({escape(text(x.get("rule")))})</span>')
+    return "<br>".join(parts)
+
+
 def _scaling(data: Data, round_: str) -> str:
     if data.scaling is None:
         return f'<p class="missing">{escape(data.why.get("scaling", ""))}</p>'
     rows = [r for r in data.scaling if round_of(r) == round_]
     if not rows:
         return '<p class="empty">No multi-node result in this round.</p>'
-    rows.sort(key=lambda r: (str(r.get("submitter")), str(r.get("system")), str(r.get("model")),
-                             str(r.get("scenario"))))
+    rows.sort(key=lambda r: (-(number(r.get("total_accelerators")) or 0), -(number(r.get("nodes")) or 0),
+                             *(str(r.get(k)) for k in ("submitter", "system", "model", "scenario"))))
+    # the largest clusters first; units under the figures, so that the
+    # single-node references fit beside them at 1024 px
     table = Table(f"scaling-{anchor(round_)}", ["submitter", "system", "model", "scenario", "nodes",
-                                               "accelerators", "value", "expected (linear)", "efficiency",
-                                               "verdict", "reference used"], numeric={4, 5, 6, 7, 8},
+                                               "acc.", "value", "expected", "efficiency",
+                                               "verdict", "linear from"], numeric={4, 5, 6, 7, 8},
                   screen_only={10})
     for r in rows:
         mark = unverified if is_unverified(r) else (lambda h: h)
         table.add([wrap(r.get("submitter")), wrap(r.get("system")), _nw(r.get("model")),
                    _nw(r.get("scenario")), escape(text(r.get("nodes"))),
                    escape(text(r.get("total_accelerators"))),
-                   _value(r, "value", mark), _value(r, "expected", lambda h: h),
+                   _value(r, "value", mark, units_below=True), _value(r, "expected", lambda h: h, units_below=True),
                    Cell(mark(escape(pct(r.get("efficiency_pct")))) if number(r.get("efficiency_pct")) is not None
                         else "", number(r.get("efficiency_pct"))),
                    verdict(str(r.get("verdict"))),
-                   wrap(r.get("reason") if r.get("verdict") == NO_REFERENCE else r.get("reference_rule"))])
+                   wrap(r.get("reason")) if r.get("verdict") == NO_REFERENCE else _references(r)])
     bars = scaling_bars(rows, f"{round_}: scaling efficiency per cluster")   # the table prints, not the bars
     out = bars.replace('<div class="chart eff"', '<div class="chart eff noprint"', 1) + table.html()
     if any(is_unverified(r) for r in rows):
@@ -233,7 +319,7 @@ def round_section(data: Data, round_: str) -> str:
     claims = None if data.claims is None else [c for c in data.claims
                                                 if claim_round(c, data) == round_]
     claims_html = (f'<p class="missing">{escape(data.why.get("claims", ""))}</p>' if claims is None
-                   else claims_table(f"claims-{anchor(round_)}", claims) if claims
+                   else claims_table(f"claims-{anchor(round_)}", claims, data.superseded) if claims
                    else '<p class="empty">No claim about this round.</p>')
     return "".join([
         f'<section class="round" id="{anchor("round", round_)}"><h2>{round_title(round_)}</h2>',
@@ -243,4 +329,33 @@ def round_section(data: Data, round_: str) -> str:
         f'<section class="part" id="{anchor(round_, "scaling")}"><h3>Scaling efficiency per cluster</h3>',
         _scaling(data, round_), "</section>",
         '<section class="part"><h3>Rejected and set-aside inputs</h3>', _rejected(data, round_), "</section>",
-        '<section class="part"><h3>Submission versions</h3>', _versions(data, round_), "</section></section>"])
+        '<section class="part"><h3>Submission versions</h3>', _versions(data, round_), "</section>",
+        f'<section class="part{"" if superseded.printed(data, round_) else " noprint"}" '
+        f'id="{anchor(round_, "superseded")}"><h3>Withdrawals and superseded versions</h3>',
+        superseded.section(data, round_), "</section></section>"])
+
+
+# ---- the partners' record across rounds ------------------------------------------------
+
+def record_section(data: Data) -> str:
+    """Per partner and accelerator generation, the verified agreement in every
+    round: the table and its chart (:func:`pipeline.analyses.record.record`)."""
+    from pipeline.analyses.record import ALL_ROUNDS, record
+
+    rows = record(data.agreement).table if len(data.agreement) else []
+    table = Table("record", ["round", "partner", "generation", "compared", "within", "deviate", "no reference",
+                             "worst deviation"], numeric={3, 4, 5, 6, 7})
+    for r in rows:
+        counted = [Cell(str(r[k]), r[k]) for k in ("compared", "agree", "deviates", "no_reference")]
+        worst = Cell(escape(signed_pct(r["worst_deviation_pct"])), number(r["worst_deviation_pct"]))
+        table.add([escape(r["round"]), wrap(r["submitter"]), escape(r["accelerator"]), *counted, worst],
+                  "bad" if r["deviates"] else "", False)   # on screen, in audit/record.json and `mlrepro record`
+    chart = record_bars([r for r in rows if r["round"] != ALL_ROUNDS and r["compared"]],
+                        "each partner's share of results within the tolerance, per generation and round")
+    claims = [c for c in data.claims or [] if claim_round(c, data) == ACROSS_ROUNDS]
+    judged = f"<h3>Claims on the record</h3>{claims_table('claims-record', claims)}" if claims else ""
+    return (f'<section id="record"><h2>Partners\' record across rounds</h2><p>Verified results only: per '
+            f"partner and accelerator generation, the results compared with the reference in each round, "
+            f"how many within {tolerance_pct(data.agreement):g}%, and the worst deviation "
+            f'(<code>mlrepro record</code>).</p><div class="noprint">{chart}</div>'
+            f"{table.html('No partner result.')}{judged}</section>")

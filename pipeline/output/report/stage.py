@@ -7,6 +7,7 @@ step         the same as                                                     wri
 metrics      ``mlrepro metrics RESULTS --agreement A --rejected R``          ``metrics``, ``details``
 claims       ``mlrepro claims LEDGER RESULTS``                               ``claims``
 scaling      ``mlrepro scaling RESULTS``                                     ``scaling``
+record       ``mlrepro record RESULTS`` (from the agreement table)           ``record``
 crosscheck   ``mlrepro crosscheck RESULTS --published TABLE``, per table     its output
 report       ``mlrepro report RESULTS ... --claims C --scaling S``           ``report``, ``plot_data``
              ``--validation V`` of the files just written
@@ -21,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.analyses import claims, crosscheck, ledger as claims_ledger, metrics, scaling
+from pipeline.analyses import claims, crosscheck, ledger as claims_ledger, metrics, record, scaling
 from pipeline.core.files import write_table, write_text
 from pipeline.core.findings import Finding, ReportShape
 from pipeline.core.model import DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR
@@ -49,17 +50,19 @@ class Paths:
     report: Path
     plot_data: Path
     crosscheck: list[tuple[Path, Path]] = field(default_factory=list)   # (published table, output)
+    superseded: Path | None = None
+    record: Path | None = None   # the partners' record across rounds
 
     def inputs(self) -> dict[str, object]:
         """Every input by the option that names it (for the CLI's path checks)."""
         return {"RESULTS": self.results, "--agreement": self.agreement, "--rejected": self.rejected,
-                "--versions": self.versions, "--ledger": self.ledger, "--validation": self.validation,
+                "--versions": self.versions, "--superseded": self.superseded, "--ledger": self.ledger, "--validation": self.validation,
                 "--crosscheck": [published for published, _ in self.crosscheck]}
 
     def outputs(self) -> dict[str, object]:
         """Every output by the option that names it."""
         return {"--claims-out": self.claims, "--scaling-out": self.scaling, "--metrics-out": self.metrics,
-                "--output": self.report, "--plot-data": self.plot_data,
+                "--output": self.report, "--plot-data": self.plot_data, "--record-out": self.record,
                 **{f"--crosscheck #{i + 1}": out for i, (_, out) in enumerate(self.crosscheck)}}
 
 
@@ -105,6 +108,12 @@ def report_all(rules: Rules, paths: Paths, reference_submitter: str = DEFAULT_RE
     _write(efficiency, found, paths.scaling)
     out.add("scaling", [paths.scaling], efficiency.summary, efficiency.findings[len(found):])
 
+    if paths.record is not None:   # from the judged table the report shows, verified rows only
+        judged = table.read_frame(paths.agreement, dtype=str, keep_default_na=False, na_values=[""])
+        kept = record.record(judged)
+        _write(kept, found, paths.record)
+        out.add("record", [paths.record], kept.summary, kept.findings[len(found):])
+
     rows = crosscheck.records(frame) if paths.crosscheck else []   # the table's rows, built once for every table
     for published_path, path in paths.crosscheck:
         published, read_findings = crosscheck.load_published(rules, [published_path])
@@ -117,7 +126,7 @@ def report_all(rules: Rules, paths: Paths, reference_submitter: str = DEFAULT_RE
 
     doc = html_report.build(rules, html_report.Inputs(paths.results, paths.agreement, paths.rejected, paths.versions,
                                                paths.scaling, paths.claims, None, paths.validation,
-                                               reference_vendor),
+                                               reference_vendor, paths.superseded),
                             paths.report)
     write_text(doc.html, paths.report)
     write_table(doc.deviation, paths.plot_data)

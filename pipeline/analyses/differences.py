@@ -1,0 +1,171 @@
+"""How a partner's system differs from its reference's, and the context of a
+result without a same-round reference: part of compare's judgement, made
+once per distinct pair of systems, read by every view.
+
+* :func:`differences`: the aspects (accelerator and memory, nodes, host
+  processor model and count, framework and versions, operating system,
+  weight data types) in which two systems' descriptions differ, as the input
+  states them (the canonical table's description columns); an aspect one
+  side does not state is a difference only when the other states it.
+* :func:`nearest`: for a partner result with no same-round reference, the
+  reference submitter's nearest result: the same accelerator at another
+  node count, else the same model and scenario on the previous generation.
+  It gives a per-accelerator figure, *context only*: never a verdict, never
+  counted as agree or deviates, never in a claim.
+
+No table library here: compare calls these once per distinct key.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pipeline.core.rules import Rules, is_latency
+from pipeline.core.formulas import deviation_pct, rounded_pct
+from pipeline.core.model import VERIFIED
+from pipeline.ingest.resolve import host_count_in_id, parse_count
+
+# what a system's description is read from (the canonical table's columns)
+SETUP = ("system", "accelerator_variant", "accelerators_per_node", "nodes", "host_processor",
+         "host_processors_per_node", "framework", "operating_system", "weight_data_types")
+# aspect -> how a person reads it
+ASPECTS = {"accelerator": "accelerator", "nodes": "nodes", "host": "host processor",
+           "framework": "framework", "os": "operating system", "weights": "weight data types"}
+CONTEXT_SAME_ACCELERATOR = "same accelerator, another node count"
+CONTEXT_PREVIOUS_GENERATION = "same model and scenario, previous generation"
+_LOCAL_VERSION = re.compile(r"\+[0-9A-Za-z.]+")   # 2.9.1+git8907517 -> 2.9.1
+# what a published table writes for a field it does not state (v6.1: design_power_watts "None")
+UNSTATED = frozenset({"none", "n/a", "na", "null", "-", "unknown"})
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One aspect in which a partner's system differs from the reference's."""
+
+    aspect: str
+    partner: str | None
+    reference: str | None
+
+    def __str__(self) -> str:
+        return (f"{ASPECTS[self.aspect]} {self.partner or 'not stated'} "
+                f"(reference {self.reference or 'not stated'})")
+
+
+def _brief(text: object) -> str | None:
+    """A stated text as a person compares it: a version's local part
+    (``+git8907517``) dropped, spaces collapsed; None when not stated."""
+    if text is None or text != text or str(text).strip().casefold() in UNSTATED | {""}:   # None, NaN, blank
+        return None
+    return " ".join(_LOCAL_VERSION.sub("", str(text)).split())
+
+
+def _same(a: str | None, b: str | None) -> bool:
+    def key(t):
+        return re.sub(r"\s+lts\b", "", t.casefold())
+    return a == b or (a is not None and b is not None and key(a) == key(b))
+
+
+def host_count(row: dict) -> int | None:
+    """The host processors per node: the system id's when the id states them
+    (a stated count that contradicts it is an ingest warning, not the
+    system's), else the count stated, else None."""
+    count = host_count_in_id(row.get("system"), row.get("nodes"))
+    if count is None and _brief(row.get("host_processors_per_node")):
+        count = parse_count(str(row["host_processors_per_node"]).strip())   # None when not a whole number
+    return count
+
+
+def setup(row: dict, count: int | None | bool = False) -> dict[str, str | None]:
+    """A system's description by aspect, as a person reads it; ``count``: its
+    :func:`host_count` when known already (False: read from ``row``)."""
+    host = _brief(row.get("host_processor"))
+    count = host_count(row) if count is False else count
+    return {"accelerator": _brief(row.get("accelerator_variant")),
+            "nodes": f"{row['nodes']} × {row['accelerators_per_node']}" if row.get("nodes") else None,
+            "host": (f"{count}× {host}" if count and host else host),
+            "framework": _brief(row.get("framework")),
+            "os": _brief(row.get("operating_system")),
+            "weights": _brief(row.get("weight_data_types"))}
+
+
+def differences(partner: dict, reference: dict) -> tuple[Difference, ...]:
+    """The aspects in which ``partner``'s system differs from ``reference``'s
+    (rows with the :data:`SETUP` columns), in :data:`ASPECTS` order."""
+    return differences_of(setup(partner), setup(reference))
+
+
+def differences_of(mine: dict[str, str | None], theirs: dict[str, str | None]) -> tuple[Difference, ...]:
+    """:func:`differences` of two :func:`setup` s."""
+    return tuple(Difference(a, mine[a], theirs[a]) for a in ASPECTS
+                 if (mine[a] or theirs[a]) and not _same(mine[a], theirs[a]))
+
+
+def describe(found: tuple[Difference, ...]) -> str:
+    """The differences as one text: ``framework vLLM 0.14 (reference PyTorch 2.9.1); ...``."""
+    return "; ".join(str(d) for d in found)
+
+
+def summary(found: tuple[Difference, ...]) -> tuple[str, str]:
+    """What the partner ran and what the reference ran, over the differing
+    aspects: (``vLLM 0.14 on Ubuntu 24.04.3``, ``PyTorch 2.9.1 on Ubuntu 22.04.5``)."""
+    def side(pick) -> str:
+        return "; ".join(f"{ASPECTS[d.aspect]} {pick(d) or 'not stated'}" for d in found)
+    return side(lambda d: d.partner), side(lambda d: d.reference)
+
+
+# ---- context where there is no reference -------------------------------------------------------
+
+def generations(rules: Rules, vendor: str) -> tuple[str, ...]:
+    """The vendor's registered parts, oldest first (the registry's order)."""
+    return tuple(name for name, v in rules.registry_vendors().items() if v == vendor)
+
+
+def context_index(refs: list[dict]) -> dict[tuple, list[dict]]:
+    """The reference submitter's rows by (round, model, scenario, division, units)."""
+    out: dict[tuple, list[dict]] = {}
+    for r in refs:
+        if not r.get("capped"):
+            out.setdefault((r["round"], r["model"], r["scenario"], r["division"], r["units"]), []).append(r)
+    return out
+
+
+def per_accelerator(row: dict) -> float:
+    return float(row["value"]) / int(row["total_accelerators"])
+
+
+def nearest(rules: Rules, row: dict, index: dict[tuple, list[dict]], vendor: str) -> tuple[dict | None, str]:
+    """The reference submitter's nearest result to a partner row that has no
+    same-round reference, and the rule that chose it; (None, the reason none
+    exists). A verified row is set beside verified results only."""
+    if is_latency(row["units"]):
+        return None, "a latency is not a per-accelerator figure: no context comparison"
+    pool = [r for r in index.get((row["round"], row["model"], row["scenario"], row["division"], row["units"]), [])
+            if row["status"] != VERIFIED or r["status"] == VERIFIED]
+    same = [r for r in pool if r["accelerator"] == row["accelerator"]]
+    if same:
+        # the nearest scale first, then the best per accelerator, then the system id
+        same.sort(key=lambda r: (abs(int(r["total_accelerators"]) - int(row["total_accelerators"])),
+                                 -per_accelerator(r), r["system"]))
+        return same[0], CONTEXT_SAME_ACCELERATOR
+    if "+" in str(row["accelerator"]):
+        return None, (f"a cluster of several accelerator types ({row['accelerator']}): the reference "
+                      f"submitter has no result on the same mix for {row['model']} {row['scenario']} in {row['round']}")
+    parts = generations(rules, vendor)
+    if row["accelerator"] in parts:
+        for older in reversed(parts[:parts.index(row["accelerator"])]):
+            found = sorted((r for r in pool if r["accelerator"] == older),
+                           key=lambda r: (-per_accelerator(r), r["system"]))
+            if found:
+                return found[0], f"{CONTEXT_PREVIOUS_GENERATION} ({older})"
+    return None, (f"no result of the reference submitter for {row['model']} {row['scenario']} in "
+                  f"{row['round']} on {row['accelerator']} or an earlier generation")
+
+
+def context(row: dict, ref: dict) -> dict:
+    """The context figures of a partner row beside its nearest reference:
+    per-accelerator values and their deviation (informative, not a verdict)."""
+    mine, theirs = per_accelerator(row), per_accelerator(ref)
+    return {"context_system": ref["system"], "context_source": ref["source"],
+            "context_per_accelerator": theirs,
+            "context_deviation_pct": rounded_pct(deviation_pct(mine, theirs))}

@@ -1,0 +1,97 @@
+"""A partner's record across rounds: per partner and accelerator generation,
+the agreement with the reference in every round, from compare's judged
+table, verified results only (a post-deadline result, or one judged against
+a post-deadline reference, never enters it).
+
+Each row counts with the one tally of the project (:func:`pipeline.analyses.metrics.counts`):
+results, compared, within the tolerance (``agree``), deviates, no-reference;
+and the worst deviation (the largest in size, its sign kept). Beside the
+rows per round, a row per partner and generation over every round
+(``round`` = :data:`ALL_ROUNDS`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from pipeline.core.findings import ReportShape
+from pipeline.core.formulas import PCT_DIGITS
+from pipeline.core.model import (AGREE, DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR,
+                                 DEFAULT_TOLERANCE_PCT, DEVIATES, EXCLUDED, VERIFIED, Row, typed_rows)
+from pipeline.core.rules import Rules
+from pipeline.analyses.compare import compare
+from pipeline.analyses.metrics import counts
+
+ALL_ROUNDS = "all rounds"
+COLUMNS = ("submitter", "accelerator", "round", "results", "compared", "agree", "deviates", "no_reference",
+           "agreement_rate", "worst_deviation_pct", "worst_round", "worst_model", "worst_scenario")
+
+
+@dataclass
+class RecordReport(ReportShape):
+    """The record: one row per partner, generation and round (and over every round)."""
+
+    table: list[dict] = field(default_factory=list)
+    tolerance_pct: float | None = None
+    read_findings: list = field(default_factory=list)   # the table's, as it was read
+
+    @property
+    def rows(self) -> list[Row]:
+        return typed_rows("RecordRow", self.table)
+
+    @property
+    def findings(self) -> list:
+        return self.read_findings
+
+    @property
+    def summary(self) -> dict:
+        overall = [r for r in self.table if r["round"] == ALL_ROUNDS]
+        return {"tolerance_pct": self.tolerance_pct, "partners": len({r["submitter"] for r in overall}),
+                "generations": sorted({r["accelerator"] for r in overall if r["compared"]}),
+                "compared": sum(r["compared"] for r in overall), "agree": sum(r["agree"] for r in overall),
+                "deviates": sum(r["deviates"] for r in overall)}
+
+
+def _round_key(name: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else p for p in name.lstrip("v").split("."))
+
+
+def _scope(group: pd.DataFrame, round_: str) -> dict:
+    got = counts(len(group), group["verdict"])
+    out = {"round": round_, "results": got["results"], "compared": got["compared"], "agree": got["agree"],
+           "deviates": got["deviates"], "no_reference": got["no_reference"],
+           "agreement_rate": got.get("agreement_rate"), "worst_deviation_pct": None, "worst_round": None,
+           "worst_model": None, "worst_scenario": None}
+    compared = group[group["verdict"].isin([AGREE, DEVIATES])]
+    if len(compared):
+        dev = pd.to_numeric(compared["deviation_pct"], errors="coerce")
+        at = dev.abs().idxmax()
+        out.update(worst_deviation_pct=round(float(dev[at]), PCT_DIGITS), worst_round=str(compared.at[at, "round"]),
+                   worst_model=str(compared.at[at, "model"]), worst_scenario=str(compared.at[at, "scenario"]))
+    return out
+
+
+def record(agreement: pd.DataFrame, tolerance_pct: float | None = None) -> RecordReport:
+    """The record of every partner from compare's table (``agreement``: its
+    rows, any extra column ignored): verified agreement rows only, partner
+    results only (``excluded`` rows are not partner results)."""
+    t = agreement[(agreement["status"].astype("str") == VERIFIED)
+                  & (agreement["verdict"].astype("str") != EXCLUDED)]
+    if tolerance_pct is None and len(agreement) and "tolerance_pct" in agreement:
+        tolerance_pct = float(agreement["tolerance_pct"].iloc[0])
+    rows: list[dict] = []
+    for (submitter, accelerator), group in t.groupby(["submitter", "accelerator"], sort=True, observed=True):
+        head = {"submitter": str(submitter), "accelerator": str(accelerator)}
+        for round_ in sorted(set(group["round"].astype("str")), key=_round_key):
+            rows.append({**head, **_scope(group[group["round"].astype("str") == round_], round_)})
+        rows.append({**head, **_scope(group, ALL_ROUNDS)})
+    return RecordReport([{c: r[c] for c in COLUMNS} for r in rows], tolerance_pct)
+
+
+def partner_record(rules: Rules, results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
+                   reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
+                   reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> RecordReport:
+    """The record of a canonical results table: compare's judgement, then :func:`record`."""
+    return record(compare(rules, results, tolerance_pct, reference_submitter, reference_vendor).frame(), tolerance_pct)

@@ -1,0 +1,104 @@
+"""The verdicts of superseded versions, kept apart from the current ones.
+
+The pipeline uses the newest sealed version of each submitter's round and
+status; an older one is superseded (``data/versions.csv``: ``used`` false).
+No move of a partner may take one of its results out of the auditor's view,
+so each superseded version is read as ingest reads a version named
+explicitly, and its rows are judged by :func:`pipeline.analyses.compare.compare`
+against the references of the current table, as they would be today. Each
+row says which version superseded it and whether that version withdrew it
+(the reason its manifest gives), replaced it (the same system, model,
+scenario and division are in the newer version), or left it out.
+
+The current verdicts never change here: this table is an output of its own
+(``data/superseded.csv``), read by the report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.core.findings import Finding, ReportShape
+from pipeline.core.model import DEVIATES, Row, typed_rows
+from pipeline.core.rules import Rules
+from pipeline.core.vocabulary import tally
+from pipeline.store.manifests import load_manifest, withdrawal_for
+from pipeline.store.versions import version_at
+
+KEY = ("system", "model", "scenario", "division")
+# what became of a superseded row in the version that superseded it
+WITHDRAWN, REPLACED, LEFT_OUT = "withdrawn", "replaced", "left out"
+COLUMNS = ("round", "submitter", "version", "superseded_by", "fate", "withdrawal_reason", "system", "accelerator",
+           "model", "scenario", "division", "value", "units", "reference_value", "deviation_pct", "verdict", "reason",
+           "status", "label", "source")
+
+
+@dataclass
+class SupersededReport(ReportShape):
+    table: pd.DataFrame
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def rows(self) -> list[Row]:
+        return typed_rows("SupersededRow", self.table.to_dict("records"))
+
+    @property
+    def summary(self) -> dict:
+        withdrawn = self.table[self.table["fate"] == WITHDRAWN]
+        return {"superseded_versions": int(self.table[["round", "submitter", "version"]].drop_duplicates().shape[0]),
+                "superseded_results": len(self.table), "withdrawn": len(withdrawn),
+                "withdrawn_deviating": tally(withdrawn["verdict"], (DEVIATES,))[DEVIATES]}
+
+    def frame(self) -> pd.DataFrame:
+        return self.table
+
+
+def _truthy(value) -> bool:
+    return str(value).strip().lower() == "true"
+
+
+def judge_superseded(rules: Rules, root: Path, results: pd.DataFrame, versions: pd.DataFrame, tolerance_pct: float,
+                     reference_submitter: str, reference_vendor: str) -> SupersededReport:
+    """Every superseded version under ROOT (``versions``: the ingest stage's
+    versions table) judged against the references in RESULTS (the current
+    canonical table)."""
+    from pipeline.analyses.compare import compare
+    from pipeline.ingest.submissions import ingest
+
+    rows, fates, findings = [], [], []
+    versions = versions.fillna("")
+    used = versions[versions["used"].map(_truthy)]
+    for v in versions[~versions["used"].map(_truthy) & (versions["status"] != "")].to_dict("records"):
+        newer = used[(used["round"] == v["round"]) & (used["submitter"] == v["submitter"])
+                     & (used["status"] == v["status"])]
+        if newer.empty:
+            continue
+        successor = newer.iloc[0]
+        read = ingest(rules, [root / v["path"]], root=root)
+        findings.extend(read.findings)
+        if read.table.empty:
+            continue
+        after = version_at(root / successor["path"], root)
+        load_manifest(rules, after)
+        entries = after.manifest.withdraws if after.manifest is not None else []
+        current = results[(results["round"] == v["round"]) & (results["submitter"] == v["submitter"])]
+        kept = {tuple(str(x) for x in r) for r in current[list(KEY)].itertuples(index=False)}
+        for r in read.table.to_dict("records"):
+            entry = withdrawal_for(rules, entries, r)
+            fate = WITHDRAWN if entry else REPLACED if tuple(str(r[k]) for k in KEY) in kept else LEFT_OUT
+            fates.append({"source": r["source"], "version": int(v["version"]),
+                          "superseded_by": int(successor["version"]), "fate": fate,
+                          "withdrawal_reason": entry["reason"] if entry else ""})
+        rows.append(read.table)
+    if not rows:
+        return SupersededReport(pd.DataFrame(columns=list(COLUMNS)), findings)
+    old = pd.concat(rows, ignore_index=True)
+    references = results[results["submitter"] == reference_submitter]
+    judged = compare(rules, pd.concat([references, old[old["submitter"] != reference_submitter]], ignore_index=True),
+                     tolerance_pct, reference_submitter, reference_vendor).frame()
+    table = judged.merge(pd.DataFrame(fates), on="source", how="inner")
+    table = table.sort_values(["round", "submitter", "version", "source"], kind="stable").reset_index(drop=True)
+    return SupersededReport(table[list(COLUMNS)], findings)
