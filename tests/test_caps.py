@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from conftest import RESULTS_HEADER, results_row, run_json, write_results_csv
+from conftest import RULES, RESULTS_HEADER, results_row, run_json, write_results_csv
 from gitrepo import commit
 from test_gate import ROUND, base_repo, gate, repo  # noqa: F401
 from test_version_folder import seal
@@ -30,20 +30,20 @@ def bomb(path: Path, rows: int) -> Path:
 
 
 def test_a_parquet_file_over_the_row_cap_is_refused_from_its_metadata(tmp_path, monkeypatch):
-    path = bomb(tmp_path / "r.parquet", limits.cap("rows_per_file") + 1)
+    path = bomb(tmp_path / "r.parquet", limits.cap(RULES, "rows_per_file") + 1)
     assert path.stat().st_size < 64 * 1024
     def decoded(*args, **kwargs):
         raise AssertionError("the rows were decoded")
     monkeypatch.setattr(pq, "read_table", decoded)
-    result = parquet.read(path, "r.parquet")
+    result = parquet.read(path, "r.parquet", RULES)
     [finding] = result.findings
     assert (finding.code, finding.where.file) == ("over-cap", "r.parquet")
-    assert finding.found == f"{limits.cap('rows_per_file') + 1} rows (the file's metadata)"
+    assert finding.found == f"{limits.cap(RULES, 'rows_per_file') + 1} rows (the file's metadata)"
 
 
 def test_a_csv_over_the_row_cap_is_refused_whole_with_one_row_of_trace(tmp_path):
     path = write_results_csv(tmp_path / "r.csv", [results_row(system=f"S_8xMI355X_{i}")
-                                                  for i in range(limits.cap("rows_per_file") + 1)])
+                                                  for i in range(limits.cap(RULES, "rows_per_file") + 1)])
     doc = run_json("validate", path, "--round", "v6.0", expect=1)
     assert [f["code"] for f in doc["findings"]] == ["over-cap"]
     assert (doc["summary"]["accepted"], doc["summary"]["rejected"]) == (0, 1)    # the file, one trace
@@ -55,7 +55,7 @@ def test_a_duplicate_row_names_a_few_others_and_counts_the_rest(tmp_path, monkey
     doc = run_json("validate", "r.csv", "--round", "v6.0", expect=1)
     dups = [f for f in doc["findings"] if f["code"] == "duplicate-row"]
     assert len(dups) == 40                                      # every row rejected, each with its finding
-    keep = limits.cap("examples_per_finding")
+    keep = limits.cap(RULES, "examples_per_finding")
     assert all(f["found"].count("r.csv:") == keep for f in dups), dups[0]["found"]
     assert all(f["found"].endswith(f"and {39 - keep} more") for f in dups)
 
@@ -69,10 +69,10 @@ def test_a_field_over_the_length_cap_is_refused_at_its_column(tmp_path):
 
 
 def test_a_version_over_the_file_cap_is_one_finding():
-    cap = contents.caps()["files_per_version"]
+    cap = contents.caps(RULES)["files_per_version"]
     paths = [("manifest.yaml", False), ("t", True)] + [(f"t/results/s/m/Offline/{i}/accuracy.txt", False)
                                                       for i in range(cap + 1)]
-    found = [r for r in contents.judge(paths, {"t": "submission-tree"}) if r.code == "over-cap"]
+    found = [r for r in contents.judge(RULES, paths, {"t": "submission-tree"}) if r.code == "over-cap"]
     assert [(r.path, r.found) for r in found] == [("", f"{cap + 2} files")]          # the manifest counts
 
 
@@ -91,7 +91,7 @@ def test_the_gate_fails_a_parquet_bomb_with_a_located_finding(repo, tmp_path):
 
 
 def test_a_version_over_the_row_cap_is_one_finding_and_no_file_is_read(tmp_path, monkeypatch):
-    half = limits.cap("rows_per_version") // 2 + 1
+    half = limits.cap(RULES, "rows_per_version") // 2 + 1
     text = ",".join(RESULTS_HEADER) + "\n" + "\n".join(",".join(results_row().values()) for _ in range(half)) + "\n"
     root = tmp_path / "submissions"
     folder = seal(root / ROUND / "Dell" / "v1", {"a.csv": "results-csv", "b.csv": "results-csv"},

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import canonical_row, run, write_canonical
+from conftest import RULES, canonical_row, run, write_canonical
 from test_gate import base_repo, repo  # noqa: F401  (fixtures of the gate's journey)
 
 from pipeline.analyses import compare as compare_mod
@@ -41,8 +41,8 @@ def partner(submitter: str, value: float, **kw) -> dict:
 
 @pytest.fixture(scope="module")
 def v60_gpt_oss():
-    report = ingest([V60 / s / "v1" / "summary.csv" for s in ("AMD", "HPE", "Dell")], status="verified")
-    agreement = compare_mod.compare(report.table).frame()
+    report = ingest(RULES, [V60 / s / "v1" / "summary.csv" for s in ("AMD", "HPE", "Dell")], status="verified")
+    agreement = compare_mod.compare(RULES, report.table).frame()
     rows = agreement[(agreement["model"] == "gpt-oss-120b") & (agreement["scenario"] == "Server")
                      & (agreement["nodes"] == 1)]
     return report, {r["submitter"]: r for r in rows.to_dict("records")}
@@ -77,7 +77,7 @@ def test_a_host_count_that_contradicts_the_system_id_is_a_located_warning(v60_gp
 
 
 def test_the_published_table_holds_the_same_contradiction_as_a_warning():
-    report = ingest([REPO / "published" / "v6.0" / "summary.csv"], status="verified", published=True)
+    report = ingest(RULES, [REPO / "published" / "v6.0" / "summary.csv"], status="verified", published=True)
     codes = {(f.code, f.severity) for f in report.findings if f.code == "description-contradicts-system-id"}
     assert codes == {("description-contradicts-system-id", "warning")}
 
@@ -87,8 +87,8 @@ def test_a_trees_system_description_is_the_one_mlcommons_published():
     that the published summary JSON states for the same results."""
     keys = ["submitter", "system", "model", "scenario"]
     described = ["host_processor", "host_processors_per_node", "framework", "operating_system"]
-    tree = ingest([REPO / "tests" / "real" / "v5.1-submission-tree"], status="verified").table
-    published = ingest([REPO / "tests" / "real" / "v5.1-summary_results.json"], status="verified",
+    tree = ingest(RULES, [REPO / "tests" / "real" / "v5.1-submission-tree"], status="verified").table
+    published = ingest(RULES, [REPO / "tests" / "real" / "v5.1-summary_results.json"], status="verified",
                        published=True).table
     both = tree[keys + described].merge(published[keys + described], on=keys, suffixes=("", "_published"))
     assert len(both) == len(tree) == 30
@@ -97,8 +97,8 @@ def test_a_trees_system_description_is_the_one_mlcommons_published():
 
 
 def test_every_shipped_no_reference_row_has_a_context_or_the_reason_none_exists():
-    report = ingest([REPO / "submissions"], root=REPO / "submissions")
-    agreement = compare_mod.compare(report.table).frame()
+    report = ingest(RULES, [REPO / "submissions"], root=REPO / "submissions")
+    agreement = compare_mod.compare(RULES, report.table).frame()
     no_ref = agreement[agreement["verdict"] == NO_REFERENCE]
     assert len(no_ref) and (no_ref["context_note"].str.len() > 0).all()
     in_context = no_ref[no_ref["context_system"].notna()]
@@ -122,7 +122,7 @@ def test_differences_compare_what_each_side_states():
 def test_a_v2_table_without_a_description_compares_as_before():
     rows = [canonical_row(), partner("Dell", 95000.0)]
     t = frame(rows).drop(columns=list(table.DESCRIPTION))
-    [row] = compare_mod.compare(t).frame().to_dict("records")
+    [row] = compare_mod.compare(RULES, t).frame().to_dict("records")
     assert (row["verdict"], row["differences"], row["differs_in"]) == (DEVIATES, "", "")
 
 
@@ -132,7 +132,7 @@ def test_a_no_reference_row_gets_the_nearest_reference_per_accelerator_as_contex
     rows = [canonical_row(value=80000.0),
             partner("Dell", 150000.0, system="16xMI355X", nodes=2, total_accelerators=16,
                     composition="MI355X:16")]
-    report = compare_mod.compare(frame(rows))
+    report = compare_mod.compare(RULES, frame(rows))
     [row] = report.frame().to_dict("records")
     assert row["verdict"] == NO_REFERENCE and row["deviation_pct"] != row["deviation_pct"]   # NaN: no verdict
     assert row["context_system"] == "8xMI355X_2xEPYC_9575F" and row["context_per_accelerator"] == 10000.0
@@ -145,7 +145,7 @@ def test_a_no_reference_row_gets_the_nearest_reference_per_accelerator_as_contex
 def test_the_previous_generation_is_the_context_when_the_accelerator_has_no_reference():
     rows = [canonical_row(accelerator="MI325X", system="8xMI325X", composition="MI325X:8", value=40000.0),
             partner("Cisco", 50000.0, accelerator="MI350X", system="8xMI350X", composition="MI350X:8")]
-    [row] = compare_mod.compare(frame(rows)).frame().to_dict("records")
+    [row] = compare_mod.compare(RULES, frame(rows)).frame().to_dict("records")
     assert row["verdict"] == NO_REFERENCE and row["context_system"] == "8xMI325X"
     assert row["context_note"] == "context only, not a verdict: same model and scenario, previous generation (MI325X)"
     assert row["context_deviation_pct"] == pytest.approx(25.0)
@@ -153,7 +153,7 @@ def test_the_previous_generation_is_the_context_when_the_accelerator_has_no_refe
 
 def test_a_row_without_any_near_reference_says_why():
     rows = [canonical_row(model="llama2-70b-99.9"), partner("Cisco", 50000.0)]
-    [row] = compare_mod.compare(frame(rows)).frame().to_dict("records")
+    [row] = compare_mod.compare(RULES, frame(rows)).frame().to_dict("records")
     assert row["verdict"] == NO_REFERENCE and pd.isna(row["context_system"])
     assert row["context_note"].startswith("no result of the reference submitter for llama2-70b-99 Server in v6.0")
 
@@ -175,7 +175,7 @@ def _record_ledger() -> Ledger:
 
 
 def test_the_record_counts_each_partner_per_generation_and_round():
-    kept = record(compare_mod.compare(frame(_record_rows())).frame())
+    kept = record(compare_mod.compare(RULES, frame(_record_rows())).frame())
     by = {(r["accelerator"], r["round"]): r for r in kept.table}
     assert set(by) == {("MI325X", "v5.1"), ("MI325X", ALL_ROUNDS), ("MI355X", "v6.0"), ("MI355X", ALL_ROUNDS)}
     assert (by["MI355X", "v6.0"]["compared"], by["MI355X", "v6.0"]["agree"]) == (2, 2)
@@ -187,18 +187,18 @@ def test_a_post_deadline_result_never_changes_the_record_or_its_claim():
     rows = _record_rows()
     late = partner("Dell", 50000.0, scenario="Interactive", status=POST_DEADLINE, line=9)
     late_ref = canonical_row(scenario="Interactive", status=POST_DEADLINE, source="v6.0/AMD/v2/results.csv:2")
-    before = record(compare_mod.compare(frame(rows)).frame()).table
-    after = record(compare_mod.compare(frame(rows + [late, late_ref])).frame()).table
+    before = record(compare_mod.compare(RULES, frame(rows)).frame()).table
+    after = record(compare_mod.compare(RULES, frame(rows + [late, late_ref])).frame()).table
     assert before == after
-    claims_before = check_claims(_record_ledger(), frame(rows)).rows
-    claims_after = check_claims(_record_ledger(), frame(rows + [late, late_ref])).rows
+    claims_before = check_claims(RULES, _record_ledger(), frame(rows)).rows
+    claims_after = check_claims(RULES, _record_ledger(), frame(rows + [late, late_ref])).rows
     assert claims_before[0]["verdict"] == HOLDS and claims_before[0]["computed"] == pytest.approx(3.0)
     assert [r.to_dict() for r in claims_before] == [r.to_dict() for r in claims_after]
 
 
 def test_the_record_claim_does_not_hold_when_a_verified_result_is_outside():
     rows = _record_rows() + [partner("HPE", 90000.0)]
-    [row] = check_claims(_record_ledger(), frame(rows)).rows
+    [row] = check_claims(RULES, _record_ledger(), frame(rows)).rows
     assert row["verdict"] == DOES_NOT_HOLD and row["computed"] == pytest.approx(10.0)
     assert row["outside"] == [{"submitter": "HPE", "accelerator": "MI355X", "deviates": 1,
                                "worst_deviation_pct": -10.0}]
@@ -215,7 +215,7 @@ def test_mlrepro_record_prints_the_record_the_library_computes(tmp_path):
         ["Dell", "MI355X", "v6.0", "2", "2", "0", "0", "-3"],
         ["Dell", "MI355X", "all", "rounds", "2", "2", "0", "0", "-3"]]
     as_json = run("record", path, "--format", "json", expect=0).stdout
-    assert json.loads(as_json)["rows"] == record(compare_mod.compare(frame(_record_rows())).frame()).table
+    assert json.loads(as_json)["rows"] == record(compare_mod.compare(RULES, frame(_record_rows())).frame()).table
 
 
 # ---- the gate: a failing row says how its system differs (the one journey here) -----------

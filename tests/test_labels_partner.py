@@ -11,6 +11,7 @@ import json
 import pytest
 
 from gitrepo import commit
+from conftest import RULES
 from test_gate import DELL_SYSTEM, HEADER, MI355X, ROUND, base_repo, gate, repo, sealed_version  # noqa: F401
 from pipeline.core import textcheck
 from pipeline.ingest import resolve
@@ -24,7 +25,7 @@ DELL_V2 = f"submissions/{ROUND}/Dell/v2/results.csv"
     ("9x8xMI355X_2xEPYC_9575F", "8", "8", "nodes"),
 ])
 def test_a_node_prefix_that_contradicts_the_counts_rejects_a_partner_row(system, per_node, nodes, key):
-    values, problems = resolve.resolve_accelerators(MI355X, system, per_node, nodes, None)
+    values, problems = resolve.resolve_accelerators(RULES, MI355X, system, per_node, nodes, None)
     assert values[0] is None
     [mismatch] = [p for p in problems if p[0] == "label-mismatch"]
     assert mismatch[1] == key and system in mismatch[2]
@@ -35,12 +36,12 @@ def test_a_node_prefix_that_contradicts_the_counts_rejects_a_partner_row(system,
     ("PowerEdge_XE9785_8xMI355X", "8", "1", 8),
 ])
 def test_a_node_prefix_that_agrees_is_counted(system, per_node, nodes, total):
-    values, problems = resolve.resolve_accelerators(MI355X, system, per_node, nodes, None)
+    values, problems = resolve.resolve_accelerators(RULES, MI355X, system, per_node, nodes, None)
     assert (values[0], values[-1]) == ("MI355X", total) and not resolve.errors(problems)
 
 
 def test_a_published_table_keeps_its_row_with_a_warning():
-    values, problems = resolve.resolve_accelerators(MI355X, "1x8xMI355X_2xEPYC_9575F", "8", "2", None, True)
+    values, problems = resolve.resolve_accelerators(RULES, MI355X, "1x8xMI355X_2xEPYC_9575F", "8", "2", None, True)
     assert values[0] == "MI355X"
     assert [p[-1] for p in problems if p[0] == "label-mismatch"] == ["warning"]
 
@@ -48,7 +49,7 @@ def test_a_published_table_keeps_its_row_with_a_warning():
 @pytest.mark.parametrize("text, at", [("MI355XÂ", 7), ("AMD Instinct MI355XÂ 288GB", 20), ("ÂMI355X", 1),
                                       ("CDNAÃ‚ 4", 5)])
 def test_mojibake_in_a_name_is_found_where_it_is(text, at):
-    [(code, name, _, found, _)] = resolve.characters("accelerator", text)
+    [(code, name, _, found, _)] = resolve.characters(RULES, "accelerator", text)
     assert (code, name) == ("mojibake", "accelerator") and f"at character {at} " in found
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, run_json
+from conftest import REPO, RULES, run_json
 from gitrepo import commit
 from test_gate import (DELL_SYSTEM, ROUND, base_repo, csv_text, gate, mlrepro, repo,  # noqa: F401
                        sealed_version, submit)
@@ -75,27 +75,27 @@ def contents_digest(folder: Path) -> str:
 def test_every_name_a_tool_reads_is_refused_at_the_top_and_inside_a_tree(name):
     listed = {name: "results-csv", "tree": "submission-tree"}
     paths = [("manifest.yaml", False), (name, False), ("tree", True), (f"tree/closed/Dell/{name}", False)]
-    found = {(r.path, r.code) for r in contents.judge(paths, listed)}
+    found = {(r.path, r.code) for r in contents.judge(RULES, paths, listed)}
     assert found == {(name, "file-not-allowed"), (f"tree/closed/Dell/{name}", "file-not-allowed")}
 
 
 def test_a_tool_folder_is_one_finding_for_all_it_holds():
     paths = [("manifest.yaml", False), ("results.csv", False), (".dvc", True), (".dvc/config", False),
              (".dvc/cache", True), (".dvc/cache/x", False)]
-    [refusal] = contents.judge(paths, {"results.csv": "results-csv"})
+    [refusal] = contents.judge(RULES, paths, {"results.csv": "results-csv"})
     assert (refusal.path, refusal.code) == (".dvc", "file-not-allowed")
     assert "DVC reads" in refusal.found
 
 
 @pytest.mark.parametrize("name", UNSAFE.values(), ids=UNSAFE.keys())
 def test_a_name_outside_the_safe_set_is_refused(name):
-    [refusal] = contents.judge([("manifest.yaml", False), (name, False)], {name: "results-csv"})
+    [refusal] = contents.judge(RULES, [("manifest.yaml", False), (name, False)], {name: "results-csv"})
     assert (refusal.path, refusal.code) == (name, "unsafe-name")
     assert refusal.found.startswith(ascii(name))          # shown escaped, never raw
 
 
 def test_a_results_file_needs_a_name_its_format_uses():
-    found = contents.judge([("manifest.yaml", False), ("results.txt", False), ("notes.md", False)],
+    found = contents.judge(RULES, [("manifest.yaml", False), ("results.txt", False), ("notes.md", False)],
                            {"results.txt": "results-csv"})
     assert [(r.path, r.code, r.expected) for r in found] == [
         ("results.txt", "file-not-allowed", "a results-csv file named *.csv")]   # notes.md: unlisted-file
@@ -104,26 +104,24 @@ def test_a_results_file_needs_a_name_its_format_uses():
 def test_a_tree_holds_only_the_mlperf_layout():
     paths, _ = contents.walk(REPO / "tests/real/v5.1-submission-tree")
     tree = [("tree", True)] + [(f"tree/{p}", d) for p, d in paths]
-    assert contents.judge(tree, {"tree": "submission-tree"}) == []           # a real tree passes whole
+    assert contents.judge(RULES, tree, {"tree": "submission-tree"}) == []           # a real tree passes whole
     extra = tree + [("tree/closed/AMD/code", True), ("tree/closed/AMD/code/run.sh", False),
                     ("tree/closed/AMD/results/notes.json", False)]
-    assert {(r.path, r.code) for r in contents.judge(extra, {"tree": "submission-tree"})} == {
+    assert {(r.path, r.code) for r in contents.judge(RULES, extra, {"tree": "submission-tree"})} == {
         ("tree/closed/AMD/code/run.sh", "file-not-allowed"), ("tree/closed/AMD/results/notes.json", "file-not-allowed")}
 
 
-def test_the_rule_is_checked_as_data(tmp_path, monkeypatch):
+def test_the_rule_is_checked_as_data(tmp_path):
     schemas = tmp_path / "schemas"
     shutil.copytree(REPO / "schemas", schemas)
     text = (schemas / contents.RULES_FILE).read_text(encoding="utf-8")
     (schemas / contents.RULES_FILE).write_text(text.replace("max_length: 128", "max_length: many"),
                                               encoding="utf-8")
-    monkeypatch.setenv("MLREPRO_SCHEMAS", str(schemas))
     from pipeline.core import rules
     from pipeline.core.errors import ConfigError
 
-    rules.clear_caches()
     with pytest.raises(ConfigError, match="names.max_length"):
-        contents.folder_rules()
+        contents.folder_rules(rules.Rules.load(schemas))
 
 
 # ---- the gate, on a pull request ------------------------------------------------------------------
