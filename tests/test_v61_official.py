@@ -19,10 +19,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import REPO, run, run_json
+from conftest import REPO, RULES, run, run_json
 
 from pipeline.analyses import compare as compare_mod, crosscheck, reference
-from pipeline.core import rules
 from pipeline.ingest import submissions as ingest_mod
 
 TABLE = REPO / "published" / "v6.1" / "summary.csv"
@@ -43,7 +42,7 @@ def _line(source: str) -> int:
 
 @pytest.fixture(scope="module")
 def official():
-    return ingest_mod.ingest([TABLE], status="verified")
+    return ingest_mod.ingest(RULES, [TABLE], status="verified")
 
 
 def test_the_table_is_the_one_mlcommons_published():
@@ -55,7 +54,7 @@ def test_the_official_table_ingests_with_no_rejected_row(official):
     source = _source_rows()
     assert len(source) == 492
     outcomes = pd.Series([d.outcome for d in official.dispositions]).value_counts().to_dict()
-    assert outcomes == {"excluded": 33}    # the CPU-only rows (accelerator N/A), none rejected
+    assert outcomes == {"set-aside": 33}    # the CPU-only rows (accelerator N/A), none rejected
     assert {source[_line(d.source)]["accelerator_model_name"] for d in official.dispositions} == {"N/A"}
     assert len(official.table) + 33 == 492
     assert not [f for f in official.findings if f.severity == "error"]
@@ -65,7 +64,7 @@ def test_the_command_a_maintainer_types_reads_the_table_as_verified(tmp_path):
     """`mlrepro ingest published/v6.1/summary.csv`: a table in published/ needs no --status."""
     doc = run_json("ingest", TABLE, "-o", tmp_path / "out.csv", expect=0)
     summary = doc["summary"]
-    assert (summary["accepted"], summary["rejected"], summary["excluded"]) == (459, 0, 33)
+    assert (summary["accepted"], summary["rejected"], summary["set_aside"]) == (459, 0, 33)
     assert summary["verified"] == 459 and summary["errors"] == 0
     copy = tmp_path / "elsewhere" / "summary.csv"     # the same bytes outside published/: a partner's file
     copy.parent.mkdir()
@@ -81,9 +80,9 @@ def test_every_value_equals_the_source(official):
         assert row["value"] == float(src["Result"])
         assert row["submitter"] == src["Organization"] and row["system"] == src["Platform"]
         assert row["units"] == src["Units"] and row["nodes"] == int(src["number_of_nodes"])
-        assert row["round"] == "v6.1" and row["model"] in rules.round_models("v6.1")
+        assert row["round"] == "v6.1" and row["model"] in RULES.round_models("v6.1")
         # the category words of the model columns (VLM, text_to_video, agentic edge) are never the id
-        assert row["model"] in (src["Model"], src["MlperfModel"]) or rules.is_category(src["MlperfModel"])
+        assert row["model"] in (src["Model"], src["MlperfModel"]) or RULES.is_category(src["MlperfModel"])
 
 
 def test_the_parts_new_in_v61_are_registered(official):
@@ -93,7 +92,7 @@ def test_the_parts_new_in_v61_are_registered(official):
              "Arc-Pro-B70": ("Intel", 19)}
     for name, (vendor, count) in parts.items():
         assert (t["accelerator"] == name).sum() == count, name
-        assert reference.vendors_of(name) == {vendor}
+        assert reference.vendors_of(RULES, name) == {vendor}
 
 
 def test_the_only_warning_is_the_mixed_vendor_cluster_without_counts(official):
@@ -119,7 +118,7 @@ def test_the_nine_node_reference_cluster_keeps_its_count(official):
 
 @pytest.fixture(scope="module")
 def agreement(official):
-    return compare_mod.compare(official.table, 4.0, "AMD", "AMD").table
+    return compare_mod.compare(RULES, official.table, 4.0, "AMD", "AMD").table
 
 
 def test_partner_verdicts_against_amds_references(agreement):
@@ -153,14 +152,14 @@ def test_the_shipped_v61_submissions_are_lines_of_the_official_table(official):
             assert line in published and line.startswith(f'"{submitter}",'), (submitter, line[:80])
             lines.add(published.index(line) + 1)
     t = official.table.assign(line=official.table["source"].map(_line))
-    on_amd = t["accelerator"].map(lambda a: reference.on_vendor(a, "AMD"))
+    on_amd = t["accelerator"].map(lambda a: reference.on_vendor(RULES, a, "AMD"))
     assert lines == set(t[on_amd | (t["submitter"] == "AMD")]["line"])
     assert len(lines) == 97
 
 
 def test_the_shipped_v61_versions_are_attested_and_verified():
     attested = yaml.safe_load((REPO / "schemas" / "attested.yaml").read_text(encoding="utf-8"))["versions"]
-    deadline = str(rules.load_yaml("rounds.yaml")["rounds"]["v6.1"]["submission_deadline"])
+    deadline = str(RULES.load_yaml("rounds.yaml")["rounds"]["v6.1"]["submission_deadline"])
     manifests = sorted(SHIPPED.glob("*/v*/manifest.yaml"))
     assert len(manifests) == 11
     for manifest in manifests:
@@ -172,12 +171,12 @@ def test_the_shipped_v61_versions_are_attested_and_verified():
 
 
 def test_the_v61_submissions_ingest_whole_and_match_the_published_table():
-    report = ingest_mod.ingest([SHIPPED], status="verified")
+    report = ingest_mod.ingest(RULES, [SHIPPED], status="verified")
     assert len(report.table) == 97 and not report.dispositions
     # AMD's reference states 8 host processors per node on 2xEPYC systems: a warning, no row lost
     assert {(f.code, f.severity, f.where.column) for f in report.findings} == {
         ("description-contradicts-system-id", "warning", "host_processors_per_node")}
-    published, found = crosscheck.load_published([TABLE])
+    published, found = crosscheck.load_published(RULES, [TABLE])
     assert list(published) == ["v6.1"] and sorted({f.code for f in found}) == [
         "composition-assumed", "description-contradicts-system-id"]
     check = crosscheck.check(report.table, published)
@@ -219,7 +218,7 @@ def test_the_documented_command_ships_the_round_again_byte_for_byte(tmp_path, ro
 # ---- the round's rules fit its table ------------------------------------------------------
 
 def test_every_row_names_a_model_and_scenario_of_the_v61_rules(official):
-    doc = rules.load_yaml("rules/v6.1.yaml")
+    doc = RULES.load_yaml("rules/v6.1.yaml")
     allowed: dict[str, set[str]] = {}
     for category in doc["scenarios"].values():
         for kind in ("required", "optional"):
@@ -239,6 +238,6 @@ def test_the_estimated_deadline_follows_amds_latest_run():
     stamps = [re.search(r'"key": "test_datetime", "value": "([^"]+)"', p.read_text(encoding="utf-8")).group(1)
               for p in tree.rglob("mlperf_log_detail.txt")]
     latest = max(datetime.fromisoformat(s.replace("Z", "+00:00")) for s in stamps)
-    round_ = rules.rounds()["v6.1"]
+    round_ = RULES.rounds()["v6.1"]
     assert round_.opens < latest < round_.submission_deadline
     assert latest.isoformat() == "2026-07-30T12:58:41+00:00"
