@@ -222,7 +222,7 @@ def test_counts_written_as_nodes_of_a_type_are_that_many_of_it(tmp_path):
     ("NVIDIA VR200", "VR200", "NVIDIA"), ("Intel(R) Arc(TM) Pro B70", "Arc-Pro-B70", "Intel"),
     ("Intel Arc Pro B70", "Arc-Pro-B70", "Intel"), ("AMD Instinct MI350X 288GB HBM3e", "MI350X", "AMD")])
 def test_the_parts_v61_names_are_registered(name, part, vendor):
-    [found] = composition.parts_in_name(name)
+    [found] = composition.parts_in_name(RULES, name)
     assert (found.name, found.registered, found.vendor) == (part, True, vendor)
 
 

@@ -51,7 +51,7 @@ def _csv(rows: list[dict]) -> str:
 
 
 def _normalised(path):
-    return normalised(results_csv.read(path, "r.csv"), Context(status="verified", round="v6.0"))
+    return normalised(results_csv.read(path, "r.csv", RULES), Context(status="verified", round="v6.0"))
 
 
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -132,7 +132,7 @@ def test_a_csv_is_read_as_a_stream(tmp_path):
     """A CSV's records are read once, as they are parsed (never held as a
     list of rows); the file's round is known once they are read."""
     path = write_results_csv(tmp_path / "r.csv", [results_row(round="v6.0"), results_row(round="v6.0")])
-    result = results_csv.read(path, "r.csv")
+    result = results_csv.read(path, "r.csv", RULES)
     assert not isinstance(result.records, list) and result.round is None
     assert [r.line for r in result.records] == [2, 3]
     assert result.round == "v6.0" and list(result.records) == []

@@ -61,7 +61,7 @@ def test_a_template_table_written_by_anyone_is_read_with_its_row_numbers(tmp_pat
 def test_a_file_that_is_not_parquet_is_a_finding(tmp_path):
     path = tmp_path / "broken.parquet"
     path.write_bytes(canonical_parquet(tmp_path).read_bytes()[:200])
-    result = parquet.read(path, "broken.parquet")
+    result = parquet.read(path, "broken.parquet", RULES)
     assert [f.code for f in result.findings] == ["format-mismatch"] and not list(result.records)
 
 
@@ -69,7 +69,7 @@ def test_a_missing_column_rejects_every_row(tmp_path):
     frame = pd.read_csv(AMD, dtype=str, keep_default_na=False).drop(columns=["units"])
     path = tmp_path / "short.parquet"
     frame.to_parquet(path)
-    result = parquet.read(path, "short.parquet")
+    result = parquet.read(path, "short.parquet", RULES)
     assert [f.code for f in result.findings] == ["missing-column"]
     assert [d.source for d in result.dispositions] == [f"short.parquet:{n}" for n in range(1, len(frame) + 1)]
 
@@ -79,9 +79,9 @@ def test_nested_values_and_unknown_columns_are_findings(tmp_path):
     table = pa.Table.from_pandas(frame, preserve_index=False)
     path = tmp_path / "extra.parquet"
     pq.write_table(table.append_column("colour", pa.array(["red"] * len(frame))), path)
-    assert [(f.code, f.severity) for f in parquet.read(path, "x").findings] == [("unexpected-column", "warning")]
+    assert [(f.code, f.severity) for f in parquet.read(path, "x", RULES).findings] == [("unexpected-column", "warning")]
     nested = table.set_column(table.column_names.index("value"), "value",
                               pa.array([[1.0]] * len(frame)))
     pq.write_table(nested, path)
-    result = parquet.read(path, "x")
+    result = parquet.read(path, "x", RULES)
     assert [f.code for f in result.findings] == ["format-mismatch"] and len(result.dispositions) == len(frame)

@@ -118,7 +118,7 @@ def test_deep_nesting_is_a_finding_not_a_recursion_error(tmp_path):
 def test_broken_or_wrong_shaped_json(tmp_path, text, code):
     path = tmp_path / "x.json"
     path.write_text(text)
-    result = summary_json.read(path, "x.json")
+    result = summary_json.read(path, "x.json", RULES)
     assert [f.code for f in result.findings] == [code] and not result.records
 
 
@@ -126,7 +126,7 @@ def test_a_record_that_is_not_an_object_is_rejected(tmp_path):
     good = json.loads(PUBLISHED["v5.1"].read_text())[0]
     path = tmp_path / "x.json"
     path.write_text(json.dumps([good, 7]))
-    result = summary_json.read(path, "x.json")
+    result = summary_json.read(path, "x.json", RULES)
     assert len(result.records) == 1
     assert [(d.outcome, d.codes) for d in result.dispositions] == [("rejected", "format-mismatch")]
 
@@ -142,7 +142,7 @@ JSON_VALUES = st.recursive(
 def test_any_list_of_records_is_read_without_raising(tmp_path_factory, records):
     path = tmp_path_factory.mktemp("h") / "s.json"
     path.write_text(json.dumps(records))
-    result = summary_json.read(path, "s.json")
+    result = summary_json.read(path, "s.json", RULES)
     if result.findings:     # a value nested past MAX_DEPTH refuses the whole file, with a finding
         assert [f.code for f in result.findings] == ["too-deeply-nested"] and not result.records
     else:

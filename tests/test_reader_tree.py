@@ -122,7 +122,7 @@ UNREADABLE61 = {
 
 @pytest.fixture(scope="module")
 def real_read61():
-    return tree.read(TREE61, "v6.1-tree")
+    return tree.read(TREE61, "v6.1-tree", RULES)
 
 
 def _published61() -> dict[tuple, dict]:

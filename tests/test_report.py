@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (LATE, REPO, UNVERIFIED_FOOTNOTE, canonical_row, chromium, needs_chromium, read_csv,
+from conftest import (LATE, REPO, RULES, UNVERIFIED_FOOTNOTE, canonical_row, chromium, needs_chromium, read_csv,
                       results_row, run, submit, write_canonical, write_results_csv)
 
 TITLE = "mlrepro report: MLPerf Inference partner results against the reference"
@@ -594,7 +594,7 @@ def test_partners_are_ordered_by_their_worst_deviation_in_every_round(shipped):
     from pipeline.output.report import answers
     report_load = importlib.import_module("pipeline.output.report.load")
     tmp = shipped.parents[1]
-    data = report_load.load(report_load.Inputs(tmp / "data" / "results.parquet", tmp / "data" / "agreement.csv",
+    data = report_load.load(RULES, report_load.Inputs(tmp / "data" / "results.parquet", tmp / "data" / "agreement.csv",
                                  tmp / "data" / "rejected.csv", tmp / "data" / "versions.csv"))
     html = answers.partner_tables(data, ["v5.1"])[0]
     names = re.findall(r'class="pname"[^>]*title="([^"]+)"', html)

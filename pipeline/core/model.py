@@ -196,7 +196,7 @@ COLUMN_TYPES: dict[str, object] = {
     "range_min": _NUMBER, "range_max": _NUMBER, "eligible_comparators": int,
     "cherry_picked": bool | None, "verified": bool | None, "disclaimer": str, "notes": list,
     "compared": int, "within": int, "share_within_pct": _NUMBER, "outside": list, "not_compared": int,
-    "including_post_deadline": dict | None,
+    "including_post_deadline": dict | None, "scope": dict | None,
     # crosscheck
     "published_value": _NUMBER, "published_result_id": _TEXT, "published_source": _TEXT,
     # audit: one row per suite
