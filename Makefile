@@ -9,11 +9,15 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 install: $(VENV)/.installed
 
-# Reinstall when the pinned dependencies change.
-$(VENV)/.installed: pyproject.toml
+## install: exactly the lock (uv.lock, every package with its hashes) into .venv: uv,
+## itself hash-pinned in requirements/uv.txt, is bootstrapped with the venv's pip, then
+## `uv sync --locked` installs the lock and removes whatever it does not name (pip
+## included); it refuses to run when uv.lock and pyproject.toml disagree
+## (after a dependency change: uv lock, then make install; docs/maintainer.md)
+$(VENV)/.installed: pyproject.toml uv.lock requirements/uv.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@test -x $(BIN)/uv || $(BIN)/python -m pip install --quiet --no-deps --require-hashes -r requirements/uv.txt
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(BIN)/uv sync --locked --extra test --quiet
 	@touch $@
 
 ## run: the whole pipeline on the shipped submissions (dvc repro); a dvc.lock
