@@ -22,9 +22,9 @@ $(VENV)/.installed: pyproject.toml uv.lock requirements/uv.txt
 
 ## run: the whole pipeline on the shipped submissions (dvc repro); a dvc.lock
 ## left unreadable by a killed run is first restored from git (bin/restore-lock,
-## which then runs dvc repro in the same process)
+## which then runs dvc repro in the same process); its last line says the pipeline's
+## outcome apart from the data's (DVC's hints about a remote and git add dvc.lock dropped)
 run: install
-	$(BIN)/python bin/restore-lock dvc repro
 	@printf '%s\n' '' \
 	  'outputs, by stage (dvc dag):' \
 	  '  ingest   data/results.parquet            canonical table (accepted rows)' \
@@ -42,6 +42,7 @@ run: install
 	  '           audit/crosscheck/<round>.json   verified results against the published tables' \
 	  '           reports/index.html              the offline HTML report' \
 	  '           reports/deviation.csv           the data of dvc plots show'
+	$(BIN)/python bin/restore-lock dvc repro
 
 ## test: the whole test suite
 test: install

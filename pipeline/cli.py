@@ -174,6 +174,9 @@ def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
             click.echo(render.verdict_line(report))
         else:
             click.echo(render.text(report, columns, limit, with_findings=False))
+        if exit_zero_flag:   # a stage: say that the findings above are the data's, not the tool's
+            from pipeline.output.outcome import stage_line
+            click.echo(stage_line(report, ctx.info_name))
     else:
         click.echo(render.render(report, fmt, columns, limit))
     if not exit_zero_flag and not report.ok:
