@@ -22,7 +22,7 @@ from pathlib import Path
 import click
 
 from pipeline.core.errors import ConfigError, DataError, UsageError
-from pipeline.core.findings import Report, check_filters, filtered
+from pipeline.core.findings import Report, check_filters, filtered, refuse_unknown
 from pipeline.core.model import AGREEMENT_VERDICTS, AUTO, CLAIM_VERDICTS, STATUSES, VERIFIED
 from pipeline.core.params import DEFAULT_FILE as DEFAULT_PARAMS
 
@@ -127,6 +127,18 @@ def filter_options(verdicts: str | tuple[str, ...], *keys: str):
         return click.option("--verdict", "only_verdict", multiple=True, type=Verdicts(verdicts),
                             help="Only rows with this verdict (repeatable).")(f)
     return wrap
+
+
+def registry_round(ctx, param, value):
+    """A --round that schemas/rounds.yaml does not hold is a usage error (exit 2), as
+    --round of compare, scaling and crosscheck is: the rounds listed newest first."""
+    if value is not None:
+        from pipeline.core import rules
+        try:
+            refuse_unknown("round", [value], set(rules.rounds()), "in schemas/rounds.yaml")
+        except UsageError as exc:
+            raise click.UsageError(str(exc), ctx) from None
+    return value
 
 
 def input_format_option(f):
@@ -285,7 +297,8 @@ def cli() -> None:
 @cli.command(short_help="Seal a result file as your next version (--dry-run first).")
 @click.argument("source", type=click.Path(path_type=Path))
 @click.option("--submitter", required=True, help="Submitting organisation, e.g. Dell.")
-@click.option("--round", "round_", required=True, help="MLPerf round, e.g. v6.0.")
+@click.option("--round", "round_", required=True, callback=registry_round,
+              help="MLPerf round, e.g. v6.0 (one of schemas/rounds.yaml).")
 @click.option("--status", type=SUBMIT_STATUS_CHOICE, default=AUTO, show_default=True,
               help="auto: verified when sealed by the round's deadline (schemas/rounds.yaml), post-deadline "
                    "after it. verified after the deadline is refused (nothing written) unless --force.")
@@ -347,7 +360,8 @@ def submit(source, submitter, round_, status, force, submitted_at, input_fmt, ro
 
 def _ingest_options(f):
     f = input_format_option(f)
-    f = click.option("--round", "round_", help="Round of a raw file that does not state it.")(f)
+    f = click.option("--round", "round_", callback=registry_round,
+                     help="Round of a raw file that does not state it (one of schemas/rounds.yaml).")(f)
     f = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
                      help="Submissions root (default: found from the paths).")(f)
     return f

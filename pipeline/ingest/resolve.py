@@ -392,10 +392,13 @@ def resolve_accelerators(text: str | None, platform: str | None, per_node_text: 
                 held = (f"nodes {nodes} x per node {per_node}"
                         + (f", total {total_given}" if total_given else ""))
                 if not published:
+                    # expected: what the name states; found: what the columns hold
                     return fail, problems + [("label-mismatch", "accelerators_per_node",
-                                              f"the count the name states, held by the nodes ({held})", where,
+                                              f"{where}: nodes x per node = {stated_total}",
+                                              f"{published_total} ({held})",
                                               "the accelerators per node or the node count contradict the "
-                                              "count the system's name states")]
+                                              "count the system's name states: correct the columns, or the "
+                                              "name if it is the one that is wrong")]
                 problems.append(("accelerator-count-disagrees", "accelerators_per_node",
                                  f"the published count {published_total} ({held})", where,
                                  f"the published count {published_total} is kept", "warning"))
@@ -406,10 +409,10 @@ def resolve_accelerators(text: str | None, platform: str | None, per_node_text: 
                                   "more accelerators than the nodes hold")]
     if not published and (total <= capacity - per_node or total_given not in (None, capacity, total)):
         return fail, problems + [("label-mismatch", "nodes",
-                                  f"nodes x per node ({nodes} x {per_node}) holding the {total} accelerators "
-                                  f"the labels state", f"{total} accelerators stated; "
-                                  + (f"total {total_given}" if total_given not in (None, capacity, total)
-                                     else f"{nodes} nodes of {per_node}"),
+                                  f"{-(-total // per_node)} node(s) of {per_node} for the {total} accelerators "
+                                  f"the labels state",
+                                  (f"total {total_given}" if total_given not in (None, capacity, total)
+                                   else f"{nodes} nodes of {per_node} ({capacity} accelerators)"),
                                   "the node count or the accelerators per node contradict the system's "
                                   "accelerator count (a node would hold none)")]
     if total > capacity:
