@@ -268,6 +268,11 @@ def test_a_local_runs_outputs_are_not_judged_until_committed(repo):
     doc = doc_of(gate(repo, "--format", "json"))
     assert {(c, f) for c, f, _ in codes(doc)} == {("generated-file-edited", p) for p in (
         "dvc.lock", "metrics.json", f"metrics/{ROUND}/verified.json")}
+    # partner advice: the partner drops the file; nothing to split into a maintainer's pull request
+    [lock] = [f for f in doc["findings"] if f["file"] == "dvc.lock"]
+    assert "drop it from your branch (`git " in lock["message"] and " -- dvc.lock` or `git rm" not in lock["message"]
+    assert "dvc.lock`, then commit); the regenerate workflow writes it on main" in lock["message"]
+    assert "pull request of its own" not in lock["message"]
 
 
 def test_a_named_version_is_judged_as_committed(repo):

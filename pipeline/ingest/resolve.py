@@ -276,6 +276,11 @@ def _unregistered(part: composition.Part) -> Problem:
             "to schemas/accelerators.yaml", "warning")
 
 
+# what a mixed cluster's accelerator field must state in a partner's file (a published
+# table's is shared evenly, with a warning)
+COUNT_PER_TYPE = "a count per type, as '<name> (x8)' or '8x <name>'"
+
+
 def _unknown_accelerator(piece: str) -> Problem:
     words = [w for w in re.split(r"[^A-Za-z0-9]+", piece) if any(c.isdigit() for c in w)]
     hint = next((h for h in (did_you_mean(w, rules.known_accelerators()) for w in words) if h), "")
@@ -368,8 +373,7 @@ def resolve_accelerators(text: str | None, platform: str | None, per_node_text: 
     if len(names) > 1:
         counts = stated or ({n: by_id[n] for n in names} if set(by_id) >= set(names) else None)
         if counts is None and not published:
-            return fail, problems + [("missing-value", "accelerator",
-                                      "a count per type, as '<name> (x8)' or '8x <name>'", text,
+            return fail, problems + [("missing-value", "accelerator", COUNT_PER_TYPE, text,
                                       "several accelerator types without counts")]
         if counts is None:
             share, extra = divmod(total_given or capacity, len(names))
