@@ -107,7 +107,10 @@ def test_anything_riding_along_with_a_submission_fails_even_with_the_label(repo)
         change = [f for f in doc["findings"] if f["code"] not in ("unlisted-file", "deviates-from-reference")]
         assert {(f["code"], f["file"]) for f in change} == expected
         assert len(change) == len(expected)                                        # one finding per path
-        assert all(f["severity"] == "error" and "together with a submission" in f["message"] for f in change)
+        assert all(f["severity"] == "error" for f in change)
+        # a generated file: the partner drops it; anything else: it goes to a pull request of its own
+        assert all("in a submission: drop it from your branch" in f["message"] if f["code"] == "generated-file-edited"
+                   else "together with a submission" in f["message"] for f in change)
 
 
 def test_a_maintenance_change_needs_the_label_and_passes_alone_with_it(repo):
