@@ -26,11 +26,15 @@ def _codes(findings) -> str:
     return ", ".join(f"{code} {n}" for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
+def _many(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def data_part(findings: list) -> str:
     if not findings:
         return "data: no findings"
     errors = sum(1 for f in findings if (f["severity"] if isinstance(f, dict) else f.severity) == "error")
-    return f"data: {len(findings)} findings ({errors} errors): {_codes(findings)}"
+    return f"data: {_many(len(findings), 'finding')} ({_many(errors, 'error')}): {_codes(findings)}"
 
 
 def stage_line(report, command: str) -> str:
@@ -54,6 +58,6 @@ def pipeline_line(root: Path, stages: int) -> str:
         compared = f"partner results: {agreement.get(AGREE, 0)} {AGREE}, {agreement.get(DEVIATES, 0)} {DEVIATES}; "
     except (OSError, ValueError):
         compared = ""
-    return (f"pipeline: ok ({stages} stages); {compared}{data_part(findings)} "
+    return (f"pipeline: ok ({_many(stages, 'stage')}); {compared}{data_part(findings)} "
             f"(the stages' findings above or, when they were up to date, in their outputs and "
             f"reports/index.html; {WHY_ZERO})")
