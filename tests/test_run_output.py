@@ -56,7 +56,7 @@ def test_a_stages_line_counts_the_data_findings_by_code():
                          located("claim-cherry-picked", where, "x", "y", "m", "warning"),
                          located("claim-cherry-picked", where, "x", "y", "m", "warning")], {})
     assert stage_line(report, "report-all") == (
-        "pipeline: ok (stage report-all); data: 3 findings (1 errors): claim-cherry-picked 2, "
+        "pipeline: ok (stage report-all); data: 3 findings (1 error): claim-cherry-picked 2, "
         "claim-not-supported 1 (findings above; exit 0 because stages record findings; the gate is what "
         "fails a build)")
     assert stage_line(Report([], [], {}), "audit").startswith("pipeline: ok (stage audit); data: no findings (exit 0")
