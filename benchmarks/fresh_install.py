@@ -33,7 +33,11 @@ def measure() -> None:
                                if not p.startswith(str(REPO)))
         env = {"PATH": path, "UV_CACHE_DIR": str(Path(tmp) / "uv-cache"),
                "PIP_CACHE_DIR": str(Path(tmp) / "pip-cache")}
-        wall, _, _ = run(["make", "run"], cwd=clone, env=env)
+        wall, _, out = run(["make", "run"], cwd=clone, env=env)
+        # the run installed and ran the pipeline: a venv of the lock, every stage run, the outcome line
+        if not (clone / ".venv" / "bin" / "uv").exists() or "pipeline: ok (" not in out \
+                or out.count("Running stage '") < 4:
+            raise SystemExit(f"the fresh clone's make run did not install and run the pipeline:\n{out[-3000:]}")
     save("fresh_install", {"first_make_run": spread([wall])},
          [goal("first `make run` on a fresh clone, install included, empty package caches", wall, GOAL_S, "s")],
          METHOD)
