@@ -49,20 +49,20 @@ def test_a_count_mismatch_says_the_names_count_as_expected_and_the_columns_as_fo
 
 
 def test_a_published_table_read_from_elsewhere_is_told_where_mlcommons_tables_go(tmp_path):
-    """The real v6.0 table with one part the registry lacks: refused from a
+    """The real v6.0 table with one part the registry lacks (a made-up MI999X): refused from a
     temporary folder (with how to read it as MLCommons'), kept from published/v6.0/."""
     text = REAL_V60.read_text(encoding="utf-8").replace("AMD Instinct MI355X 288GB HBM3e (x87)",
-                                                         "AMD Instinct MI350P 144GB HBM3e (x87)", 1)
+                                                         "AMD Instinct MI999X 512GB HBM9 (x87)", 1)
     outside = tmp_path / "summary.csv"
     outside.write_text(text, encoding="utf-8")
     doc = run_json("ingest", outside, "--status", "verified", "-o", tmp_path / "o.csv", expect=1)
     [f] = [f for f in doc["findings"] if f["code"] == "unknown-accelerator"]
-    assert "MI350P" in f["found"] and f["line"] == 2
+    assert "MI999X" in f["found"] and f["line"] == 2
     assert "if the file is MLCommons' published table, read it from published/v6.0/summary.csv" in f["message"]
     inside = tmp_path / "published" / "v6.0" / "summary.csv"
     inside.parent.mkdir(parents=True)
     inside.write_text(text, encoding="utf-8")
     kept = run_json("ingest", inside, "--status", "verified", "-o", tmp_path / "o2.csv", expect=0)
-    assert [f["code"] for f in kept["findings"] if "MI350P" in str(f["found"])] == ["unregistered-name"]
+    assert [f["code"] for f in kept["findings"] if "MI999X" in str(f["found"])] == ["unregistered-name"]
     assert len(kept["rows"]) == len(run_json("ingest", REAL_V60, "--status", "verified", "-o",
                                              tmp_path / "o3.csv")["rows"])
