@@ -22,7 +22,7 @@ from pathlib import Path
 import click
 
 from pipeline.core.errors import ConfigError, DataError, UsageError
-from pipeline.core.findings import Report, check_filters, filtered
+from pipeline.core.findings import Report, check_filters, filtered, refuse_unknown
 from pipeline.core.model import AGREEMENT_VERDICTS, AUTO, CLAIM_VERDICTS, STATUSES, VERIFIED
 from pipeline.core.params import DEFAULT_FILE as DEFAULT_PARAMS
 
@@ -130,6 +130,18 @@ def filter_options(verdicts: str | tuple[str, ...], *keys: str):
     return wrap
 
 
+def registry_round(ctx, param, value):
+    """A --round that schemas/rounds.yaml does not hold is a usage error (exit 2), as
+    --round of compare, scaling and crosscheck is: the rounds listed newest first."""
+    if value is not None:
+        from pipeline.core import rules
+        try:
+            refuse_unknown("round", [value], set(rules.rounds()), "in schemas/rounds.yaml")
+        except UsageError as exc:
+            raise click.UsageError(str(exc), ctx) from None
+    return value
+
+
 def input_format_option(f):
     return click.option("--input-format", "input_fmt", type=click.Choice(_input_formats()),
                         help="Format of the input (detected when not given).")(f)
@@ -175,6 +187,9 @@ def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
             click.echo(render.verdict_line(report))
         else:
             click.echo(render.text(report, columns, limit, with_findings=False))
+        if exit_zero_flag:   # a stage: say that the findings above are the data's, not the tool's
+            from pipeline.output.outcome import stage_line
+            click.echo(stage_line(report, ctx.info_name))
     else:
         click.echo(render.render(report, fmt, columns, limit))
     if not exit_zero_flag and not report.ok:
@@ -283,7 +298,8 @@ def cli() -> None:
 @cli.command(short_help="Seal a result file as your next version (--dry-run first).")
 @click.argument("source", type=click.Path(path_type=Path))
 @click.option("--submitter", required=True, help="Submitting organisation, e.g. Dell.")
-@click.option("--round", "round_", required=True, help="MLPerf round, e.g. v6.0.")
+@click.option("--round", "round_", required=True, callback=registry_round,
+              help="MLPerf round, e.g. v6.0 (one of schemas/rounds.yaml).")
 @click.option("--status", type=SUBMIT_STATUS_CHOICE, default=AUTO, show_default=True,
               help="auto: verified when sealed by the round's deadline (schemas/rounds.yaml), post-deadline "
                    "after it. verified after the deadline is refused (nothing written) unless --force.")
@@ -345,7 +361,8 @@ def submit(source, submitter, round_, status, force, submitted_at, input_fmt, ro
 
 def _ingest_options(f):
     f = input_format_option(f)
-    f = click.option("--round", "round_", help="Round of a raw file that does not state it.")(f)
+    f = click.option("--round", "round_", callback=registry_round,
+                     help="Round of a raw file that does not state it (one of schemas/rounds.yaml).")(f)
     f = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
                      help="Submissions root (default: found from the paths).")(f)
     return f

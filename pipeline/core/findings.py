@@ -8,6 +8,8 @@ never renamed once released.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 
 from pipeline.core.errors import UsageError
@@ -328,10 +330,23 @@ def check_filters(wanted: dict[str, object], table) -> None:
             from pipeline.core import rules   # schemas/ are loaded only when a round filter is checked
 
             known |= set(rules.rounds())
-        for value in map(str, values):
-            if value in known:
-                continue
-            same = [k for k in sorted(known) if k.casefold() == value.casefold()]
-            hint = f"did you mean {same[0]}? " if same else ""
-            listed = ", ".join(sorted(known, key=str.casefold)) or "none"
-            raise UsageError(f"--{key} {value}: no {key} of that name in the input; {hint}known: {listed}")
+        refuse_unknown(key, values, known, "in the input")
+
+
+def refuse_unknown(key: str, values, known: set[str], where: str) -> None:
+    """Refuse (UsageError) the first of ``values`` not in ``known``, listing the
+    known ones (rounds newest first, so the round a typo most likely meant
+    comes first; the one differing only in case named first)."""
+    for value in map(str, values):
+        if value in known:
+            continue
+        same = [k for k in sorted(known) if k.casefold() == value.casefold()]
+        hint = f"did you mean {same[0]}? " if same else ""
+        order = sorted(known, key=_round_order, reverse=True) if key == "round" else sorted(known, key=str.casefold)
+        listed = ", ".join(order) or "none"
+        raise UsageError(f"--{key} {value}: no {key} of that name {where}; {hint}known: {listed}")
+
+
+def _round_order(name: str) -> tuple:
+    """v6.1 after v6.0 after v5.1, v10.0 after v9.0: the round's numbers, compared as numbers."""
+    return tuple(int(n) for n in re.findall(r"\d+", name)), name
