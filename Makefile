@@ -9,18 +9,22 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 install: $(VENV)/.installed
 
-# Reinstall when the pinned dependencies change.
-$(VENV)/.installed: pyproject.toml
+## install: exactly the lock (uv.lock, every package with its hashes) into .venv: uv,
+## itself hash-pinned in requirements/uv.txt, is bootstrapped with the venv's pip, then
+## `uv sync --locked` installs the lock and removes whatever it does not name (pip
+## included); it refuses to run when uv.lock and pyproject.toml disagree
+## (after a dependency change: uv lock, then make install; docs/maintainer.md)
+$(VENV)/.installed: pyproject.toml uv.lock requirements/uv.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@test -x $(BIN)/uv || $(BIN)/python -m pip install --quiet --no-deps --require-hashes -r requirements/uv.txt
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(BIN)/uv sync --locked --extra test --quiet
 	@touch $@
 
 ## run: the whole pipeline on the shipped submissions (dvc repro); a dvc.lock
 ## left unreadable by a killed run is first restored from git (bin/restore-lock,
-## which then runs dvc repro in the same process)
+## which then runs dvc repro in the same process); its last line says the pipeline's
+## outcome apart from the data's (DVC's hints about a remote and git add dvc.lock dropped)
 run: install
-	$(BIN)/python bin/restore-lock dvc repro
 	@printf '%s\n' '' \
 	  'outputs, by stage (dvc dag):' \
 	  '  ingest   data/results.parquet            canonical table (accepted rows)' \
@@ -38,6 +42,7 @@ run: install
 	  '           audit/crosscheck/<round>.json   verified results against the published tables' \
 	  '           reports/index.html              the offline HTML report' \
 	  '           reports/deviation.csv           the data of dvc plots show'
+	$(BIN)/python bin/restore-lock dvc repro
 
 ## test: the whole test suite
 test: install

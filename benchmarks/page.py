@@ -16,7 +16,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 BEGIN = "<!-- benchmarks:begin (generated from benchmarks/results.json by benchmarks/page.py) -->"
 END = "<!-- benchmarks:end -->"
-ORDER = ("make_run", "gate_latency", "scale", "tree_ingest")
+ORDER = ("fresh_install", "make_run", "gate_latency", "scale", "tree_ingest")
 
 
 def _number(value: float, unit: str) -> str:

@@ -3,7 +3,7 @@ benchmarks/results.json, then docs/benchmarks.md's table regenerated from
 it. None of these is a test: figures depend on the machine and its load, so
 they are recorded with the machine, date, commit and method, not asserted.
 
-    .venv/bin/python benchmarks/run.py [make_run|gate|gate_hostile|scale|tree ...]
+    .venv/bin/python benchmarks/run.py [fresh_install|make_run|gate|gate_hostile|scale|tree ...]
 
 MLREPRO_BENCH_QUICK=1: small inputs, few runs (`make run` measured once);
 MLREPRO_BENCH_OUT=FILE: write the figures there; docs/benchmarks.md is then left
@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sys
 
+import fresh_install
 import gate_hostile
 import gate_latency
 import incremental
@@ -23,7 +24,8 @@ import scale
 import tree_ingest
 from common import QUICK, REPO, RESULTS, machine, out_path
 
-BENCHMARKS = {"make_run": incremental.measure, "gate": gate_latency.measure, "gate_hostile": gate_hostile.measure,
+BENCHMARKS = {"fresh_install": fresh_install.measure, "make_run": incremental.measure, "gate": gate_latency.measure,
+              "gate_hostile": gate_hostile.measure,
               "scale": scale.measure, "tree": tree_ingest.measure}
 
 

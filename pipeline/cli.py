@@ -15,6 +15,7 @@ Exit codes, here and nowhere else: 0 clean; 1 the data failed a check;
 from __future__ import annotations
 
 import os
+import re
 from datetime import datetime
 from pathlib import Path
 
@@ -116,6 +117,17 @@ def filter_options(verdicts, *keys: str):
     return wrap
 
 
+def registry_round(ctx, param, value):
+    """A --round that schemas/rounds.yaml does not hold is a usage error (exit 2), as
+    --round of compare, scaling and crosscheck is: the rounds listed newest first."""
+    if value is not None:
+        try:
+            refuse_unknown("round", [value], set(_rules(ctx).rounds()), "in schemas/rounds.yaml")
+        except UsageError as exc:
+            raise click.UsageError(str(exc), ctx) from None
+    return value
+
+
 def input_format_option(f):
     return click.option("--input-format", "input_fmt", type=click.Choice(_input_formats()),
                         help="Format of the input (detected when not given).")(f)
@@ -161,6 +173,9 @@ def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
             click.echo(render.verdict_line(report))
         else:
             click.echo(render.text(report, columns, limit, with_findings=False))
+        if exit_zero_flag:   # a stage: say that the findings above are the data's, not the tool's
+            from pipeline.output.outcome import stage_line
+            click.echo(stage_line(report, ctx.info_name))
     else:
         click.echo(render.render(report, fmt, columns, limit))
     if not exit_zero_flag and not report.ok:
@@ -270,12 +285,12 @@ def cli(ctx, schemas) -> None:
     ctx.meta["schemas"] = schemas or None
 
 
-def _rules():
+def _rules(ctx: click.Context | None = None):
     """The rules of this invocation, loaded here once and passed down (a missing
     folder is a configuration error, exit 3, when a rule is first asked for)."""
     from pipeline.core.rules import Rules
 
-    meta = click.get_current_context().meta
+    meta = (ctx or click.get_current_context()).meta
     return meta.setdefault("rules", Rules.load(meta.get("schemas")))
 
 
@@ -290,19 +305,33 @@ def check_filters(rules, wanted: dict[str, object], table) -> None:
         known = {str(v) for v in table[key].dropna().unique()}
         if key == "round":
             known |= set(rules.rounds())
-        for value in map(str, values):
-            if value in known:
-                continue
-            same = [k for k in sorted(known) if k.casefold() == value.casefold()]
-            hint = f"did you mean {same[0]}? " if same else ""
-            listed = ", ".join(sorted(known, key=str.casefold)) or "none"
-            raise UsageError(f"--{key} {value}: no {key} of that name in the input; {hint}known: {listed}")
+        refuse_unknown(key, values, known, "in the input")
+
+
+def refuse_unknown(key: str, values, known: set[str], where: str) -> None:
+    """Refuse (UsageError) the first of ``values`` not in ``known``, listing the
+    known ones (rounds newest first, so the round a typo most likely meant
+    comes first; the one differing only in case named first)."""
+    for value in map(str, values):
+        if value in known:
+            continue
+        same = [k for k in sorted(known) if k.casefold() == value.casefold()]
+        hint = f"did you mean {same[0]}? " if same else ""
+        order = sorted(known, key=_round_order, reverse=True) if key == "round" else sorted(known, key=str.casefold)
+        listed = ", ".join(order) or "none"
+        raise UsageError(f"--{key} {value}: no {key} of that name {where}; {hint}known: {listed}")
+
+
+def _round_order(name: str) -> tuple:
+    """v6.1 after v6.0 after v5.1, v10.0 after v9.0: the round's numbers, compared as numbers."""
+    return tuple(int(n) for n in re.findall(r"\d+", name)), name
 
 
 @cli.command(short_help="Seal a result file as your next version (--dry-run first).")
 @click.argument("source", type=click.Path(path_type=Path))
 @click.option("--submitter", required=True, help="Submitting organisation, e.g. Dell.")
-@click.option("--round", "round_", required=True, help="MLPerf round, e.g. v6.0.")
+@click.option("--round", "round_", required=True, callback=registry_round,
+              help="MLPerf round, e.g. v6.0 (one of schemas/rounds.yaml).")
 @click.option("--status", type=SUBMIT_STATUS_CHOICE, default=AUTO, show_default=True,
               help="auto: verified when sealed by the round's deadline (schemas/rounds.yaml), post-deadline "
                    "after it. verified after the deadline is refused (nothing written) unless --force.")
@@ -364,7 +393,8 @@ def submit(source, submitter, round_, status, force, submitted_at, input_fmt, ro
 
 def _ingest_options(f):
     f = input_format_option(f)
-    f = click.option("--round", "round_", help="Round of a raw file that does not state it.")(f)
+    f = click.option("--round", "round_", callback=registry_round,
+                     help="Round of a raw file that does not state it (one of schemas/rounds.yaml).")(f)
     f = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
                      help="Submissions root (default: found from the paths).")(f)
     return f

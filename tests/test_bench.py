@@ -35,7 +35,7 @@ def test_the_benchmarks_page_is_the_one_results_json_gives():
 
 def test_every_figure_says_where_when_how_and_by_what_commit():
     benches = results()["benchmarks"]
-    assert {"make_run", "gate_latency", "scale", "tree_ingest"} <= set(benches)
+    assert {"fresh_install", "make_run", "gate_latency", "scale", "tree_ingest"} <= set(benches)
     for entry in benches.values():
         assert entry["method"] and entry["commit"] and entry["measured_at"]
         assert {"cpu", "cpus", "python", "platform"} <= set(entry["machine"])

@@ -495,7 +495,7 @@ def test_an_unknown_submitter_is_a_usage_error_listing_the_known_ones(tmp_path, 
 def test_an_unknown_round_is_a_usage_error_and_a_registered_one_is_not(tmp_path):
     table_path = _agreement_table(tmp_path)
     result = run("compare", table_path, "--round", "v6", expect=2)
-    assert "--round v6: no round of that name in the input; known: v4.1, v5.0, v5.1, v6.0" in result.stderr
+    assert "--round v6: no round of that name in the input; known: v6.1, v6.0, v5.1, v5.0, v4.1" in result.stderr
     # a round of schemas/rounds.yaml with no row in the input filters to nothing, quietly
     assert run_json("compare", table_path, "--round", "v5.1", expect=0)["summary"]["shown"] == 0
 

@@ -3,11 +3,14 @@
 - README.md stays a newcomer's five minutes: at most 300 lines.
 - Every relative link of README.md and docs/*.md names a file that exists.
 - docs/cli.md and docs/findings.md are what the code generates (`make docs`).
+- Every shell block is marked runnable or not-run (``<!-- not-run: why -->``).
 - Every shell block marked runnable (``<!-- runnable -->`` on the line before
   a ```sh fence; ``<!-- runnable exit=N -->`` when the block must end with
   exit N) runs, each document's blocks in order, in a fresh copy of the
   repository (a new git repository on main holding the project's files) at
-  today's date, and ends with the exit code it declares."""
+  today's date, after the README's two set-up commands (``make install``, the
+  project's .venv linked in, and ``. .venv/bin/activate``: .venv/bin first on
+  PATH), and ends with the exit code it declares."""
 
 from __future__ import annotations
 
@@ -50,6 +53,32 @@ def test_the_generated_reference_pages_are_current(name):
 def runnable_blocks(text: str) -> list[tuple[str, int]]:
     """(shell text, expected exit code) of every runnable block, in order."""
     return [(body, int(code or 0)) for code, body in RUNNABLE.findall(text)]
+
+
+SHELL_FENCE = re.compile(r"^```(?:sh|bash|shell|console|zsh)\s*$", re.MULTILINE)
+MARK = re.compile(r"<!-- (?:runnable(?: exit=\d+)?|not-run: \S[^>]*) -->$")
+
+
+def unmarked_blocks(text: str) -> list[int]:
+    """Line numbers of the shell blocks marked neither runnable nor not-run
+    (with why): every command the docs show is run by the test below, or says
+    why it cannot be (a push to GitHub, the whole suite)."""
+    lines = text.splitlines()
+    return [text[:m.start()].count("\n") + 1 for m in SHELL_FENCE.finditer(text)
+            if not MARK.fullmatch(lines[text[:m.start()].count("\n") - 1].strip() if m.start() else "")]
+
+
+def test_a_shell_block_is_marked_runnable_or_not_run_with_why():
+    text = ("<!-- runnable -->\n```sh\ntrue\n```\n\n```sh\nunmarked\n```\n"
+            "<!-- not-run: needs GitHub -->\n```sh\ngit push\n```\n<!-- not-run: -->\n```bash\nx\n```\n")
+    assert unmarked_blocks(text) == [6, 14]
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.relative_to(REPO).as_posix())
+def test_every_shell_block_is_run_or_says_why_not(doc):
+    assert unmarked_blocks(doc.read_text(encoding="utf-8")) == [], (
+        f"{doc.name}: mark each shell block <!-- runnable --> (tests/test_docs.py runs it) "
+        "or <!-- not-run: why -->")
 
 
 def test_a_runnable_block_is_recognised_with_its_exit_code():

@@ -109,7 +109,11 @@ def test_anything_riding_along_with_a_submission_fails_even_with_the_label(repo)
         assert {(f["code"], f["file"]) for f in change} == expected
         assert len(change) == len(expected)                                        # one finding per path
         assert all(f["severity"] == "error" for f in change)
-        assert all("together with a submission" in f["message"] for f in change if f["code"] != "file-not-allowed")
+        # a generated file: the partner drops it; a file a version may not hold: its own finding;
+        # anything else: it goes to a pull request of its own
+        assert all("in a submission: drop it from your branch" in f["message"] if f["code"] == "generated-file-edited"
+                   else "together with a submission" in f["message"] for f in change
+                   if f["code"] != "file-not-allowed")
 
 
 def test_a_maintenance_change_needs_the_label_and_passes_alone_with_it(repo):
@@ -270,6 +274,11 @@ def test_a_local_runs_outputs_are_not_judged_until_committed(repo):
     doc = doc_of(gate(repo, "--format", "json"))
     assert {(c, f) for c, f, _ in codes(doc)} == {("generated-file-edited", p) for p in (
         "dvc.lock", "metrics.json", f"metrics/{ROUND}/verified.json")}
+    # partner advice: the partner drops the file; nothing to split into a maintainer's pull request
+    [lock] = [f for f in doc["findings"] if f["file"] == "dvc.lock"]
+    assert "drop it from your branch (`git " in lock["message"] and " -- dvc.lock` or `git rm" not in lock["message"]
+    assert "dvc.lock`, then commit); the regenerate workflow writes it on main" in lock["message"]
+    assert "pull request of its own" not in lock["message"]
 
 
 def test_a_named_version_is_judged_as_committed(repo):

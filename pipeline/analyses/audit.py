@@ -51,6 +51,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.analyses import site_assets
 from pipeline.core.rules import Rules
 from pipeline.core.errors import ConfigError
 from pipeline.core.escape import csv_restore_frame
@@ -314,6 +315,7 @@ def audit(rules: Rules, verified: Path, post_deadline: Path, docs_dir: Path | No
     if docs_dir is not None:
         pin_site(Path(docs_dir), data_time)
         list_offline(Path(docs_dir), report, data_time)
+        site_assets.localise(Path(docs_dir))
         _ordinary_modes(Path(docs_dir))
     return report
 

@@ -171,7 +171,8 @@ def check_claims(rules: Rules, ledger: Ledger, results: pd.DataFrame, reference_
             row, found = KIND_CHECKS[claim.kind](claim, official, ledger, refs)
             row["including_post_deadline"] = (_including_post_deadline(claim, row, official, every, ledger, refs)
                                               if late else None)
-        row["scope"] = _scope(claim, every if about_unverified(claim) else official, ledger)
+        if "scope" not in row:   # a record claim states its own (the generations it compared)
+            row["scope"] = _scope(claim, every if about_unverified(claim) else official, ledger)
         report.rows.append(row)
         report.findings.extend(found)
     report.rows = typed_rows("ClaimRow", sorted(report.rows, key=lambda r: r["line"] or 0))
@@ -468,10 +469,11 @@ def _record(claim, results, ledger, refs):
     generations = sorted({r["accelerator"] for r in overall if r["compared"]})
     if not compared:
         row.update(reason="no verified partner result could be compared", notes=notes,
-                   measure="max_abs_deviation_pct")
+                   measure="max_abs_deviation_pct", scope={"round": None, "models": [], "scenarios": ["every round"],
+                                                           "accelerators": [], "nodes": None, "against": None})
         return row, [located("claim-no-reference", _at(ledger, claim, "subject"),
                              "partner results with a reference", "none",
-                             f"claim {claim.id}: no partner result could be compared", severity="warning")]
+                             f"claim {claim.id}: no partner result could be compared", severity=Severity.WARNING)]
     worst = max((r for r in overall if r["compared"]), key=lambda r: abs(r["worst_deviation_pct"]))
     inside = sum(r["agree"] for r in overall)
     outside = [{"submitter": r["submitter"], "accelerator": r["accelerator"], "deviates": r["deviates"],
@@ -483,7 +485,9 @@ def _record(claim, results, ledger, refs):
                eligible_comparators=compared, compared=compared, within=inside,
                share_within_pct=share_pct(inside, compared), outside=outside, not_compared=sum(
                    r["no_reference"] for r in overall),
-               notes=[f"generations compared: {', '.join(generations)}", *notes])
+               notes=[f"generations compared: {', '.join(generations)}", *notes],
+               scope={"round": None, "models": [], "scenarios": ["every round"], "accelerators": generations,
+                      "nodes": None, "against": None})
     _label(row, [{"status": VERIFIED}])
     if holds:
         return row, []

@@ -8,6 +8,8 @@ renamed only where two words collided (docs/findings.md).
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 
 from pipeline.core.model import LABEL_UNVERIFIED, Row, Source, plain, typed_rows

@@ -184,10 +184,15 @@ def _path_findings(change: gitstore.Change, why: str, top: Path, base: str, head
         if found:
             return found
     if regular and _under(change.path, outputs):
+        if together:   # a partner's pull request: the partner drops it, nothing to split
+            undo = (f"git rm --cached {change.path}" if change.status == "A"
+                    else f"git checkout {base} -- {change.path}")
+            fix = (f"an output of dvc.yaml is {what} in a submission: drop it from your branch (`{undo}`, "
+                   f"then commit); the regenerate workflow writes it on main after the merge")
+        else:
+            fix = f"an output of dvc.yaml is {what}: outputs are regenerated on main, never submitted"
         return [located("generated-file-edited", Source(change.path),
                         "the pipeline's outputs as the base has them (the regenerate workflow updates them "
-                        "on main)", what,
-                        f"an output of dvc.yaml is {what}: outputs are regenerated on main, never "
-                        f"submitted{together}", severity)]
+                        "on main)", what, fix, severity)]
     message = f"a change {TOGETHER}" if together else f"a maintenance change: it needs the maintainers' `{LABEL}` label"
     return [located("maintenance-change", Source(change.path), SUBMISSION, f"{what}: {why}", message, severity)]

@@ -288,6 +288,11 @@ def _unregistered(rules: Rules, part: composition.Part) -> Problem:
             "to schemas/accelerators.yaml", WARNING)
 
 
+# what a mixed cluster's accelerator field must state in a partner's file (a published
+# table's is shared evenly, with a warning)
+COUNT_PER_TYPE = "a count per type, as '<name> (x8)' or '8x <name>'"
+
+
 def _unknown_accelerator(rules: Rules, piece: str) -> Problem:
     words = [w for w in re.split(r"[^A-Za-z0-9]+", piece) if any(c.isdigit() for c in w)]
     known = [name for name, _ in rules.accelerator_patterns()]
@@ -394,8 +399,7 @@ def resolve_accelerators(rules: Rules, text: str | None, platform: str | None, p
     if len(names) > 1:
         counts = stated or ({n: by_id[n] for n in names} if set(by_id) >= set(names) else None)
         if counts is None and not published:
-            return fail, problems + [("missing-value", "accelerator",
-                                      "a count per type, as '<name> (x8)' or '8x <name>'", text,
+            return fail, problems + [("missing-value", "accelerator", COUNT_PER_TYPE, text,
                                       "several accelerator types without counts")]
         if counts is None:
             share, extra = divmod(total_given or capacity, len(names))
@@ -418,10 +422,13 @@ def resolve_accelerators(rules: Rules, text: str | None, platform: str | None, p
                 held = (f"nodes {nodes} x per node {per_node}"
                         + (f", total {total_given}" if total_given else ""))
                 if not published:
+                    # expected: what the name states; found: what the columns hold
                     return fail, problems + [("label-mismatch", "accelerators_per_node",
-                                              f"the count the name states, held by the nodes ({held})", where,
+                                              f"{where}: nodes x per node = {stated_total}",
+                                              f"{published_total} ({held})",
                                               "the accelerators per node or the node count contradict the "
-                                              "count the system's name states")]
+                                              "count the system's name states: correct the columns, or the "
+                                              "name if it is the one that is wrong")]
                 problems.append(("accelerator-count-disagrees", "accelerators_per_node",
                                  f"the published count {published_total} ({held})", where,
                                  f"the published count {published_total} is kept", WARNING))
@@ -432,10 +439,10 @@ def resolve_accelerators(rules: Rules, text: str | None, platform: str | None, p
                                   "more accelerators than the nodes hold")]
     if not published and (total <= capacity - per_node or total_given not in (None, capacity, total)):
         return fail, problems + [("label-mismatch", "nodes",
-                                  f"nodes x per node ({nodes} x {per_node}) holding the {total} accelerators "
-                                  f"the labels state", f"{total} accelerators stated; "
-                                  + (f"total {total_given}" if total_given not in (None, capacity, total)
-                                     else f"{nodes} nodes of {per_node}"),
+                                  f"{-(-total // per_node)} node(s) of {per_node} for the {total} accelerators "
+                                  f"the labels state",
+                                  (f"total {total_given}" if total_given not in (None, capacity, total)
+                                   else f"{nodes} nodes of {per_node} ({capacity} accelerators)"),
                                   "the node count or the accelerators per node contradict the system's "
                                   "accelerator count (a node would hold none)")]
     if total > capacity:

@@ -22,6 +22,7 @@ listed as superseded.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from pipeline.store import clock
@@ -32,6 +33,7 @@ from pipeline.core.findings import Finding, located
 from pipeline.core.model import REJECTED, STATUSES, VERIFIED, Source
 from pipeline.core.vocabulary import Severity
 from pipeline.ingest.normalise import Context, Normaliser
+from pipeline.ingest.resolve import COUNT_PER_TYPE
 from pipeline.readers.base import Disposition, ReadResult
 from pipeline.store.manifests import MANIFEST, Version, find_versions, load_manifest, version_at
 from pipeline.store.versions import version_number
@@ -238,13 +240,32 @@ def _reject_unsealed(rules, version: Version, report) -> None:
                                        for cell in cells)
 
 
+# refusals that a table MLCommons published would not get (it is the authority on its own
+# names), with a mixed cluster's accelerators stated without counts per type
+NAMES_A_PUBLICATION_KEEPS = ("unknown-accelerator", "unknown-model")
+
+
+def _published_hint(f, round_: str | None):
+    """A name refused in a file read from outside published/: say how to read it as
+    MLCommons' publication, should it be one (a partner's file never is)."""
+    if f.severity != Severity.ERROR or f.code not in NAMES_A_PUBLICATION_KEEPS and f.expected != COUNT_PER_TYPE:
+        return f
+    place = f"{PUBLISHED_FOLDER}/{round_ or '<round>'}/{Path(f.file).name}"
+    return replace(f, message=f"{f.message}; if the file is MLCommons' published table, read it from {place} "
+                              "(docs/rounds.md), where a name the registry lacks keeps its row with a warning "
+                              "(unregistered-name)")
+
+
 def _read_raw(path: Path, fmt, round_, status, normaliser: Normaliser, report, published: bool) -> None:
     if status not in STATUSES:
         raise UsageError(f"--status must be verified or post-deadline, not {status!r}")
     where = Source(path.as_posix())
     result = readers.read(normaliser.rules, path, where, fmt, round_=round_)
+    first = len(report.findings)
     records = _accept(result, where, Context(status=status, round=round_, published=published), normaliser,
                       report)
+    if not published:
+        report.findings[first:] = [_published_hint(f, result.round or round_) for f in report.findings[first:]]
     if round_ is None and result.round is None and records:
         raise UsageError(f"{path}: the file does not state its round; give --round")
 

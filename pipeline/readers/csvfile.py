@@ -136,6 +136,7 @@ NUMBER_COLUMNS = frozenset({"value", "accelerators_per_node", "nodes", "total_ac
 SAMPLE_ROWS = 200
 _NUMBER = re.compile(r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$")
 _INTEGER, _DIGITS = re.compile(r"^\s*[+-]?\d+$"), re.compile(r"^\d+\s*$")
+_THOUSANDS_TAIL = re.compile(r"^\d{3}\.\d*\s*$")   # 1,234.5 split at its thousands separator
 
 
 def column_kinds(csv_file: CsvFile) -> list[bool | None]:
@@ -166,7 +167,9 @@ def field_count(csv_file: CsvFile, line: int, fields: list[str], kinds: list[boo
                            "the row has one field too many: a comma ends the line; remove it")
         if at is not None:
             first, second = fields[at], fields[at + 1]
-            if _INTEGER.match(first) and _DIGITS.match(second):
+            if _INTEGER.match(first) and _THOUSANDS_TAIL.match(second):
+                fix = f"write {first.strip()}{second.strip()} (no thousands separator)"
+            elif _INTEGER.match(first) and _DIGITS.match(second):
                 fix = f"write {first.strip()}.{second.strip()}" + (
                     f" (a decimal) or {first.strip()}{second.strip()} (thousands)" if len(second.strip()) == 3 else "")
             else:
@@ -191,7 +194,8 @@ def _unquoted_comma(fields: list[str], kinds: list[bool | None]) -> int | None:
     def joined(i: int) -> float:
         """How well fields i and i+1 read as one field of column i."""
         first, second = fields[i], fields[i + 1]
-        number_pair = bool(_INTEGER.match(first) and _DIGITS.match(second))   # 103,48 or 100,282
+        number_pair = bool(_INTEGER.match(first) and (_DIGITS.match(second) or _THOUSANDS_TAIL.match(second)))
+        # 103,48 or 100,282 or 1,234.5
         text_pair = second.startswith(" ")                                      # "Dell, Inc."
         if kinds[i] is True:
             return 1.5 if number_pair else 0.0

@@ -132,11 +132,14 @@ def _context_table(ident: str, rows: pd.DataFrame, unv: bool) -> str:
     """No same-round reference, but a near one: context only, never a verdict.
     Per accelerator: the partner's value and the nearest reference's."""
     mark = _below if unv else (lambda h: h)
-    table = Table(ident, ["partner", "system", "model", "scenario", "per accelerator", "nearest reference",
-                          "per accelerator", "difference (context)", "differs in"], numeric={4, 6, 7})
+    # model and scenario share a cell: nine columns of long system ids overflowed 1024 px
+    table = Table(ident, ["partner", "system", "model, scenario", "per accelerator", "nearest reference",
+                          "per accelerator", "difference (context)", "differs in"], numeric={3, 5, 6})
     for r in rows.sort_values(["submitter", "system", "model", "scenario"], kind="stable").to_dict("records"):
         mine = (number(r.get("value")) or 0.0) / (number(r.get("total_accelerators")) or 1.0)
-        table.add([wrap(r.get("submitter")), wrap(r.get("system")), _nw(r.get("model")), _nw(r.get("scenario")),
+        table.add([wrap(r.get("submitter")), wrap(r.get("system")),
+                   Cell(f'{escape(text(r.get("model")))}<br>{escape(text(r.get("scenario")))}',
+                        f'{r.get("model")} {r.get("scenario")}', "nw"),
                    Cell(mark(escape(readable(mine))), mine),
                    f'{wrap(r.get("context_system"))} <span class="small">'
                    f'{escape(text(r.get("context_note")).removeprefix("context only, not a verdict: "))}</span>',

@@ -1,0 +1,64 @@
+"""The last line of a stage and of `make run`: the pipeline's own outcome
+apart from the data's. A stage that records findings exits 0 so that `dvc
+repro` goes on; without this line its `error:` lines read as the tool failing.
+
+``stage_line`` is printed by each stage command (``--exit-zero``);
+``pipeline_line`` by `make run` (bin/restore-lock) after `dvc repro`
+succeeded, from the outputs the stages wrote, so that a no-op run says the
+same as the run that wrote them. The words are the finding codes and the
+verdicts, as every other output names them."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from pipeline.core.model import AGREE, DEVIATES
+from pipeline.core.vocabulary import Severity
+
+WHY_ZERO = "exit 0 because stages record findings; the gate is what fails a build"
+# the outputs that hold findings (a list, or a report's "findings"), as dvc.yaml names them
+FINDINGS_FILES = ("data/findings.json", "audit/validation.json", "audit/claims.json", "audit/scaling.json")
+
+
+def _codes(findings) -> str:
+    counts = Counter(f["code"] if isinstance(f, dict) else f.code for f in findings)
+    return ", ".join(f"{code} {n}" for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _many(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def data_part(findings: list) -> str:
+    if not findings:
+        return "data: no findings"
+    errors = sum(1 for f in findings if (f["severity"] if isinstance(f, dict) else f.severity) == Severity.ERROR)
+    return f"data: {_many(len(findings), 'finding')} ({_many(errors, 'error')}): {_codes(findings)}"
+
+
+def stage_line(report, command: str) -> str:
+    where = "findings above; " if report.findings else ""
+    return f"pipeline: ok (stage {command}); {data_part(report.findings)} ({where}{WHY_ZERO})"
+
+
+def _findings_in(path: Path) -> list:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return data if isinstance(data, list) else list(data.get("findings") or [])
+
+
+def pipeline_line(root: Path, stages: int) -> str:
+    paths = [root / p for p in FINDINGS_FILES] + sorted((root / "audit" / "crosscheck").glob("*.json"))
+    findings = [f for path in paths for f in _findings_in(path)]
+    try:
+        agreement = json.loads((root / "data" / "agreement_summary.json").read_text(encoding="utf-8"))
+        compared = f"partner results: {agreement.get(AGREE, 0)} {AGREE}, {agreement.get(DEVIATES, 0)} {DEVIATES}; "
+    except (OSError, ValueError):
+        compared = ""
+    return (f"pipeline: ok ({_many(stages, 'stage')}); {compared}{data_part(findings)} "
+            f"(the stages' findings above or, when they were up to date, in their outputs and "
+            f"reports/index.html; {WHY_ZERO})")
