@@ -51,6 +51,8 @@ def test_every_writer_in_the_package_goes_through_atomic_path():
             if not WRITES.search(line) or line.lstrip().startswith("#"):
                 continue
             context = "\n".join(lines[max(0, number - 8):number])
+            if "to_csv(None" in line:   # returns the text; its caller writes it
+                continue
             if "atomic_path(" in context or "tmp /" in line or "(tmp," in line or "(tmp)" in line \
                     or "scratch /" in context:
                 continue

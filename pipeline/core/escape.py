@@ -173,11 +173,11 @@ def csv_quoting(cells) -> int:
     return csv.QUOTE_NONNUMERIC if any(isinstance(c, str) and "\r" in c for c in cells) else csv.QUOTE_MINIMAL
 
 
-def write_csv(frame, target) -> None:
-    """A pandas table as CSV to TARGET (a path or a text stream), its text cells
-    neutralised (:func:`csv_frame`)."""
+def csv_text(frame) -> str:
+    """A pandas table as CSV text, its text cells neutralised (:func:`csv_frame`);
+    the caller writes it (atomically, :func:`pipeline.core.files.write_table`)."""
     frame = csv_frame(frame)
     cr = [name for name in _text_columns(frame) if frame[name].astype("object").map(
         lambda v: isinstance(v, str) and "\r" in v).any()]
     quoting = csv_quoting([*map(str, frame.columns), *("\r" for _ in cr)])
-    frame.to_csv(target, index=False, lineterminator="\n", quoting=quoting)
+    return frame.to_csv(None, index=False, lineterminator="\n", quoting=quoting)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.core.errors import UsageError
-from pipeline.core.escape import write_csv
+from pipeline.core.escape import csv_text
 from pipeline.core.model import plain
 
 if TYPE_CHECKING:   # pandas only where a table is written: the gate writes none
@@ -101,13 +101,13 @@ def atomic_dir(path: str | Path):
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> None:
     """CSV or Parquet by extension; a CSV's text cells neutralised for spreadsheets
-    (:func:`pipeline.core.escape.write_csv`; ``read_frame`` of ingest restores them)."""
+    (:func:`pipeline.core.escape.csv_text`; ``read_frame`` of ingest restores them)."""
     path = Path(path)
     with atomic_path(path) as tmp:
         if path.suffix == ".parquet":
             frame.to_parquet(tmp, index=False)
         else:
-            write_csv(frame, tmp)
+            tmp.write_text(csv_text(frame), encoding="utf-8", newline="")
 
 
 def write_json(data: object, path: str | Path) -> None:
