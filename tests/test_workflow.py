@@ -226,7 +226,7 @@ def test_a_deviating_pull_request_fails_with_every_report_written(workspace):
     assert [r.returncode for r in results] == [0, 1]
     assert results[-1].stdout.startswith(
         f"::error file=submissions/{ROUND}/Dell/v2/results.csv,line=2,title=deviates-from-reference::")
-    assert f"| {ROUND}/Dell/v2 | 1 | 0 | 1 | 0 | 0 | 1 |" in (workspace["tmp"] / "summary.md").read_text()
+    assert f"| `{ROUND}/Dell/v2` | 1 | 0 | 1 | 0 | 0 | 1 |" in (workspace["tmp"] / "summary.md").read_text()
     suite = ET.parse(workspace["tmp"] / "runner-temp" / "gate-junit.xml").getroot().find("testsuite")
     assert suite.get("failures") == "1"
 
