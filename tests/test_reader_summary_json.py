@@ -151,7 +151,7 @@ def test_any_list_of_records_is_read_without_raising(tmp_path_factory, records):
 
 # ---- every distinct published result is kept (tables shipped in the project) ----
 
-SHIPPED_TABLES = {"v4.1": Path(__file__).resolve().parent / "real" / "v4.1" / "summary_results.json",
+SHIPPED_TABLES = {"v4.1": Path(__file__).resolve().parent / "real" / "v4.1-summary_results.json",
                   "v5.1": Path(__file__).resolve().parents[1] / "published" / "v5.1" / "summary_results.json"}
 
 

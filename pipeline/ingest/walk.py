@@ -264,7 +264,7 @@ def _read_raw(path: Path, fmt, round_, status, normaliser: Normaliser, report, p
     first = len(report.findings)
     records = _accept(result, where, Context(status=status, round=round_, published=published), normaliser,
                       report)
-    if not published and path.is_file():   # a table could be MLCommons'; a submission tree never is
+    if not published and path.is_file():   # a table; a submission tree is never MLCommons' publication
         report.findings[first:] = [_published_hint(f, result.round or round_) for f in report.findings[first:]]
     if round_ is None and result.round is None and records:
         raise UsageError(f"{path}: the file does not state its round; give --round")
