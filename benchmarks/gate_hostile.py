@@ -26,7 +26,7 @@ from pathlib import Path
 import yaml
 
 from common import MLREPRO, PYTHON, QUICK, REPO, goal, median, run, save, spread
-from gate_latency import HEADER, git
+from gate_latency import HEADER, base_repo, git
 
 GOAL_S = 60.0
 GOAL_SUMMARY_BYTES = 1024 * 1024
@@ -42,18 +42,6 @@ METHOD = (f"`mlrepro gate --base main --format markdown` as a new process in a t
 def rows_cap() -> int:
     data = yaml.safe_load((REPO / "schemas" / "version_folder.yaml").read_text(encoding="utf-8"))
     return 2_000 if QUICK else data["caps"]["rows_per_file"]
-
-
-def _base(tmp: Path) -> Path:
-    repo = tmp / "repo"
-    shutil.copytree(REPO / "submissions", repo / "submissions")
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "config", "user.name", "bench")
-    git(repo, "config", "user.email", "bench@example.invalid")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "base")
-    git(repo, "checkout", "-q", "-b", "pr")
-    return repo
 
 
 def _submit(repo: Path, source: Path, fmt: str) -> None:
@@ -99,7 +87,7 @@ def measure() -> None:
     figures, goals = {}, []
     for name, make in CASES.items():
         with tempfile.TemporaryDirectory(prefix="gate-hostile-") as tmp:
-            repo = _base(Path(tmp))
+            repo = base_repo(Path(tmp))
             source, fmt = make(Path(tmp))
             _submit(repo, source, fmt)
             gate = [MLREPRO, "gate", "--base", "main", "--format", "markdown"]

@@ -77,7 +77,8 @@ def git(cwd: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
-def build_repo(tmp: Path, n: int) -> Path:
+def base_repo(tmp: Path) -> Path:
+    """A git repository of the shipped submissions on main, with branch pr checked out."""
     repo = tmp / "repo"
     shutil.copytree(REPO / "submissions", repo / "submissions")
     git(repo, "init", "-q", "-b", "main")
@@ -86,6 +87,11 @@ def build_repo(tmp: Path, n: int) -> Path:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "base")
     git(repo, "checkout", "-q", "-b", "pr")
+    return repo
+
+
+def build_repo(tmp: Path, n: int) -> Path:
+    repo = base_repo(tmp)
     source = tmp / "results.csv"
     source.write_text(partner_csv(n), encoding="utf-8")
     subprocess.run([str(MLREPRO), "submit", str(source), "--submitter", "Bench", "--round", "v6.0",
