@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from conftest import REPO, chromium, needs_chromium, run
+from test_audit import sets  # noqa: F401 (fixture)
 
 VENDOR = REPO / "vendor" / "npm"
 PACKAGES = json.loads((VENDOR / "packages.json").read_text(encoding="utf-8"))
@@ -81,15 +82,11 @@ def _assert_local(shown: dict, hosts: set[str]) -> None:
 
 
 @pytest.fixture(scope="module")
-def data_docs(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("docs")
-    table, versions = folder / "results.csv", folder / "versions.csv"
-    run("ingest", REPO / "submissions", "--root", REPO / "submissions", "-o", table,
-        "--versions-out", versions, expect=0)
-    verified, post = folder / "verified.csv", folder / "post_deadline.csv"
-    run("partition", table, "--verified-out", verified, "--post-deadline-out", post, expect=0)
-    run("audit", verified, post, "-o", folder / "audit", "--versions", versions, expect=0)
-    return folder / "audit" / "data_docs"
+def data_docs(sets) -> Path:
+    """The Data Docs of the shipped sets (test_audit's fixture builds the sets)."""
+    out = sets["folder"] / "offline-audit"
+    run("audit", sets["verified"], sets["post"], "-o", out, "--versions", sets["versions"], expect=0)
+    return out / "data_docs"
 
 
 def test_no_data_docs_page_loads_anything_from_the_network(data_docs):
