@@ -1,18 +1,17 @@
-"""The claims ledger in the report: one verdict column, figures rounded for
-reading (3.13×, 93.0%, max |deviation| 15.43%), the notes folded away. A
-claim about verified results shows, under its own figure, the figure
-post-deadline results would give (``including_post_deadline``), labelled
-and footnoted as MLCommons asks of an unverified figure."""
+"""The claims ledger in the report, as values for ``round.html.j2``'s claims
+table: one verdict column, figures rounded for reading (3.13×, 93.0%, max
+|deviation| 15.43%), the notes folded away. A claim about verified results
+shows, under its own figure, the figure post-deadline results would give
+(``including_post_deadline``), labelled and footnoted as MLCommons asks of an
+unverified figure."""
 
 from __future__ import annotations
-
-from html import escape
 
 from pipeline.core.model import (AMBIGUOUS, CHERRY_PICKED, DOES_NOT_HOLD, HOLDS, LABEL_INCLUDING_POST_DEADLINE,
                                  NO_REFERENCE, UNMATCHED)
 from pipeline.core.vocabulary import label as word
-from pipeline.output.figures import claim_figure as figure, number, quantity
-from pipeline.output.report.html import Cell, Table, footnote, unverified, verdict, wrap
+from pipeline.output.figures import claim_figure as figure, quantity
+from pipeline.output.report.html import Row, macro
 from pipeline.output.report.load import is_unverified
 from pipeline.output.report.superseded import withdrawn_notes
 
@@ -52,55 +51,48 @@ def comparator(claim: dict) -> str:
     return f"{comp.get('submitter')} {comp.get('system')}{where}: {value}"
 
 
-def post_deadline_figure(claim: dict) -> str:
-    """The figure including post-deadline results, as one labelled line (empty
+def post_deadline_figure(claim: dict) -> dict | None:
+    """The figure including post-deadline results, as one labelled line (None
     when no post-deadline result bears on the claim)."""
     late = claim.get("including_post_deadline")
     if not isinstance(late, dict):
-        return ""
+        return None
     shown = {**claim, **late}   # the claim's measure, the figure's values
     parts = [figure(shown, "computed")]
     if claim.get("kind") == "reproducibility" and late.get("compared") is not None:
         parts.append(f"{late.get('within')} of {late.get('compared')} partner results within")
     parts.append(word(shown.get("verdict")))
-    label = str(late.get("label") or LABEL_INCLUDING_POST_DEADLINE)
-    return (f'<div class="small post-deadline">{escape(label)}<sup>1</sup>: '
-            f'{escape(", ".join(p for p in parts if p))}</div>')
+    return {"label": str(late.get("label") or LABEL_INCLUDING_POST_DEADLINE),
+            "figure": ", ".join(p for p in parts if p)}
 
 
-def _notes(claim: dict, superseded=None) -> str:
+def _notes(claim: dict, superseded=None) -> list[str]:
     notes = withdrawn_notes(claim, superseded) + [n for n in claim.get("notes") or [] if isinstance(n, str)]
     if claim.get("reason") and claim["reason"] not in notes:
         notes.insert(0, str(claim["reason"]))
-    if not notes:
-        return ""
-    items = "".join(f"<li>{wrap(n)}</li>" for n in notes)
-    return f"<details><summary>notes ({len(notes)})</summary><ul>{items}</ul></details>"
+    return notes
 
 
-def claims_table(ident: str, claims: list[dict], superseded=None) -> str:
+def _claim(claim: dict, superseded) -> dict:
+    computed = figure(claim, "computed")
+    if claim.get("verdict") == CHERRY_PICKED and claim.get("computed_vs_best") is not None:
+        computed += f" (against the strongest: {figure(claim, 'computed_vs_best')})"
+    return {"id": claim.get("id"), "text": claim.get("text"), "scope": scope(claim), "notes": _notes(claim, superseded),
+            "kind": str(claim.get("kind") or ""), "claimed": claim.get("claimed"),
+            "claimed_figure": figure(claim, "claimed"), "computed": claim.get("computed"),
+            "computed_figure": computed, "unv": is_unverified(claim), "late": post_deadline_figure(claim),
+            "verdict": str(claim.get("verdict")), "rank": rank(claim), "against": comparator(claim)}
+
+
+def claims_view(claims: list[dict], superseded=None) -> dict:
     """The claims of one round, the worst verdicts first; ``superseded`` (the
     superseded stage's table): a claim about partners notes each deviating
     result a partner withdrew within its scope."""
-    table = Table(ident, ["claim", "kind", "claimed", "computed", "verdict", "against", "label"])
-    for claim in sorted(claims, key=lambda c: (rank(c), str(c.get("id")))):
-        unv = is_unverified(claim)
-        mark = unverified if unv else (lambda h: h)
-        computed = figure(claim, "computed")
-        if claim.get("verdict") == CHERRY_PICKED and claim.get("computed_vs_best") is not None:
-            computed += f" (against the strongest: {figure(claim, 'computed_vs_best')})"
-        shown = (mark(escape(computed)) if computed else "—") + post_deadline_figure(claim)
-        label = unverified("") if unv else "verified"
-        covers = f' <span class="nw">({escape(scope(claim))})</span>' if scope(claim) else ""
-        text = f'<div class="small">{wrap(claim.get("text"))}{covers}</div>' if claim.get("text") or covers else ""
-        cls = {0: "bad", 1: "warn"}.get(rank(claim), "")
-        table.add([Cell(f"<b>{wrap(claim.get('id'))}</b>{text}{_notes(claim, superseded)}", claim.get("id")),
-                   escape(str(claim.get("kind") or "")),
-                   Cell(escape(figure(claim, "claimed")), number(claim.get("claimed"))),
-                   Cell(shown, number(claim.get("computed"))),
-                   Cell(verdict(str(claim.get("verdict"))), rank(claim)),
-                   wrap(comparator(claim)), label], cls)
-    out = table.html()
-    if any(is_unverified(c) or post_deadline_figure(c) for c in claims):
-        out += footnote(comparison=True)
-    return out
+    rows = [Row(_claim(c, superseded), {0: "bad", 1: "warn"}.get(rank(c), ""))
+            for c in sorted(claims, key=lambda c: (rank(c), str(c.get("id"))))]
+    return {"rows": rows, "footnote": any(r.item["unv"] or r.item["late"] for r in rows)}
+
+
+def claims_table(ident: str, claims: list[dict], superseded=None) -> str:
+    """The claims table alone (HTML)."""
+    return str(macro("round.html.j2", "claims_table")(ident, claims_view(claims, superseded)))

@@ -25,7 +25,7 @@ from pathlib import Path
 from pipeline.analyses import claims, crosscheck, ledger as claims_ledger, metrics, record, scaling
 from pipeline.core.files import write_table, write_text
 from pipeline.core.findings import Finding, ReportShape
-from pipeline.core.model import DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR
+from pipeline.core.model import DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEFAULT_TOLERANCE_PCT
 from pipeline.core.rules import Rules
 from pipeline.core.vocabulary import Severity
 from pipeline.ingest import table
@@ -88,7 +88,8 @@ class StepsReport(ReportShape):
 
 
 def report_all(rules: Rules, paths: Paths, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
-               reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> StepsReport:
+               reference_vendor: str = DEFAULT_REFERENCE_VENDOR,
+               tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> StepsReport:
     """Every step of the module's table, in its order; each output file holds
     the bytes the step's own command writes (its report carries the table's
     findings first, as the command's does)."""
@@ -127,7 +128,7 @@ def report_all(rules: Rules, paths: Paths, reference_submitter: str = DEFAULT_RE
     doc = html_report.build(rules, html_report.Inputs(paths.results, paths.agreement, paths.rejected, paths.versions,
                                                paths.scaling, paths.claims, None, paths.validation,
                                                reference_vendor, paths.superseded),
-                            paths.report)
+                            paths.report, tolerance_pct)
     write_text(doc.html, paths.report)
     write_table(doc.deviation, paths.plot_data)
     out.add("report", [paths.report, paths.plot_data], {"warnings": len(doc.notes)})

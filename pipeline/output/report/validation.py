@@ -1,14 +1,14 @@
 """The Great Expectations results (``audit/validation.json``, written by
 ``mlrepro audit``) rendered in the report, so that nobody needs the GX Data
-Docs (whose styles come from CDNs: offline they show unstyled) to read them."""
+Docs (whose styles come from CDNs: offline they show unstyled) to read them:
+the values of ``validation.html.j2``."""
 
 from __future__ import annotations
 
 import os
-from html import escape
 from pathlib import Path
 
-from pipeline.output.report.html import Cell, Table, verdict, wrap
+from pipeline.output.report.html import Row
 from pipeline.output.report.load import Data
 
 
@@ -55,9 +55,8 @@ def _outcome(result: dict) -> str:
     return str(detail.get("observed_value") or "") [:200]
 
 
-def _expectations(doc: dict) -> Table:
-    table = Table("expectations", ["suite", "check", "expectation", "columns", "result", "rows"],
-                  where_all=" and in validation.json")   # print: the failed ones
+def _expectations(doc: dict) -> list[Row]:
+    """Every expectation's result, the failed ones first (stable); print: the failed ones."""
     results = doc.get("results") if isinstance(doc.get("results"), dict) else {}
     rows = []
     for suite in sorted(results):
@@ -68,49 +67,23 @@ def _expectations(doc: dict) -> Table:
             config = r.get("expectation_config") if isinstance(r.get("expectation_config"), dict) else {}
             meta = config.get("meta") if isinstance(config.get("meta"), dict) else {}
             ok = bool(r.get("success"))
-            rows.append((ok, [Cell(escape(suite), suite, "nw"), wrap(meta.get("check") or ""),
-                              wrap(config.get("type") or ""), wrap(_kwargs(config)),
-                              Cell(verdict("met" if ok else "failed"), int(ok)), wrap(_outcome(r))]))
-    for ok, cells in sorted(rows, key=lambda row: row[0]):          # the failed ones first (stable)
-        table.add(cells, "" if ok else "bad", printed=not ok)
-    return table
+            rows.append(Row({"suite": suite, "check": meta.get("check") or "", "type": config.get("type") or "",
+                             "columns": _kwargs(config), "ok": ok, "outcome": _outcome(r)},
+                            "" if ok else "bad", not ok))
+    return sorted(rows, key=lambda row: row.item["ok"])
 
 
-def section(data: Data, docs: Path | None, out: Path) -> str:
+def view(data: Data, docs: Path | None, out: Path) -> dict:
     doc = data.validation
-    parts = ['<section id="validation"><h2>Validation of the two sets (Great Expectations)</h2>']
-    if doc is None:
-        parts.append(f'<p class="missing">{escape(data.why.get("validation", ""))}</p>')
-    else:
-        s = summary(doc)
-        parts.append(f"<p>{s['expectations'] - s['failed']} of {s['expectations']} expectations met in "
-                     f"{s['suites']} suite(s); {s['failed']} failed.</p>")
-        suites = Table("suites", ["suite", "file", "runs on", "rows", "expectations", "failed", "result"],
-                       numeric={3, 4, 5})
-        for x in _suites(doc):
-            if isinstance(x, dict):
-                suites.add([wrap(x.get("suite")), wrap(x.get("file")), escape(str(x.get("runs_on") or "")),
-                            str(x.get("rows", "")), str(x.get("expectations_loaded", "")), str(x.get("failed", "")),
-                            verdict("met" if x.get("success") else "failed")], "" if x.get("success") else "bad")
-        parts.append(suites.html())
-        findings = Table("validation-findings", ["file", "place", "expected", "found", "message"])
-        for f in doc.get("findings") or []:
-            if isinstance(f, dict):
-                findings.add([wrap(f.get(k)) for k in ("file", "place", "expected", "found", "message")], "bad")
-        parts += ["<h3>Failed expectations</h3>", findings.html("None: every expectation is met."),
-                  "<h3>Every expectation</h3>",
-                  _expectations(doc).html("validation.json holds no per-expectation results.")]
-    parts.append(_data_docs(docs, out, data))
-    return "".join(parts) + "</section>"
-
-
-def _data_docs(path: Path | None, out: Path, data: Data) -> str:
-    if path is None:
-        return ('<p class="small">The GX Data Docs are optional (<code>mlrepro audit</code> without '
-                "<code>--no-data-docs</code>); this section holds the same results.</p>")
-    rel = os.path.relpath(path.resolve(), out.resolve().parent).replace(os.sep, "/")
-    missing = "" if path.exists() else " (not found when this report was written)"
-    if missing:
-        data.notes.append(f"--data-docs {path}: not found")
-    return (f'<p class="small">The same results as GX Data Docs: <a href="{escape(rel)}">{escape(rel)}</a>'
-            f"{escape(missing)} (they open offline, unstyled: their styles come from CDNs).</p>")
+    if docs is not None and not docs.exists():
+        data.notes.append(f"--data-docs {docs}: not found")
+    return {"missing": data.why.get("validation", "") if doc is None else None,
+            "summary": summary(doc) if doc is not None else None,
+            "suites": [Row(x, "" if x.get("success") else "bad") for x in _suites(doc) if isinstance(x, dict)]
+            if doc is not None else [],
+            "findings": [Row(f, "bad") for f in doc.get("findings") or [] if isinstance(f, dict)]
+            if doc is not None else [],
+            "expectations": _expectations(doc) if doc is not None else [],
+            "docs": None if docs is None else {
+                "rel": os.path.relpath(docs.resolve(), out.resolve().parent).replace(os.sep, "/"),
+                "missing": "" if docs.exists() else " (not found when this report was written)"}}
