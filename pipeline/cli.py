@@ -703,9 +703,10 @@ def report(results, agreement, rejected, versions, superseded, scaling, claims, 
     _guard({"RESULTS": results, "--agreement": agreement, "--rejected": rejected, "--versions": versions,
             "--superseded": superseded, "--scaling": scaling, "--claims": claims, "--validation": validation, "--params": params_path},
            {"--output": output, "--plot-data": plot_data})
-    vendor = params.compare(params_path).reference_vendor   # partners: results on this vendor's accelerators
-    doc = report_mod.build(_rules(), report_mod.Inputs(results, agreement, rejected, versions, scaling,
-                                                       claims, data_docs, validation, vendor, superseded), output)
+    p = params.compare(params_path)   # partners: results on p.reference_vendor's accelerators
+    doc = report_mod.build(_rules(), report_mod.Inputs(results, agreement, rejected, versions, scaling, claims,
+                                                       data_docs, validation, p.reference_vendor, superseded),
+                           output, p.tolerance_pct)
     if to_stdout:
         click.echo(doc.html, nl=False)
     else:
@@ -954,7 +955,7 @@ def report_all(results, agreement, rejected, versions, superseded, validation, l
                         plot_data or output.parent / "deviation.csv", [tuple(pair) for pair in crosschecks],
                         superseded, record_out)
     _guard({**paths.inputs(), "--params": params_path}, paths.outputs())
-    report = stage.report_all(_rules(), paths, p.reference_submitter, p.reference_vendor)
+    report = stage.report_all(_rules(), paths, p.reference_submitter, p.reference_vendor, p.tolerance_pct)
     if not quiet:
         for note in report.notes:   # an input the HTML report could not use
             click.echo(f"warning: {note}", err=True)
