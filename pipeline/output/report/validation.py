@@ -74,16 +74,16 @@ def _expectations(doc: dict) -> list[Row]:
 
 
 def view(data: Data, docs: Path | None, out: Path) -> dict:
-    doc = data.validation
-    if docs is not None and not docs.exists():
+    """The validation's tables; the Data Docs linked relatively from ``out``."""
+    found = None if docs is None else {
+        "rel": os.path.relpath(docs.resolve(), out.resolve().parent).replace(os.sep, "/"),
+        "missing": "" if docs.exists() else " (not found when this report was written)"}
+    if found and found["missing"]:
         data.notes.append(f"--data-docs {docs}: not found")
-    return {"missing": data.why.get("validation", "") if doc is None else None,
-            "summary": summary(doc) if doc is not None else None,
-            "suites": [Row(x, "" if x.get("success") else "bad") for x in _suites(doc) if isinstance(x, dict)]
-            if doc is not None else [],
-            "findings": [Row(f, "bad") for f in doc.get("findings") or [] if isinstance(f, dict)]
-            if doc is not None else [],
-            "expectations": _expectations(doc) if doc is not None else [],
-            "docs": None if docs is None else {
-                "rel": os.path.relpath(docs.resolve(), out.resolve().parent).replace(os.sep, "/"),
-                "missing": "" if docs.exists() else " (not found when this report was written)"}}
+    doc = data.validation
+    if doc is None:
+        return {"missing": data.why.get("validation", ""), "docs": found}
+    return {"missing": None, "docs": found, "summary": summary(doc),
+            "suites": [Row(x, "" if x.get("success") else "bad") for x in _suites(doc) if isinstance(x, dict)],
+            "findings": [Row(f, "bad") for f in doc.get("findings") or [] if isinstance(f, dict)],
+            "expectations": _expectations(doc)}
