@@ -106,7 +106,8 @@ def _unverified(data: Data) -> dict:
     claims = sum(is_unverified(c) for c in data.claims or [])
     scaling = sum(is_unverified(r) for r in data.scaling or [])
     return {"post": len(post), "results": len(res), "claims": claims, "scaling": scaling,
-            "where": [(round_, list(part.groupby("submitter").size().items())) for round_, part in post.groupby("round")]}
+            "where": [(round_, list(part.groupby("submitter").size().items()))
+                      for round_, part in post.groupby("round")]}
 
 
 def _checks(data: Data) -> dict:

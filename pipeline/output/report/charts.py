@@ -35,7 +35,8 @@ def deviation_strip(points: list[dict], tolerance: float, label: str) -> dict | 
     partners = []
     for partner in sorted({p["partner"] for p in points}):
         mine = [p for p in points if p["partner"] == partner]
-        partners.append({"name": partner, "worst": max(mine, key=lambda p: abs(number(p["deviation_pct"])))["deviation_pct"],
+        worst = max(mine, key=lambda p: abs(number(p["deviation_pct"])))
+        partners.append({"name": partner, "worst": worst["deviation_pct"],
                          "dots": [{"left": f"{at(number(p['deviation_pct'])):.2f}", "bad": p["verdict"] == DEVIATES,
                                    "title": f"{p['case']}: {signed_pct(p['deviation_pct'])}"} for p in mine]})
     return {"label": label, "tolerance": tolerance, "band_left": f"{at(-tolerance):.2f}",

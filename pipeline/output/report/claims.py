@@ -3,17 +3,20 @@ table: one verdict column, figures rounded for reading (3.13×, 93.0%, max
 |deviation| 15.43%), the notes folded away. A claim about verified results
 shows, under its own figure, the figure post-deadline results would give
 (``including_post_deadline``), labelled and footnoted as MLCommons asks of an
-unverified figure."""
+unverified figure; a claim about partners notes each deviating result a
+partner withdrew within its scope (:func:`withdrawn_notes`)."""
 
 from __future__ import annotations
 
-from pipeline.core.model import (AMBIGUOUS, CHERRY_PICKED, DOES_NOT_HOLD, HOLDS, LABEL_INCLUDING_POST_DEADLINE,
-                                 NO_REFERENCE, UNMATCHED)
+import pandas as pd
+
+from pipeline.analyses.superseded import WITHDRAWN
+from pipeline.core.model import (AMBIGUOUS, CHERRY_PICKED, DEVIATES, DOES_NOT_HOLD, HOLDS,
+                                 LABEL_INCLUDING_POST_DEADLINE, NO_REFERENCE, UNMATCHED)
 from pipeline.core.vocabulary import label as word
-from pipeline.output.figures import claim_figure as figure, quantity
+from pipeline.output.figures import claim_figure as figure, quantity, signed_pct
 from pipeline.output.report.html import Row, macro
 from pipeline.output.report.load import is_unverified
-from pipeline.output.report.superseded import withdrawn_notes
 
 RANKS = {DOES_NOT_HOLD: 0, CHERRY_PICKED: 1, AMBIGUOUS: 2, UNMATCHED: 2, NO_REFERENCE: 3, HOLDS: 4}  # worst first
 
@@ -64,6 +67,22 @@ def post_deadline_figure(claim: dict) -> dict | None:
     parts.append(word(shown.get("verdict")))
     return {"label": str(late.get("label") or LABEL_INCLUDING_POST_DEADLINE),
             "figure": ", ".join(p for p in parts if p)}
+
+
+def withdrawn_notes(claim: dict, superseded: pd.DataFrame | None) -> list[str]:
+    """For a claim about partners (a reproducibility claim), each deviating result a
+    partner withdrew within its scope (round, model variants, accelerators)."""
+    scope = claim.get("scope")
+    if claim.get("kind") != "reproducibility" or superseded is None or not isinstance(scope, dict) \
+            or not len(superseded):
+        return []
+    hit = superseded[(superseded["fate"] == WITHDRAWN) & (superseded["verdict"] == DEVIATES)
+                     & (superseded["round"] == scope.get("round"))
+                     & superseded["model"].isin(scope.get("models") or [])
+                     & superseded["accelerator"].isin(scope.get("accelerators") or [])]
+    return [f"{r['submitter']} withdrew a deviating result in v{r['superseded_by']}: {r['system']} {r['model']} "
+            f"{r['scenario']} {signed_pct(r['deviation_pct'])} (reason: {r['withdrawal_reason']})"
+            for r in hit.to_dict("records")]
 
 
 def _notes(claim: dict, superseded=None) -> list[str]:

@@ -2,16 +2,18 @@
 round, the partner results (verified and post-deadline apart: the compared
 ones, the deviating first; the rest folded into one ``<details>`` per reason,
 so no script is needed to unfold them), scaling and claims; the rejected
-inputs and the submission versions; the partners' record across rounds."""
+inputs and the submission versions; the withdrawals and superseded versions;
+the partners' record across rounds."""
 
 from __future__ import annotations
 
 import pandas as pd
 
+from pipeline.analyses.superseded import REPLACED, WITHDRAWN
 from pipeline.core.model import AGREE, AGREEMENT_VERDICTS, DEVIATES, NO_REFERENCE, POST_DEADLINE, VERIFIED
 from pipeline.core.vocabulary import label as word, tally
 from pipeline.output.figures import number, signed_pct
-from pipeline.output.report import charts, superseded
+from pipeline.output.report import charts
 from pipeline.output.report.claims import claims_view
 from pipeline.output.report.html import Row, anchor, text
 from pipeline.output.report.load import ACROSS_ROUNDS, NO_ROUND, PARTNER, Data, claim_round, is_unverified, round_of
@@ -161,9 +163,25 @@ def _versions(data: Data, round_: str) -> list[Row]:
         used = str(r.get("used")).lower() == "true"
         by = ", ".join(f"v{o['version']}" for o in versions if o["submitter"] == r["submitter"]
                        and o.get("status") == r.get("status") and str(o.get("used")).lower() == "true")
-        out.append(Row(dict(r, used="used" if used else ("superseded" if by else "not used"),
-                            supersedes=text(r.get("supersedes")).split(".")[0], by="" if used else by), printed=not used))
+        out.append(Row(dict(r, used="used" if used else ("superseded" if by else "not used"), by="" if used else by,
+                            supersedes=text(r.get("supersedes")).split(".")[0]), printed=not used))
     return out
+
+
+def _superseded(data: Data, round_: str) -> dict:
+    """The round's withdrawals (each with its reason and the verdict it removed)
+    and its superseded versions' results, with the verdicts the superseded stage
+    judged (``data/superseded.csv``), never decided again here, and what became
+    of each (withdrawn, replaced by the newer version, or left out); the part
+    prints only when a result left the current view."""
+    table = data.superseded
+    rows = [] if table is None or not len(table) else table[table["round"] == round_].sort_values(
+        ["submitter", "version", "source"], kind="stable").to_dict("records")
+    return {"missing": data.why.get("superseded", "") if table is None else None,
+            "ident": round_.replace(".", "-"), "printed": any(r.get("fate") != REPLACED for r in rows),
+            "withdrawn": [Row(r, "bad" if r.get("verdict") == DEVIATES else "") for r in rows
+                          if r.get("fate") == WITHDRAWN],
+            "every": [Row(r, "bad" if r.get("verdict") == DEVIATES else "", r.get("fate") != REPLACED) for r in rows]}
 
 
 def round_view(data: Data, round_: str, tolerance: float) -> dict:
@@ -173,7 +191,7 @@ def round_view(data: Data, round_: str, tolerance: float) -> dict:
             "claims": claims_view(claims, data.superseded) if claims is not None else None,
             "claims_missing": data.why.get("claims", ""),
             "scaling": _scaling(data, round_), "rejected": _rejected(data, round_),
-            "versions": _versions(data, round_), "superseded": superseded.view(data, round_)}
+            "versions": _versions(data, round_), "superseded": _superseded(data, round_)}
 
 
 # ---- the partners' record across rounds ------------------------------------------------
