@@ -22,7 +22,7 @@ import pandas as pd
 from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, CHERRY_PICKED, DEVIATES, DOES_NOT_HOLD, EXCLUDED, HOLDS,
                                  NO_REFERENCE, POST_DEADLINE, REJECTED, SET_ASIDE, VERIFIED)
 from pipeline.core.vocabulary import label, tally
-from pipeline.output.report.claims import figure, scope
+from pipeline.output.report.claims import claim_view
 from pipeline.output.figures import number
 from pipeline.output.report.html import Row, anchor, macro
 from pipeline.output.report.load import ACROSS_ROUNDS, PARTNER, Data, claim_round, is_unverified
@@ -75,12 +75,8 @@ def partner_tables(data: Data, rounds: list[str]) -> list[str]:
 
 
 def _claim(claim: dict, round_: str) -> dict:
-    return {"id": str(claim.get("id")), "round": round_, "scope": scope(claim), "unv": is_unverified(claim),
-            "at": "record" if round_ == ACROSS_ROUNDS else anchor(round_, "claims"),
-            "claimed": figure(claim, "claimed"), "computed": figure(claim, "computed"),
-            "vs_best": figure(claim, "computed_vs_best"),
-            "within": claim.get("within") if claim.get("kind") == "reproducibility" else None,
-            "compared": claim.get("compared") if claim.get("kind") == "reproducibility" else None}
+    """A claim on the first screen: its values, its round and where its row is."""
+    return dict(claim_view(claim), round=round_, at="record" if round_ == ACROSS_ROUNDS else anchor(round_, "claims"))
 
 
 def _claims(data: Data) -> dict | None:

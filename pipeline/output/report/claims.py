@@ -92,14 +92,16 @@ def _notes(claim: dict, superseded=None) -> list[str]:
     return notes
 
 
-def _claim(claim: dict, superseded) -> dict:
-    computed = figure(claim, "computed")
-    if claim.get("verdict") == CHERRY_PICKED and claim.get("computed_vs_best") is not None:
-        computed += f" (against the strongest: {figure(claim, 'computed_vs_best')})"
+def claim_view(claim: dict, superseded=None) -> dict:
+    """A claim's values, for its row in the claims table and on the first screen."""
+    repro = claim.get("kind") == "reproducibility"
     return {"id": claim.get("id"), "text": claim.get("text"), "scope": scope(claim), "notes": _notes(claim, superseded),
             "kind": str(claim.get("kind") or ""), "claimed": claim.get("claimed"),
             "claimed_figure": figure(claim, "claimed"), "computed": claim.get("computed"),
-            "computed_figure": computed, "unv": is_unverified(claim), "late": post_deadline_figure(claim),
+            "computed_figure": figure(claim, "computed"), "vs_best": figure(claim, "computed_vs_best"),
+            "against_strongest": claim.get("verdict") == CHERRY_PICKED and claim.get("computed_vs_best") is not None,
+            "within": claim.get("within") if repro else None, "compared": claim.get("compared") if repro else None,
+            "unv": is_unverified(claim), "late": post_deadline_figure(claim),
             "verdict": str(claim.get("verdict")), "rank": rank(claim), "against": comparator(claim)}
 
 
@@ -107,7 +109,7 @@ def claims_view(claims: list[dict], superseded=None) -> dict:
     """The claims of one round, the worst verdicts first; ``superseded`` (the
     superseded stage's table): a claim about partners notes each deviating
     result a partner withdrew within its scope."""
-    rows = [Row(_claim(c, superseded), {0: "bad", 1: "warn"}.get(rank(c), ""))
+    rows = [Row(claim_view(c, superseded), {0: "bad", 1: "warn"}.get(rank(c), ""))
             for c in sorted(claims, key=lambda c: (rank(c), str(c.get("id"))))]
     return {"rows": rows, "footnote": any(r.item["unv"] or r.item["late"] for r in rows)}
 
