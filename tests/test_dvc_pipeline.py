@@ -142,7 +142,8 @@ def test_the_stages_are_the_missions_steps_and_the_sets_feed_the_audit():
     assert {"data/agreement.csv", "audit/validation.json"} <= stages["report"]["deps"]
     assert stages["compare"]["params"] == {"compare.tolerance_pct", "compare.reference_submitter",
                                            "compare.reference_vendor"}
-    assert stages["report"]["params"] == {"compare.reference_submitter", "compare.reference_vendor"}
+    assert stages["report"]["params"] == {"compare.reference_submitter", "compare.reference_vendor",
+                                          "compare.tolerance_pct"}
     assert not stages["ingest"]["params"] and not stages["audit"]["params"]
 
 
