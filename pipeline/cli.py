@@ -693,7 +693,7 @@ def report_outputs(stdout: bool):
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
 def report(results, agreement, rejected, versions, superseded, scaling, claims, validation, data_docs, plot_data,
            output, params_path, quiet):
-    """Write the human report RESULTS -> one offline HTML file with tables and inline SVG plots."""
+    """Write the human report RESULTS -> one offline HTML file with tables and HTML/CSS plots."""
     from pipeline.core import params
     from pipeline.output import report as report_mod
     from pipeline.core.files import write_table, write_text
