@@ -9,7 +9,6 @@ finding on a key names its line.
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,7 +19,7 @@ import yaml
 from pipeline.core import limits, textcheck
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
-from pipeline.core.rules import Rules, memo
+from pipeline.core.rules import Rules
 from pipeline.store import contents
 from pipeline.store.hashes import sha256_file, sha256_tree
 # ingest reads versions through this module: the layout's names are its too
@@ -62,14 +61,6 @@ class Manifest:
     def where(self, version: Version, key: str) -> Source:
         """The place of KEY in VERSION's manifest (its line when the key is stated)."""
         return version.where(MANIFEST, key=key, line=self.lines.get(key))
-
-
-@memo()
-def _validator(rules: Rules):
-    import jsonschema
-
-    with open(rules.folder / MANIFEST_SCHEMA, encoding="utf-8") as fh:
-        return jsonschema.Draft202012Validator(json.load(fh))
 
 
 def _text(path: Path, where: Source) -> tuple[str | None, list[Finding]]:
@@ -163,7 +154,7 @@ def _load(rules: Rules, version: Version) -> None:
     if not isinstance(data, dict):
         add(located("manifest-invalid", where, "a mapping", type(data).__name__, "the manifest must be a mapping"))
         return
-    errors = sorted(_validator(rules).iter_errors(data), key=lambda e: list(e.path))
+    errors = sorted(rules.validator(MANIFEST_SCHEMA).iter_errors(data), key=lambda e: list(e.path))
     for err in errors:
         key = ".".join(str(p) for p in err.path) or None
         add(located("manifest-invalid", where.at(key=key, line=lines.get(key) if key else None),
