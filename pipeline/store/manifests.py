@@ -20,6 +20,7 @@ from pipeline.core import limits, textcheck
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
 from pipeline.core.rules import Rules
+from pipeline.readers.base import max_file_bytes, read_text
 from pipeline.store import contents
 from pipeline.store.hashes import sha256_file, sha256_tree
 # ingest reads versions through this module: the layout's names are its too
@@ -66,8 +67,6 @@ class Manifest:
 def _text(path: Path, where: Source) -> tuple[str | None, list[Finding]]:
     """The manifest's text, bounded in size, strict UTF-8, held to the hygiene
     of what partners type (no BOM, LF line ends, no mojibake)."""
-    from pipeline.readers.base import read_text  # the readers package is heavy: load it when used
-
     return read_text(path, where, MAX_MANIFEST_BYTES, checks=textcheck.DOCUMENT)
 
 
@@ -242,8 +241,6 @@ def _expect(err) -> str:
 
 
 def _check_files(version: Version) -> None:
-    from pipeline.readers.base import max_file_bytes
-
     m = version.manifest
     base = version.path.resolve()
     listed = set()
