@@ -144,8 +144,10 @@ class Rules:
 
     @memo()
     def validator(self, name: str) -> jsonschema.Draft202012Validator:
-        """The JSON Schema (draft 2020-12) NAME of the folder, ready to check a document."""
+        """The JSON Schema (draft 2020-12) NAME of the folder, ready to check a document;
+        the tool's own where the folder has none (a policy from before the schemas were written)."""
         path = self.folder / name
+        path = path if path.is_file() else default_folder() / name
         try:
             with open(path, encoding="utf-8") as fh:
                 return jsonschema.Draft202012Validator(json.load(fh), format_checker=_FORMATS)
