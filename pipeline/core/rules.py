@@ -69,7 +69,10 @@ def problem(path: Path, text: str, schema: str, error: jsonschema.ValidationErro
     breaks SCHEMA: the file and line, the key, what the schema expects (its
     ``description`` there, else the rule), what the file holds, and why not."""
     key = ".".join(str(k) for k in error.absolute_path)
-    line = textcheck.key_lines(textcheck.compose(text)[0]).get(key) if key else None
+    try:
+        line = textcheck.key_lines(textcheck.compose(text)[0]).get(key) if key else None
+    except yaml.YAMLError:   # a JSON file that YAML does not read (tabs): the key alone
+        line = None
     expected = error.schema.get("description") or f"{error.validator} {error.validator_value!r}"
     found = repr(error.instance)
     found = found if len(found) <= 80 else found[:77] + "..."
