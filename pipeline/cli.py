@@ -590,7 +590,8 @@ def superseded(root, results, versions, tolerance_pct, reference_submitter, para
 
     _guard({"ROOT": root, "--results": results, "--versions": versions, "--params": params_path},
            {"--output": output})
-    report = stage.run(_rules(), root, results, versions, params.compare(params_path, tolerance_pct, reference_submitter))
+    p = params.compare(params_path, tolerance_pct, reference_submitter)
+    report = stage.run(_rules(), root, results, versions, p)
     _finish(report, fmt, output, quiet, verbose, exit_zero_flag=exit_zero)
 
 

@@ -192,7 +192,8 @@ def from_mapping(rules: Rules, data: dict, where: str) -> RoundRules:
         min_queries={m: dict(sc) for m, sc in get("min_queries").items()},
         early_stopping=frozenset(data.get("early_stopping") or ()),
         offline_min_spq=dict(get("offline_min_samples_per_query")),
-        latency_constraint_ms={m: {s: float(v) for s, v in sc.items()} for m, sc in get("latency_constraint_ms").items()},
+        latency_constraint_ms={m: {s: float(v) for s, v in sc.items()}
+                               for m, sc in get("latency_constraint_ms").items()},
         compliance_delta_pct=_delta_pct(get("compliance_accuracy_delta_pct")),
         min_duration_exempt=frozenset(data.get("min_duration_exempt") or ()),
     )
