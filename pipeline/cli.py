@@ -487,9 +487,10 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
     agreement); -o agreement.csv writes the agreement table. With --verified-dir and
     --post-deadline-dir, split RESULTS and the agreement table into the two sets too
     (the DVC pipeline's compare stage)."""
-    from pipeline.analyses import compare as compare_mod, partition as partition_mod
+    from pipeline.analyses import compare as compare_mod
     from pipeline.core import params
     from pipeline.core.files import write_json
+    from pipeline.stages import compare as stage
 
     if (verified_dir is None) != (post_deadline_dir is None):
         raise click.UsageError("--verified-dir and --post-deadline-dir go together")
@@ -507,10 +508,9 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
     notes = []
     if sets:
         agreement_display = output.as_posix() if output is not None and str(output) != "-" else "<agreement>"
-        report = partition_mod.compare_and_partition(_rules(), held.pop(), p.tolerance_pct, p.reference_submitter,
-                                                     p.reference_vendor, results.as_posix(), agreement_display)
-        agreement = report.agreement
-        notes = [report.write(verified_dir, post_deadline_dir)]
+        report, wrote = stage.run(_rules(), held.pop(), p, verified_dir, post_deadline_dir, results.as_posix(),
+                                  agreement_display)
+        agreement, notes = report.agreement, [wrote]
     else:
         report = agreement = compare_mod.compare(_rules(), held.pop(), p.tolerance_pct, p.reference_submitter,
                                                  p.reference_vendor)
@@ -559,15 +559,11 @@ def ingest_all(root, rejected_out, findings_out, versions_out, cache, fmt, outpu
     """Read every <round>/<submitter> folder of a submissions ROOT, one submitter
     at a time, into one canonical table (the DVC pipeline's ingest stage);
     -o results.parquet writes the table."""
-    from pipeline.core.files import write_json, write_table
-    from pipeline.ingest import root as root_mod
+    from pipeline.stages import ingest as stage
 
     _guard({"ROOT": root, "--cache": cache}, {"--output": output, "--rejected-out": rejected_out,
                                               "--findings-out": findings_out, "--versions-out": versions_out})
-    report = root_mod.ingest_root(_rules(), root, cache)
-    write_table(report.rejected, rejected_out)
-    write_json(report.recorded, findings_out)
-    write_table(report.versions, versions_out)
+    report = stage.run(_rules(), root, cache, rejected_out, findings_out, versions_out)
     _finish(report, fmt, output, quiet, verbose, exit_zero_flag=exit_zero)
 
 
@@ -589,16 +585,13 @@ def superseded(root, results, versions, tolerance_pct, reference_submitter, para
     and judge its results against today's references, apart from the current
     verdicts: which version superseded each, and whether it withdrew it (with the
     manifest's reason), replaced it or left it out; -o superseded.csv writes them."""
-    from pipeline.analyses.superseded import judge_superseded
     from pipeline.core import params
-    from pipeline.ingest import table
+    from pipeline.stages import superseded as stage
 
     _guard({"ROOT": root, "--results": results, "--versions": versions, "--params": params_path},
            {"--output": output})
     p = params.compare(params_path, tolerance_pct, reference_submitter)
-    report = judge_superseded(_rules(), root, table.read(results),
-                              table.read_frame(versions, dtype=str, keep_default_na=False),
-                              p.tolerance_pct, p.reference_submitter, p.reference_vendor)
+    report = stage.run(_rules(), root, results, versions, p)
     _finish(report, fmt, output, quiet, verbose, exit_zero_flag=exit_zero)
 
 
@@ -740,13 +733,14 @@ def metrics(results, agreement, rejected, output, details_out, quiet):
     import json
 
     from pipeline.analyses import metrics as metrics_mod
+    from pipeline.stages.report import write_metrics
 
     to_file = output is not None and str(output) != "-"
     if details_out is None and to_file:
         details_out = output.with_suffix("")
     _guard({"RESULTS": results, "--agreement": agreement, "--rejected": rejected}, {"--output": output})
     data = metrics_mod.compute(results, agreement, rejected)
-    metrics_mod.write(data, output if to_file else None, details_out)
+    write_metrics(data, output if to_file else None, details_out)
     if quiet:
         return
     if not to_file:
@@ -857,12 +851,9 @@ def claims(ledger, results, reference_submitter, params_path, only_verdict, fmt,
 def audit(verified_path, post_deadline_path, out_dir, suites, no_data_docs, versions, fmt, quiet, verbose,
           exit_zero):
     """Run the Great Expectations suites over the VERIFIED and POST_DEADLINE sets."""
-    from contextlib import nullcontext
+    from pipeline.stages import audit as stage
 
-    from pipeline.analyses import audit as audit_mod
-    from pipeline.core.files import atomic_dir
-    from pipeline.output.render import write_report
-    validation = out_dir / "validation.json"
+    validation = out_dir / stage.VALIDATION
     _guard({"VERIFIED": verified_path, "POST_DEADLINE": post_deadline_path},
            {"validation.json": validation})
     docs = None if no_data_docs else out_dir / "data_docs"
@@ -874,10 +865,7 @@ def audit(verified_path, post_deadline_path, out_dir, suites, no_data_docs, vers
     if docs is not None and docs.exists():
         if any(docs.iterdir()) and not (docs / "index.html").exists():
             raise UsageError(f"{docs} exists and is not a GX Data Docs site; not overwriting it")
-    # the site is built beside the old one and swapped in whole (a killed run leaves the old one)
-    with atomic_dir(docs) if docs is not None else nullcontext() as building:
-        report = audit_mod.audit(_rules(), verified_path, post_deadline_path, building, suites, versions)
-    write_report(report, validation)
+    report = stage.run(_rules(), verified_path, post_deadline_path, out_dir, suites, docs, versions)
     _finish(report, fmt, None, quiet, verbose, ("suite", "runs_on", "success", "expectations_loaded",
                                                   "failed", "rows"), exit_zero,
             notes=[f"wrote {validation}" + ("" if docs is None else f" and {docs}/index.html")])
@@ -947,7 +935,7 @@ def report_all(results, agreement, rejected, versions, superseded, validation, l
     metrics, claims, scaling, the crosscheck against each published table, then the
     HTML report of them and the data of `dvc plots`."""
     from pipeline.core import params
-    from pipeline.output.report import stage
+    from pipeline.stages import report as stage
 
     p = params.compare(params_path)
     paths = stage.Paths(results, agreement, rejected, versions, ledger, validation, claims_out, scaling_out,

@@ -128,7 +128,7 @@ def test_outputs_do_not_depend_on_the_hash_seed(tmp_path):
 # ---- the DVC ingest stage: what comes from the cache is what a fresh read gives ------
 
 def _ingest_all(root: Path, out: Path, cache: Path | None) -> dict[str, bytes]:
-    from pipeline.ingest import root as merge
+    from pipeline.stages import ingest as merge
     from pipeline.core.files import write_json, write_table
     report = merge.ingest_root(RULES, root, cache)
     out.mkdir(parents=True, exist_ok=True)
@@ -170,7 +170,7 @@ def test_the_ingest_cache_changes_no_byte(tmp_path):
 
 def test_the_audit_result_is_the_same_bytes_each_run_and_data_docs_keep_the_umask(tmp_path):
     from pipeline.analyses import audit
-    from pipeline.ingest import root as merge
+    from pipeline.stages import ingest as merge
     from pipeline.core.files import write_table
     report = merge.ingest_root(RULES, REPO / "submissions")
     parts = partition.partition(report.table, "results")

@@ -13,7 +13,8 @@ from pathlib import Path
 import pandas as pd
 
 from conftest import RULES, REPO, canonical_row, submit
-from pipeline.ingest import root as merge, table
+from pipeline.ingest import table
+from pipeline.stages import ingest as merge
 
 
 def ingest_alone(folder, root, others, out):

@@ -4,10 +4,13 @@ and another contradicts; and the round facts the checker's constants give."""
 from __future__ import annotations
 
 import fnmatch
+import json
 import re
+import shutil
 import tomllib
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 
@@ -15,6 +18,8 @@ from pipeline.core.model import Source
 from pipeline.ingest import normalise, resolve
 from pipeline.readers.base import RawRecord, ReadResult
 from pipeline.core import rules
+from pipeline.core.errors import ConfigError
+from pipeline.core.rules import Rules
 from pipeline.readers import round_rules
 from conftest import normalised, RULES
 
@@ -125,6 +130,35 @@ def test_the_rules_files_ship_in_the_wheel():
             package = ".".join(["pipeline.schemas", *path.parent.relative_to(SCHEMAS).parts])
             assert package in config["packages"], package
             assert any(fnmatch.fnmatch(path.name, g) for g in data.get(package, ())), path
+
+
+def test_every_rules_file_has_a_json_schema_that_it_meets():
+    for path in sorted(SCHEMAS.rglob("*.yaml")):
+        name = path.relative_to(SCHEMAS).as_posix()
+        schema = rules.schema_of(name)
+        assert (schema is None) == name.startswith("results."), name   # the table schemas are pandera's
+        if schema is not None:
+            jsonschema.Draft202012Validator.check_schema(json.loads((SCHEMAS / schema).read_text()))
+            RULES.load_yaml(name)
+
+
+@pytest.mark.parametrize("name, old, new, message", [
+    ("rounds.yaml", 'submission_deadline: "2026-02-27T13:00:00-08:00"', 'submission_deadline: "2026-02-27"',
+     r'rounds.yaml:\d+: key rounds.v6.0.submission_deadline: expected an ISO-8601 time with a time zone, quoted '
+     r'\(e.g. "2026-02-27T13:00:00-08:00"\); found \'2026-02-27\' .*: change the file to match rounds.schema.json'),
+    ("rules/v6.1.yaml", "- {metric: vbench_score, reference: 70.48, low: 0.99}", "- {metric: vbench_score, reference: 70.48}",
+     r"v6.1.yaml:\d+: key accuracy.wan-2.2-t2v-a14b.0: expected an accuracy target: \{metric, reference, low and/or "
+     r"high\} or \{metric, min and/or max\}"),
+    ("accelerators.yaml", "pattern: 'Radeon 8060S'", "pattern: 'Radeon (8060S'",
+     r"accelerators.yaml:\d+: key accelerators.5.pattern: expected a Python regular expression"),
+])
+def test_a_rules_file_that_breaks_its_schema_names_the_line_key_expected_and_found(tmp_path, name, old, new, message):
+    copy = shutil.copytree(SCHEMAS, tmp_path / "schemas")
+    text = (copy / name).read_text(encoding="utf-8")
+    assert old in text
+    (copy / name).write_text(text.replace(old, new), encoding="utf-8")
+    with pytest.raises(ConfigError, match=message):
+        Rules.load(copy).load_yaml(name)
 
 
 # ---- facts of the checker's constants -------------------------------------------------

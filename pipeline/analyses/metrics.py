@@ -21,13 +21,13 @@ drops nulls from its tables.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from pipeline.core.formulas import rate
+from pipeline.ingest.table import read_frame
 from pipeline.core.vocabulary import tally
 from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, DEVIATES, EXCLUDED, NO_REFERENCE, POST_DEADLINE, SET_ASIDE,
                                  REJECTED, VERIFIED)
@@ -48,8 +48,6 @@ class Metrics:
 
 
 def _read(path: Path) -> pd.DataFrame:
-    from pipeline.ingest.table import read_frame
-
     return read_frame(path, dtype=str, keep_default_na=False, na_values=[""])
 
 
@@ -86,16 +84,3 @@ def compute(results: Path, agreement: Path, rejected: Path) -> Metrics:
                 metrics.files[f"{_safe(round_)}/{key}/{_safe(str(partner))}.json"] = counts(
                     len(group), group["verdict"])
     return metrics
-
-
-def write(metrics: Metrics, out: Path | None, folder: Path | None) -> None:
-    """metrics.json (``out``) and the metrics folder, replaced whole (no stale
-    partner file); either may be None (not written)."""
-    from pipeline.core.files import atomic_dir, write_json
-    if folder is not None:
-        with atomic_dir(folder) as tmp:
-            for name, data in metrics.files.items():
-                (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-                (tmp / name).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    if out is not None:
-        write_json(metrics.totals, out)

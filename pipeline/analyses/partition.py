@@ -6,7 +6,8 @@ verified set. Rows without a valid status go to neither, with a finding.
 
 :func:`compare_and_partition` is the pipeline's step after the table: the
 agreement table, and the verified and post-deadline sets of the results and
-of the agreement table.
+of the agreement table (the compare stage, :mod:`pipeline.stages.compare`,
+writes them).
 """
 
 from __future__ import annotations
@@ -160,17 +161,6 @@ class SetsReport(ReportShape):
 
     def frame(self) -> pd.DataFrame:
         return self.agreement.frame()
-
-    def write(self, verified_dir: Path, post_deadline_dir: Path) -> str:
-        """The two sets as the compare stage writes them (results.csv and
-        agreement.csv in each folder); what it wrote, in a line."""
-        from pipeline.core.files import write_table
-
-        for name, split in (("results", self.results), ("agreement", self.agreements)):
-            write_table(split.verified, verified_dir / f"{name}.csv")
-            write_table(split.post_deadline, post_deadline_dir / f"{name}.csv")
-        return (f"wrote {verified_dir.as_posix()}/ ({len(self.results.verified)} verified) and "
-                f"{post_deadline_dir.as_posix()}/ ({len(self.results.post_deadline)} post-deadline)")
 
 
 def compare_and_partition(rules: Rules, results: pd.DataFrame, tolerance_pct: float, reference_submitter: str,

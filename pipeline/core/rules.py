@@ -3,8 +3,13 @@
 :meth:`Rules.load` makes one immutable value of a schemas folder; it is made
 at the edge (the CLI, a test) and passed down, never switched through the
 environment. Nothing here is a literal of a round: deadlines, models, units
-and the accelerator registry come from YAML files under the folder. A
-missing or broken file is a :class:`ConfigError` (exit 3).
+and the accelerator registry come from YAML files under the folder. Each file
+is checked once, when first loaded, against the JSON Schema beside it
+(:func:`schema_of`): what a file must look like is said there, with the
+domain's wording in each ``description``; what only several files together
+can say (a round's model is in models.yaml, a family has the scenario) is
+checked here. A missing or broken file is a :class:`ConfigError` (exit 3)
+naming the file, the line and key, what was expected and what was found.
 
 One registry per fact: ``models.yaml`` names every benchmark with its aliases
 and unit family; ``rules/metrics.yaml`` gives a family's units per scenario;
@@ -17,18 +22,25 @@ folder is cached on the value (:func:`memo`), so two values of two folders
 from __future__ import annotations
 
 import functools
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+import jsonschema
 import yaml
+from jsonschema.exceptions import best_match
 
+from pipeline.core import textcheck
 from pipeline.core.errors import ConfigError
 
-CATEGORIES = ("datacenter", "edge", "both")   # both: a system of type datacenter,edge
 RULES_DIR = "rules"
 SCHEMA_FILE = "results.v3.yaml"   # the canonical table's schema (v1 and v2 stay as released)
+ROUND_SCHEMA = f"{RULES_DIR}/round.schema.json"   # every rules/<round>.yaml
+_ROUND_FILE = re.compile(rf"{RULES_DIR}/v\d+\.\d+\.yaml")
+_TABLE_SCHEMA = re.compile(r"results\.v\d+\.yaml")   # pandera's own format, checked by pandera
+_FORMATS = jsonschema.FormatChecker(formats=("regex",))   # a pattern is a Python regular expression
 
 
 def memo(maxsize: int | None = None):
@@ -42,6 +54,30 @@ def memo(maxsize: int | None = None):
             return cache(*args, **kwargs)
         return call
     return wrap
+
+
+def schema_of(name: str) -> str | None:
+    """The JSON Schema a schemas/ file NAME is checked against: ``<name>.schema.json``
+    beside it, one schema for every round's rules; None for the table schemas."""
+    if _TABLE_SCHEMA.fullmatch(name):
+        return None
+    return ROUND_SCHEMA if _ROUND_FILE.fullmatch(name) else name.removesuffix(".yaml") + ".schema.json"
+
+
+def problem(path: Path, text: str, schema: str, error: jsonschema.ValidationError) -> str:
+    """A config error's message for the place where the document at PATH (TEXT)
+    breaks SCHEMA: the file and line, the key, what the schema expects (its
+    ``description`` there, else the rule), what the file holds, and why not."""
+    key = ".".join(str(k) for k in error.absolute_path)
+    try:
+        line = textcheck.key_lines(textcheck.compose(text)[0]).get(key) if key else None
+    except yaml.YAMLError:   # a JSON file that YAML does not read (tabs): the key alone
+        line = None
+    expected = error.schema.get("description") or f"{error.validator} {error.validator_value!r}"
+    found = repr(error.instance)
+    found = found if len(found) <= 80 else found[:77] + "..."
+    return (f"{path}{f':{line}' if line else ''}: key {key or '<top>'}: expected {expected}; found {found} "
+            f"({error.message[:200]}): change the file to match {schema}")
 
 
 def default_folder() -> Path:
@@ -91,40 +127,47 @@ class Rules:
 
     @memo()
     def load_yaml(self, name: str) -> dict:
-        """A schemas/ file, parsed once (libyaml's parser); callers read it, never change it."""
+        """A schemas/ file, parsed once (libyaml's parser) and checked against its
+        JSON Schema (:func:`schema_of`); callers read it, never change it."""
         if not self.folder.is_dir():
             raise ConfigError(f"schemas folder not found: {self.folder} (give --schemas or set MLREPRO_SCHEMAS)")
         path = self.folder / name
         try:
-            with open(path, encoding="utf-8") as fh:
-                data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-        except (OSError, yaml.YAMLError) as exc:
+            text = path.read_text(encoding="utf-8")
+            data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        except (OSError, ValueError, yaml.YAMLError) as exc:
             raise ConfigError(f"cannot load {path}: {exc}") from exc
         if not isinstance(data, dict):
             raise ConfigError(f"{path}: expected a mapping at the top level")
+        schema = schema_of(name)
+        error = best_match(self.validator(schema).iter_errors(data)) if schema else None
+        if error is not None:
+            raise ConfigError(problem(path, text, schema, error))
         return data
 
     @memo()
+    def validator(self, name: str) -> jsonschema.Draft202012Validator:
+        """The JSON Schema (draft 2020-12) NAME of the folder, ready to check a document;
+        the tool's own where the folder has none (a policy from before the schemas were written)."""
+        path = self.folder / name
+        path = path if path.is_file() else default_folder() / name
+        try:
+            with open(path, encoding="utf-8") as fh:
+                return jsonschema.Draft202012Validator(json.load(fh), format_checker=_FORMATS)
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"cannot load {path}: {exc}") from exc
+
+    @memo()
     def rounds(self) -> dict[str, Round]:
-        data = self.load_yaml("rounds.yaml").get("rounds") or {}
-        out = {}
-        for name, info in data.items():
-            try:
-                deadline = datetime.fromisoformat(str(info["submission_deadline"]))
-            except (KeyError, ValueError) as exc:
-                raise ConfigError(f"rounds.yaml: round {name}: bad submission_deadline") from exc
-            if deadline.tzinfo is None:
-                raise ConfigError(f"rounds.yaml: round {name}: deadline needs a time zone")
-            opens = None
-            if info.get("opens") is not None:
-                try:
-                    opens = datetime.fromisoformat(str(info["opens"]))
-                except ValueError as exc:
-                    raise ConfigError(f"rounds.yaml: round {name}: bad opens") from exc
-                if opens.tzinfo is None:
-                    raise ConfigError(f"rounds.yaml: round {name}: opens needs a time zone")
-            out[name] = Round(name, deadline, opens)
-        return out
+        def time(name: str, info: dict, key: str) -> datetime | None:
+            try:   # the schema's pattern passes 2026-13-45T25:61
+                return datetime.fromisoformat(info[key]) if key in info else None
+            except ValueError as exc:
+                raise ConfigError(f"{self.folder / 'rounds.yaml'}: key rounds.{name}.{key}: expected a valid "
+                                  f"ISO-8601 time with a time zone; found {info[key]!r} ({exc})") from exc
+
+        return {name: Round(name, time(name, info, "submission_deadline"), time(name, info, "opens"))
+                for name, info in self.load_yaml("rounds.yaml")["rounds"].items()}
 
     @memo()
     def _registry(self) -> tuple[dict[str, str], dict[str, str]]:
@@ -133,49 +176,39 @@ class Rules:
         families = self.family_units()
         family: dict[str, str] = {}
         aliases: dict[str, str] = {}
-        for name, info in (data.get("models") or {}).items():
-            if not isinstance(info, dict) or info.get("family") not in families:
-                raise ConfigError(f"models.yaml: model {name}: family must be one of "
-                                  f"{sorted(families)} (rules/metrics.yaml)")
-            family[str(name)] = info["family"]
+        for name, info in data["models"].items():
+            if info["family"] not in families:
+                raise ConfigError(f"models.yaml: key models.{name}.family: expected one of {sorted(families)} "
+                                  f"(the families of rules/metrics.yaml); found {info['family']!r}")
+            family[name] = info["family"]
             for spelling in [name, *(info.get("aliases") or [])]:
-                key = str(spelling).lower()
-                if aliases.setdefault(key, str(name)) != name:
+                key = spelling.lower()
+                if aliases.setdefault(key, name) != name:
                     raise ConfigError(f"models.yaml: {spelling!r} names both {aliases[key]} and {name}")
         return family, aliases
 
     @memo()
     def family_units(self) -> dict[str, dict[str, str]]:
         """family -> scenario -> published units, from rules/metrics.yaml."""
-        families = self.load_yaml(f"{RULES_DIR}/metrics.yaml").get("families") or {}
-        try:
-            return {str(f): {str(sc): str(spec["units"]) for sc, spec in table.items()}
-                    for f, table in families.items()}
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ConfigError(f"rules/metrics.yaml: bad family entry ({exc})") from exc
+        families = self.load_yaml(f"{RULES_DIR}/metrics.yaml")["families"]
+        return {f: {sc: spec["units"] for sc, spec in table.items()} for f, table in families.items()}
 
     def round_benchmarks(self, data: dict, where: str) -> dict[str, Model]:
         """The benchmarks of one round's rules (``models``, ``scenarios``, ``units``):
         each with the scenarios some category gives it and their accepted units."""
         family, _ = self._registry()
         families = self.family_units()
-        names = [str(m) for m in data.get("models") or ()]
+        names = data.get("models") or []
         unknown = [m for m in names if m not in family]
         if unknown:
             raise ConfigError(f"{where}: models {unknown} are not in models.yaml")
         scenarios: dict[str, list[str]] = {m: [] for m in names}
-        try:
-            for category, kinds in (data.get("scenarios") or {}).items():
-                if category not in CATEGORIES:
-                    raise ConfigError(f"{where}: scenarios: unknown category {category!r} ({list(CATEGORIES)})")
-                for kind, table in (kinds or {}).items():
-                    for model, listed in (table or {}).items():
-                        self._check_names(where, f"scenarios.{category}.{kind}", model, scenarios, listed)
-                        scenarios[model] += [s for s in listed if s not in scenarios[model]]
-            overrides = {str(m): {str(s): tuple(map(str, u)) for s, u in sc.items()}
-                         for m, sc in (data.get("units") or {}).items()}
-        except (TypeError, AttributeError) as exc:
-            raise ConfigError(f"{where}: bad scenarios or units ({exc})") from exc
+        for category, kinds in (data.get("scenarios") or {}).items():
+            for kind, table in kinds.items():
+                for model, listed in (table or {}).items():
+                    self._check_names(where, f"scenarios.{category}.{kind}", model, scenarios, listed)
+                    scenarios[model] += [s for s in listed if s not in scenarios[model]]
+        overrides = {m: {s: tuple(u) for s, u in sc.items()} for m, sc in (data.get("units") or {}).items()}
         out = {}
         for model in names:
             units = {}
@@ -230,10 +263,8 @@ class Rules:
 
     @memo()
     def _categories(self) -> frozenset[str]:
-        found = self.load_yaml("models.yaml").get("categories") or []
-        if not isinstance(found, list):
-            raise ConfigError("models.yaml: `categories` must be a list")
-        names = frozenset(_SEPARATORS.sub("-", str(c).strip().lower()) for c in found)
+        found = self.load_yaml("models.yaml")["categories"]
+        names = frozenset(_SEPARATORS.sub("-", c.strip().lower()) for c in found)
         clash = sorted(n for n in names if n in self._registry()[1])
         if clash:
             raise ConfigError(f"models.yaml: categories {clash} are also benchmark spellings")
@@ -247,10 +278,7 @@ class Rules:
     @memo()
     def scenarios(self) -> tuple[str, ...]:
         """The MLPerf scenarios (schemas/models.yaml ``scenarios``)."""
-        found = self.load_yaml("models.yaml").get("scenarios")
-        if not isinstance(found, list) or not found:
-            raise ConfigError("models.yaml: `scenarios` must be a non-empty list")
-        return tuple(str(s) for s in found)
+        return tuple(self.load_yaml("models.yaml")["scenarios"])
 
     @memo()
     def conventions(self) -> dict:
@@ -259,10 +287,7 @@ class Rules:
 
     @memo()
     def power_cap_pattern(self) -> re.Pattern:
-        try:
-            return re.compile(str(self.conventions()["power_cap_pattern"]), re.IGNORECASE)
-        except (KeyError, re.error) as exc:
-            raise ConfigError(f"conventions.yaml: bad power_cap_pattern: {exc}") from exc
+        return re.compile(self.conventions()["power_cap_pattern"], re.IGNORECASE)
 
     def power_capped(self, text: object) -> bool:
         """A system id or name that says power-capped (the pattern is in schemas/conventions.yaml)."""
@@ -280,12 +305,8 @@ class Rules:
         return tuple(str(v) for v in allowed)
 
     def claim_defaults(self) -> dict[str, float]:
-        data = self.conventions().get("claims") or {}
-        try:
-            return {k: float(data[k]) for k in ("tolerance_pct_points", "tolerance_ratio")}
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ConfigError(f"conventions.yaml: claims needs tolerance_pct_points and "
-                              f"tolerance_ratio numbers ({exc})") from exc
+        data = self.conventions()["claims"]
+        return {k: float(data[k]) for k in ("tolerance_pct_points", "tolerance_ratio")}
 
     def canonical_scenario(self, text: str) -> str | None:
         key = text.strip().lower()
@@ -296,11 +317,8 @@ class Rules:
 
     @memo()
     def accelerator_patterns(self) -> tuple[tuple[str, re.Pattern], ...]:
-        data = self.load_yaml("accelerators.yaml").get("accelerators") or []
-        try:
-            return tuple((e["name"], re.compile(e["pattern"], re.IGNORECASE)) for e in data)
-        except (KeyError, re.error) as exc:
-            raise ConfigError(f"accelerators.yaml: bad entry: {exc}") from exc
+        return tuple((e["name"], re.compile(e["pattern"], re.IGNORECASE))
+                     for e in self.load_yaml("accelerators.yaml")["accelerators"])
 
     def canonical_accelerator(self, text: str) -> str | None:
         """The canonical short name for a free-text accelerator name, or None."""
@@ -312,19 +330,14 @@ class Rules:
     @memo()
     def registry_vendors(self) -> dict[str, str]:
         """Registered accelerator name -> its vendor (accelerators.yaml ``vendor``)."""
-        return {str(e["name"]): str(e.get("vendor") or "")
-                for e in self.load_yaml("accelerators.yaml").get("accelerators") or []}
+        return {e["name"]: e["vendor"] for e in self.load_yaml("accelerators.yaml")["accelerators"]}
 
     @memo()
     def vendors(self) -> dict[str, Vendor]:
         """Vendor name -> its words and brands (accelerators.yaml ``vendors``)."""
-        data = self.load_yaml("accelerators.yaml").get("vendors") or {}
-        try:
-            out = {str(name): Vendor(str(name), tuple(map(str, spec["words"])), tuple(map(str, spec.get("brands") or ())))
-                   for name, spec in data.items()}
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ConfigError(f"accelerators.yaml: vendors: each needs a list of words ({exc})") from exc
-        unlisted = sorted(set(self.registry_vendors().values()) - set(out) - {""})
+        out = {name: Vendor(name, tuple(spec["words"]), tuple(spec.get("brands") or ()))
+               for name, spec in self.load_yaml("accelerators.yaml")["vendors"].items()}
+        unlisted = sorted(set(self.registry_vendors().values()) - set(out))
         if unlisted:
             raise ConfigError(f"accelerators.yaml: vendors {unlisted} of the registry have no words under `vendors`")
         return out

@@ -5,7 +5,10 @@
 latency constraints, TTFT/TPOT limits, accuracy targets and upper limits,
 compliance tests, required system fields); ``metrics.yaml`` says which
 LoadGen key holds a result and in which units; ``accuracy.yaml`` how to read
-a metric from accuracy.txt. Nothing here is a literal of a round.
+a metric from accuracy.txt. Nothing here is a literal of a round. Each file
+is checked against its JSON Schema when loaded (``rules/round.schema.json``,
+``metrics.schema.json``, ``accuracy.schema.json``); what is checked here is
+what the schema cannot say: that the models a section names are the round's.
 """
 
 from __future__ import annotations
@@ -134,16 +137,12 @@ def metric_for(rules: RoundRules, formats: Formats, model: str, family: str,
 @memo()
 def formats(rules: Rules) -> Formats:
     metrics = rules.load_yaml(f"{RULES_DIR}/metrics.yaml")
-    patterns = rules.load_yaml(f"{RULES_DIR}/accuracy.yaml").get("patterns") or {}
-    try:
-        compiled = {name: re.compile(text) for name, text in patterns.items()}
-    except re.error as exc:
-        raise ConfigError(f"rules/accuracy.yaml: bad pattern: {exc}") from exc
+    patterns = rules.load_yaml(f"{RULES_DIR}/accuracy.yaml")["patterns"]
     out = Formats(
-        families={f: _metric_table(t, f"family {f}") for f, t in (metrics.get("families") or {}).items()},
-        model_metrics={m: _metric_table(t, m) for m, t in (metrics.get("models") or {}).items()},
+        families={f: _metric_table(t) for f, t in metrics["families"].items()},
+        model_metrics={m: _metric_table(t) for m, t in (metrics.get("models") or {}).items()},
         never_use=frozenset(metrics.get("never_use") or ()),
-        patterns=compiled)
+        patterns={name: re.compile(text) for name, text in patterns.items()})
     for table in [*out.families.values(), *out.model_metrics.values()]:
         if any(spec.key in out.never_use for spec in table.values()):
             raise ConfigError(f"rules/metrics.yaml reads a key listed in never_use: {table}")
@@ -165,44 +164,39 @@ def all_rounds(rules: Rules) -> dict[str, RoundRules]:
 
 
 def from_mapping(rules: Rules, data: dict, where: str) -> RoundRules:
-    benchmarks = rules.round_benchmarks(data, where)
-    try:
-        out = RoundRules(
-            round=str(data["round"]),
-            compliance_layout=str(data["layout"]["compliance"]),
-            seeds={str(k): int(v) for k, v in data["seeds"].items()},
-            min_duration_ms=int(data["min_duration_ms"]),
-            result_validity=str(data["result_validity"]),
-            test_mode=str(data["test_mode"]),
-            runs_as={str(k): str(v) for k, v in (data.get("runs_as") or {}).items()},
-            sample_count={str(k): int(v) for k, v in (data.get("performance_sample_count") or {}).items()},
-            latency_ms={str(m): {str(s): {str(k): float(v) for k, v in lim.items()}
-                                 for s, lim in sc.items()}
-                        for m, sc in (data.get("llm_latency_ms") or {}).items()},
-            accuracy={str(m): tuple(_target(t) for t in ts)
-                      for m, ts in (data.get("accuracy") or {}).items()},
-            compliance=_tests_by_model(data.get("compliance") or {}),
-            compliance_pass={str(t): {str(f): tuple(_alternatives(x) for x in lines) for f, lines in files.items()}
-                             for t, files in (data.get("compliance_pass") or {}).items()},
-            # checker_not_enforced: the released not_enforced, corrected (see the round files)
-            not_enforced={str(d): frozenset(map(str, c)) for d, c in
-                          (data.get("checker_not_enforced", data.get("not_enforced")) or {}).items()},
-            system_fields=tuple(str(f) for f in data.get("system_required_fields") or ()),
-            metrics={str(m): _metric_table(t, m) for m, t in (data.get("metrics") or {}).items()},
-            folder_models={str(f): (str(v["model"]), {str(a): str(b) for a, b in v["scenarios"].items()})
-                           for f, v in (data.get("folder_models") or {}).items()},
-            benchmarks=benchmarks,
-            min_queries={str(m): {str(s): int(n) for s, n in sc.items()}
-                         for m, sc in (data.get("min_queries") or {}).items()},
-            early_stopping=frozenset(map(str, data.get("early_stopping") or ())),
-            offline_min_spq={str(m): int(n) for m, n in (data.get("offline_min_samples_per_query") or {}).items()},
-            latency_constraint_ms={str(m): {str(s): float(v) for s, v in sc.items()}
-                                   for m, sc in (data.get("latency_constraint_ms") or {}).items()},
-            compliance_delta_pct=_delta_pct(data.get("compliance_accuracy_delta_pct") or {}),
-            min_duration_exempt=frozenset(map(str, data.get("min_duration_exempt") or ())),
-        )
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise ConfigError(f"{where}: bad round rules ({type(exc).__name__}: {exc})") from exc
+    """The rules of one round, from its file's mapping (checked by rules/round.schema.json)."""
+    def get(section: str) -> dict:   # a section the round may leave out
+        return data.get(section) or {}
+
+    out = RoundRules(
+        round=data["round"],
+        compliance_layout=data["layout"]["compliance"],
+        seeds=dict(data["seeds"]),
+        min_duration_ms=data["min_duration_ms"],
+        result_validity=data["result_validity"],
+        test_mode=data["test_mode"],
+        runs_as=dict(get("runs_as")),
+        sample_count=dict(get("performance_sample_count")),
+        latency_ms={m: {s: {k: float(v) for k, v in lim.items()} for s, lim in sc.items()}
+                    for m, sc in get("llm_latency_ms").items()},
+        accuracy={m: tuple(_target(t) for t in ts) for m, ts in get("accuracy").items()},
+        compliance=_tests_by_model(get("compliance")),
+        compliance_pass={t: {f: tuple(_alternatives(x) for x in lines) for f, lines in files.items()}
+                         for t, files in get("compliance_pass").items()},
+        # checker_not_enforced: the released not_enforced, corrected (see the round files)
+        not_enforced={d: frozenset(c) for d, c in (data.get("checker_not_enforced", get("not_enforced"))).items()},
+        system_fields=tuple(data.get("system_required_fields") or ()),
+        metrics={m: _metric_table(t) for m, t in get("metrics").items()},
+        folder_models={f: (v["model"], dict(v["scenarios"])) for f, v in get("folder_models").items()},
+        benchmarks=rules.round_benchmarks(data, where),
+        min_queries={m: dict(sc) for m, sc in get("min_queries").items()},
+        early_stopping=frozenset(data.get("early_stopping") or ()),
+        offline_min_spq=dict(get("offline_min_samples_per_query")),
+        latency_constraint_ms={m: {s: float(v) for s, v in sc.items()}
+                               for m, sc in get("latency_constraint_ms").items()},
+        compliance_delta_pct=_delta_pct(get("compliance_accuracy_delta_pct")),
+        min_duration_exempt=frozenset(data.get("min_duration_exempt") or ()),
+    )
     _check_models_known(out, where)
     return out
 
@@ -224,42 +218,33 @@ def _check_models_known(r: RoundRules, where: str) -> None:
             raise ConfigError(f"{where}: {name} names {unknown}, which are not in the round's models")
 
 
-def _metric_table(table: dict, where: str) -> dict[str, MetricSpec]:
-    try:
-        return {str(sc): MetricSpec(str(s["key"]), str(s["units"]), float(s.get("divide_by", 1)))
-                for sc, s in table.items()}
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise ConfigError(f"rules metrics for {where}: bad entry ({exc})") from exc
+def _metric_table(table: dict) -> dict[str, MetricSpec]:
+    return {sc: MetricSpec(s["key"], s["units"], float(s.get("divide_by", 1))) for sc, s in table.items()}
 
 
 def _target(entry: dict) -> AccuracyTarget:
+    """reference x low / high factors, or absolute min / max (the schema asks for one bound at least)."""
     if "reference" in entry:
-        ref = float(entry["reference"])
-        low = bound(ref, float(entry["low"])) if "low" in entry else None
-        high = bound(ref, float(entry["high"])) if "high" in entry else None
+        low, high = (bound(float(entry["reference"]), entry[k]) if k in entry else None for k in ("low", "high"))
     else:
-        low = float(entry["min"]) if "min" in entry else None
-        high = float(entry["max"]) if "max" in entry else None
-    if low is None and high is None:
-        raise ValueError(f"accuracy target {entry} has no bound")
-    scenarios = frozenset(str(s) for s in entry.get("scenarios") or ())
-    return AccuracyTarget(str(entry["metric"]), low, high, scenarios)
+        low, high = (float(entry[k]) if k in entry else None for k in ("min", "max"))
+    return AccuracyTarget(entry["metric"], low, high, frozenset(entry.get("scenarios") or ()))
 
 
 def _delta_pct(entry: dict) -> tuple[float, dict]:
-    models = {str(m): ({str(k): float(v) for k, v in d.items()} if isinstance(d, dict) else float(d))
+    models = {m: ({k: float(v) for k, v in d.items()} if isinstance(d, dict) else float(d))
               for m, d in (entry.get("models") or {}).items()}
     return float(entry.get("default", 1.0)), models
 
 
-def _alternatives(line: object) -> tuple[str, ...]:
+def _alternatives(line: str | list[str]) -> tuple[str, ...]:
     """A required line, or a list of lines any one of which will do."""
-    return tuple(str(x) for x in line) if isinstance(line, list) else (str(line),)
+    return tuple(line) if isinstance(line, list) else (line,)
 
 
 def _tests_by_model(by_test: dict) -> dict[str, tuple[str, ...]]:
     out: dict[str, list[str]] = {}
     for test, models in by_test.items():
         for model in models:
-            out.setdefault(str(model), []).append(str(test))
+            out.setdefault(model, []).append(test)
     return {m: tuple(t) for m, t in out.items()}

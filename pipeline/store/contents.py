@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.core import limits
-from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
 from pipeline.core.rules import Rules, memo
@@ -63,12 +62,8 @@ def folder_rules(rules: Rules) -> FolderRules:
     """The rule, from RULES' schemas folder (the base's, in the gate)."""
     data = limits.document(rules)
     names = data["names"]
-    try:
-        pattern = re.compile(names["pattern"])
-    except re.error as exc:
-        raise ConfigError(f"{limits.RULES_FILE}: names.pattern: {exc}") from exc
     return FolderRules(
-        pattern, names["pattern"], names["max_length"], names["max_depth"], data["manifest"],
+        re.compile(names["pattern"]), names["pattern"], names["max_length"], names["max_depth"], data["manifest"],
         {fmt: tuple(globs) for fmt, globs in data["formats"].items()},
         tuple((entry["name"], tuple(entry.get("under") or ())) for entry in data["tree"]),
         tuple((glob.lower(), tool) for tool, globs in data["configuration"].items() for glob in globs),

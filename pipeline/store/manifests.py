@@ -9,7 +9,6 @@ finding on a key names its line.
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,7 +19,8 @@ import yaml
 from pipeline.core import limits, textcheck
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
-from pipeline.core.rules import Rules, memo
+from pipeline.core.rules import Rules
+from pipeline.readers.base import max_file_bytes, read_text
 from pipeline.store import contents
 from pipeline.store.hashes import sha256_file, sha256_tree
 # ingest reads versions through this module: the layout's names are its too
@@ -64,19 +64,9 @@ class Manifest:
         return version.where(MANIFEST, key=key, line=self.lines.get(key))
 
 
-@memo()
-def _validator(rules: Rules):
-    import jsonschema
-
-    with open(rules.folder / MANIFEST_SCHEMA, encoding="utf-8") as fh:
-        return jsonschema.Draft202012Validator(json.load(fh))
-
-
 def _text(path: Path, where: Source) -> tuple[str | None, list[Finding]]:
     """The manifest's text, bounded in size, strict UTF-8, held to the hygiene
     of what partners type (no BOM, LF line ends, no mojibake)."""
-    from pipeline.readers.base import read_text  # the readers package is heavy: load it when used
-
     return read_text(path, where, MAX_MANIFEST_BYTES, checks=textcheck.DOCUMENT)
 
 
@@ -163,7 +153,7 @@ def _load(rules: Rules, version: Version) -> None:
     if not isinstance(data, dict):
         add(located("manifest-invalid", where, "a mapping", type(data).__name__, "the manifest must be a mapping"))
         return
-    errors = sorted(_validator(rules).iter_errors(data), key=lambda e: list(e.path))
+    errors = sorted(rules.validator(MANIFEST_SCHEMA).iter_errors(data), key=lambda e: list(e.path))
     for err in errors:
         key = ".".join(str(p) for p in err.path) or None
         add(located("manifest-invalid", where.at(key=key, line=lines.get(key) if key else None),
@@ -251,8 +241,6 @@ def _expect(err) -> str:
 
 
 def _check_files(version: Version) -> None:
-    from pipeline.readers.base import max_file_bytes
-
     m = version.manifest
     base = version.path.resolve()
     listed = set()

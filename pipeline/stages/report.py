@@ -1,5 +1,5 @@
-"""The pipeline's last step (``mlrepro report-all``, the DVC ``report`` stage):
-everything reported from the compared table, then the HTML report of it.
+"""The ``report`` stage (``mlrepro report-all``): everything reported from
+the compared table, then the HTML report of it.
 
 ============ =============================================================== =====================
 step         the same as                                                     writes
@@ -14,16 +14,18 @@ report       ``mlrepro report RESULTS ... --claims C --scaling S``           ``r
 ============ =============================================================== =====================
 
 The table is read and checked once; its own findings (rows that fail the
-schema) are listed once. Nothing is printed here: the CLI prints.
+schema) are listed once. Every file is written here; the analyses return
+values and the output package renders them. Nothing is printed: the CLI prints.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.analyses import claims, crosscheck, ledger as claims_ledger, metrics, record, scaling
-from pipeline.core.files import write_table, write_text
+from pipeline.core.files import atomic_dir, write_json, write_table, write_text
 from pipeline.core.findings import Finding, ReportShape
 from pipeline.core.model import DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEFAULT_TOLERANCE_PCT
 from pipeline.core.rules import Rules
@@ -97,7 +99,7 @@ def report_all(rules: Rules, paths: Paths, reference_submitter: str = DEFAULT_RE
     out = StepsReport(findings=list(found))
 
     counts = metrics.compute(paths.results, paths.agreement, paths.rejected)
-    metrics.write(counts, paths.metrics, paths.details)
+    write_metrics(counts, paths.metrics, paths.details)
     out.add("metrics", [paths.metrics, paths.details], counts.totals)
 
     ledger = claims.check_claims(rules, claims_ledger.read_ledger(rules, paths.ledger), frame, reference_submitter,
@@ -140,3 +142,15 @@ def _write(report, table_findings: list[Finding], path: Path) -> None:
     """A step's report as its command writes it: the table's findings first."""
     report.findings[:0] = table_findings
     write_report(report, path)
+
+
+def write_metrics(counts: metrics.Metrics, out: Path | None, folder: Path | None) -> None:
+    """metrics.json (``out``) and the metrics folder, replaced whole (no stale
+    partner file); either may be None (not written)."""
+    if folder is not None:
+        with atomic_dir(folder) as tmp:
+            for name, data in counts.files.items():
+                (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+                (tmp / name).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    if out is not None:
+        write_json(counts.totals, out)
