@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,28 +162,22 @@ class ReadResult:
 
 def read_text(path: Path, where: Source | str, max_bytes: int | None = None,
               checks: tuple[str, ...] = textcheck.TABULAR) -> tuple[str | None, list[Finding]]:
-    """The file's text, or None with findings. Strict UTF-8, bounded in size
-    (``max_bytes``, never above :func:`max_file_bytes`; only a regular file
-    is read, and never more than the limit), and held to the hygiene
-    ``checks`` of :mod:`pipeline.core.textcheck`. The default is the policy for
-    what partners type (CSV): a byte-order mark, CRLF line ends, control
-    characters, mojibake or a repeated column refuse the file; callers
-    reading machine-written files (LoadGen logs) pass ``textcheck.NONE``."""
+    """The file's text, or None with findings: strict UTF-8, at most
+    ``max_bytes`` (never above :func:`max_file_bytes`), held to the hygiene
+    ``checks`` of :mod:`pipeline.core.textcheck` (the default is the policy
+    for what partners type; machine-written files pass ``textcheck.NONE``)."""
     where = as_source(where)
     limit = max_file_bytes() if max_bytes is None else min(max_bytes, max_file_bytes())
-    with _Buffer() as buffer:
-        data, found = _read_into(buffer, path, where, limit)
-        if data is None:
-            return None, found
-        try:
-            text = str(data, "utf-8")
-        except UnicodeDecodeError as exc:
-            line = bytes(data[: exc.start]).count(b"\n") + 1
-            return None, [located("not-utf8", where.at(line=line), "UTF-8 text",
-                                  f"{bytes(data[exc.start:exc.start + 4])!r} at byte {exc.start}",
-                                  "the file is not valid UTF-8")]
-        finally:
-            del data
+    data, found = read_bytes(path, where, limit)
+    if data is None:
+        return None, found
+    try:
+        text = str(data, "utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return None, [located("not-utf8", where.at(line=line), "UTF-8 text",
+                              f"{data[exc.start:exc.start + 4]!r} at byte {exc.start}",
+                              "the file is not valid UTF-8")]
     found = textcheck.check(text, where, checks)
     if any(f.severity == Severity.ERROR for f in found):
         return None, found
@@ -195,70 +188,24 @@ def read_bytes(path: Path, where: Source, limit: int) -> tuple[bytes | None, lis
     """At most ``limit`` bytes of a regular file, or None with a finding. A
     FIFO, a device or a file that grows past the limit while read is refused,
     never read to its end."""
-    with _Buffer() as buffer:
-        data, found = _read_into(buffer, path, where, limit)
-        if data is None:
-            return None, found
-        out = bytes(data)
-        del data
-    return out, []
-
-
-class _Buffer:
-    """A read buffer of this thread, reused from file to file: a tree ingest
-    reads thousands of files of a few hundred KB, and a fresh buffer for each
-    costs a page fault per page touched (more than the copy itself). A
-    nested use (none today) gets a buffer of its own."""
-
-    _local = threading.local()
-
-    def __enter__(self) -> bytearray:
-        free = getattr(self._local, "free", None)
-        self._local.free = None
-        self.buffer = free if free is not None else bytearray(64 * 1024)
-        return self.buffer
-
-    def __exit__(self, *exc) -> None:
-        if len(self.buffer) <= _KEPT_BUFFER:
-            self._local.free = self.buffer
-
-
-_KEPT_BUFFER = 8 * 1024 * 1024   # a larger buffer (a rare large file) is not kept
-
-
-def _read_into(buffer: bytearray, path: Path, where: Source, limit: int
-               ) -> tuple[memoryview | None, list[Finding]]:
-    """The file's bytes as a view of ``buffer`` (grown as needed), or None with
-    a finding; at most ``limit`` bytes (one more is asked for, to see a file
-    that grew past the limit while read)."""
     def too_large(size: object) -> tuple[None, list[Finding]]:
         return None, [located("file-too-large", where, f"at most {limit} bytes", f"{size} bytes",
                               f"file over the size limit ({MAX_BYTES_ENV})")]
 
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                return None, [located("file-unreadable", where, "a regular file",
-                                      "a folder, FIFO or device", "not a regular file")]
-            if info.st_size > limit:
-                return too_large(info.st_size)
-            total = 0
-            while total <= limit:
-                want = min(max(info.st_size + 1, total + 64 * 1024), limit + 1)
-                if len(buffer) < want:
-                    buffer.extend(bytes(want - len(buffer)))
-                with memoryview(buffer) as view:
-                    n = os.readv(fd, [view[total:want]])
-                if n == 0:
-                    break
-                total += n
-        finally:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))   # a FIFO must not wait for a writer
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             os.close(fd)
+            return too_large(info.st_size) if stat.S_ISREG(info.st_mode) else (None, [located(
+                "file-unreadable", where, "a regular file", "a folder, FIFO or device", "not a regular file")])
+        with open(fd, "rb") as fh:
+            data = fh.read(info.st_size + 1)
+            if len(data) > info.st_size:      # grew while read: one byte past the limit is enough to tell
+                data += fh.read(limit + 1 - len(data))
     except OSError as exc:
         return None, [located("file-unreadable", where, "a readable file", exc.strerror or str(exc),
                               "cannot read the file")]
-    if total > limit:
+    if len(data) > limit:
         return too_large(f"more than {limit}")
-    return memoryview(buffer)[:total], []
+    return data, []
