@@ -159,6 +159,10 @@ class ReadResult:
         self.findings.extend(found)
         self.dispositions.append(rejection(cell, found))
 
+    def reject_rows(self, where: Source, lines, code: str, reason: str) -> None:
+        """Every row of a file refused whole (its findings are the file's): ``lines``, each row's line or number."""
+        self.dispositions.extend(Disposition(f"{where.file}:{n}", REJECTED, code, reason) for n in lines)
+
 
 def read_text(path: Path, where: Source | str, max_bytes: int | None = None,
               checks: tuple[str, ...] = textcheck.TABULAR) -> tuple[str | None, list[Finding]]:

@@ -20,8 +20,8 @@ from itertools import islice
 from pipeline.core import limits
 from pipeline.core.rules import Rules
 from pipeline.core.findings import Finding, located
-from pipeline.core.model import REJECTED, Source
-from pipeline.readers.base import Disposition, ReadResult, read_text
+from pipeline.core.model import Source
+from pipeline.readers.base import ReadResult, read_text
 
 
 @dataclass
@@ -54,8 +54,7 @@ def open_csv(rules: Rules, path, where: Source, required: tuple[str, ...], expec
     out.findings.append(located("missing-column", where.at(line=line), expected, f"missing {missing}",
                                 f"required column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
                                 f"absent: add {'it' if len(missing) == 1 else 'them'} to the header line"))
-    out.dispositions.extend(Disposition(f"{where.file}:{line}", REJECTED, "missing-column",
-                                        "the file lacks a required column") for line, _ in rows)
+    out.reject_rows(where, (line for line, _ in rows), "missing-column", "the file lacks a required column")
     return None
 
 

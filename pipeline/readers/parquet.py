@@ -21,10 +21,9 @@ from pathlib import Path
 from pipeline.core import limits
 from pipeline.core.rules import Rules
 from pipeline.core.findings import located
-from pipeline.core.model import REJECTED, Source
+from pipeline.core.model import Source
 from pipeline.core.vocabulary import Severity
-from pipeline.readers.base import (Disposition, Layout, RawRecord, ReadResult, as_source, max_file_bytes,
-                                   read_bytes)
+from pipeline.readers.base import Layout, RawRecord, ReadResult, as_source, max_file_bytes, read_bytes
 from pipeline.readers.csvfile import single_round
 from pipeline.readers.results_csv import OPTIONAL, REQUIRED
 
@@ -52,9 +51,7 @@ def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
     if missing:
         out.findings.append(located("missing-column", where, f"columns {list(REQUIRED)}",
                                     f"missing {missing}", f"required column {missing[0]!r} is absent"))
-        out.dispositions.extend(Disposition(f"{where.file}:{n}", REJECTED, "missing-column",
-                                            "the file lacks a required column")
-                                for n in range(1, table.num_rows + 1))
+        out.reject_rows(where, range(1, table.num_rows + 1), "missing-column", "the file lacks a required column")
         return out
     for col in table.column_names:
         if col not in REQUIRED and col not in OPTIONAL and col not in DERIVED and col != VARIANT:
@@ -135,7 +132,6 @@ def _plain_columns(table, columns: list[str], where: Source, out: ReadResult) ->
         out.findings.append(located("format-mismatch", where.at(column=name),
                                     "text or numbers", str(kind), "a column holds nested values"))
     if bad:
-        out.dispositions.extend(Disposition(f"{where.file}:{n}", REJECTED, "format-mismatch",
-                                            "the file holds a column of nested values")
-                                for n in range(1, table.num_rows + 1))
+        out.reject_rows(where, range(1, table.num_rows + 1), "format-mismatch",
+                        "the file holds a column of nested values")
     return not bad
