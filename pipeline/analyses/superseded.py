@@ -24,13 +24,12 @@ import pandas as pd
 from pipeline.core.findings import Finding, ReportShape
 from pipeline.core.model import DEVIATES, Row, typed_rows
 from pipeline.core.rules import Rules
-from pipeline.core.vocabulary import tally
+from pipeline.core.vocabulary import SupersededFate, tally
 from pipeline.store.manifests import load_manifest, withdrawal_for
 from pipeline.store.versions import version_at
 
 KEY = ("system", "model", "scenario", "division")
-# what became of a superseded row in the version that superseded it
-WITHDRAWN, REPLACED, LEFT_OUT = "withdrawn", "replaced", "left out"
+WITHDRAWN, REPLACED, LEFT_OUT = tuple(SupersededFate)
 COLUMNS = ("round", "submitter", "version", "superseded_by", "fate", "withdrawal_reason", "system", "accelerator",
            "model", "scenario", "division", "value", "units", "reference_value", "deviation_pct", "verdict", "reason",
            "status", "label", "source")
