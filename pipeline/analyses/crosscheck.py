@@ -63,48 +63,22 @@ def load_published(rules: Rules, paths: Iterable[Path], round_: str | None = Non
     return {r: pd.concat(frames, ignore_index=True) for r, frames in sorted(tables.items())}, found
 
 
-def _by_round(published) -> dict[str, pd.DataFrame]:
-    import pandas as pd
-
-    if isinstance(published, Mapping):
-        frames = list(published.values())
-    elif isinstance(published, pd.DataFrame):
-        frames = [published]
-    else:
-        frames = list(published)
-    out: dict[str, list[pd.DataFrame]] = {}
-    for frame in frames:
-        for round_, part in frame.groupby("round", sort=True):
-            out.setdefault(str(round_), []).append(part)
-    return {r: pd.concat(parts, ignore_index=True) for r, parts in out.items()}
-
-
 def _text(value) -> str | None:
     return None if value is None or (isinstance(value, float) and value != value) \
         or value.__class__.__name__ == "NAType" else str(value)
 
 
-def check(table: pd.DataFrame | list[dict], published_tables, tolerance_pct: float = 0.0) -> Report:
+def check(table: pd.DataFrame | list[dict], published: Mapping[str, pd.DataFrame],
+          tolerance_pct: float = 0.0) -> Report:
     """Look up every verified row of ``table`` (a canonical frame, or its
-    :func:`records` when several published tables are checked against it) in
-    ``published_tables`` (a mapping round -> canonical frame, a list of
-    frames, or one frame). Returns a Report whose rows are the crosscheck
-    verdicts and whose findings are the ``differs`` and ``not-published`` rows."""
-    published = _by_round(published_tables)
+    :func:`records`, built once when several published tables are checked
+    against it) in ``published`` (round -> canonical frame, as
+    :func:`load_published` gives). The rows are the crosscheck verdicts, the
+    findings the ``differs`` and ``not-published`` rows."""
     rows = table if isinstance(table, list) else records(table)
-    return check_rows(rows, {r: records(f) for r, f in published.items()}, tolerance_pct)
-
-
-def records(frame: pd.DataFrame) -> list[dict]:
-    """A canonical frame's rows as plain values (None for a missing one), as :func:`check_rows` takes them."""
-    return frame.astype(object).where(frame.notna(), None).to_dict("records")
-
-
-def check_rows(rows: list[dict], published: dict[str, list[dict]], tolerance_pct: float = 0.0) -> Report:
-    """:func:`check` on plain rows: ``published`` maps a round to its published rows."""
     index: dict[tuple, list[dict]] = {}
-    for recs in published.values():
-        for rec in recs:
+    for frame in published.values():
+        for rec in records(frame):
             index.setdefault(tuple(rec[k] for k in KEY), []).append(rec)
     verified = [r for r in rows if r["status"] == VERIFIED]
     checked = [r for r in verified if str(r["round"]) in published]
@@ -124,6 +98,11 @@ def check_rows(rows: list[dict], published: dict[str, list[dict]], tolerance_pct
         "not_checked_no_published_table": len(verified) - len(checked),
     }
     return report
+
+
+def records(frame: pd.DataFrame) -> list[dict]:
+    """A canonical frame's rows as plain values (None for a missing one)."""
+    return frame.astype(object).where(frame.notna(), None).to_dict("records")
 
 
 def _narrow(rec: dict, candidates: list[dict]) -> list[dict]:
