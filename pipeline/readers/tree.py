@@ -60,7 +60,7 @@ def read(path: Path, where: Source | str, rules: Rules, round_: str | None = Non
     where = as_source(where)
     out = ReadResult()
     run = _Run(rules, systems(rules, path, where), round_, workers, rounds)
-    rounds: set[str] = set()
+    stated: set[str] = set()
     records = []
     progress = _Progress(len(run.units), where.path)
     results = 0
@@ -73,14 +73,14 @@ def read(path: Path, where: Source | str, rules: Rules, round_: str | None = Non
                 continue
             out.findings.extend(outcome.findings)
             records.append(outcome.record)
-            rounds.add(outcome.round)
+            stated.add(outcome.round)
     progress.close()
     out.records = records
     if not results:
         out.findings.append(located("missing-file", where,
                                     "results/<system>/<model>/<scenario>/ folders", "none",
                                     "the submission tree holds no result folder"))
-    out.round = rounds.pop() if len(rounds) == 1 else round_
+    out.round = stated.pop() if len(stated) == 1 else round_
     return out
 
 
@@ -105,13 +105,6 @@ class _Progress:
         if self.on:
             sys.stderr.write("\n")
             sys.stderr.flush()
-
-
-def outcomes(rules: Rules, units: list[SystemUnit], round_: str | None, workers: int | None = None,
-             rounds: dict[str, RoundRules] | None = None) -> Iterator[list[Outcome]]:
-    """The judged results of each system folder, in order, in parallel across
-    cores when there are enough systems."""
-    return iter(_Run(rules, units, round_, workers, rounds))
 
 
 class _Run:
@@ -154,7 +147,7 @@ class _Run:
 
     def __iter__(self) -> Iterator[list[Outcome]]:
         if self.pool is None:
-            yield from self._here([u for chunk in self.chunks for u in chunk] if self.chunks else self.units)
+            yield from self._here(self.units)
             return
         done = 0
         try:

@@ -91,9 +91,8 @@ def log_keys(rounds: dict[str, RoundRules], formats: Formats) -> frozenset[str]:
 
 
 def judge(job: ResultJob, rounds: dict[str, RoundRules], formats: Formats,
-          explicit_round: str | None, keys: frozenset[str] | None = None) -> Outcome:
-    """``keys``: the LoadGen keys to parse (:func:`log_keys`, computed once by
-    the caller; None computes them)."""
+          explicit_round: str | None, keys: frozenset[str]) -> Outcome:
+    """``keys``: the LoadGen keys to parse (:func:`log_keys`, computed once by the caller)."""
     detail_where = inside(job.where, DETAIL)
     cell = detail_where.file
     base = os.fspath(job.scenario_dir)
@@ -103,7 +102,6 @@ def judge(job: ResultJob, rounds: dict[str, RoundRules], formats: Formats,
         if not os.path.isfile(detail):
             early.append(folder_checks.missing_file(detail_where, "the performance detail log"))
         return Outcome(cell, None, early)
-    keys = log_keys(rounds, formats) if keys is None else keys
     log, found = loadgen.read_log(detail, detail_where, keys)
     if log is None:   # read first, asked why after: one system call less for a log that is there
         if not os.path.isfile(detail):
