@@ -28,6 +28,13 @@ def inside(where: Source, rel: str) -> Source:
     return Source(f"{where.file}/{rel}" if where.file else rel, root=where.root)
 
 
+def json_text(value: object) -> str:
+    """A JSON value as text (a boolean as JSON writes it)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 def clean(text: str | None) -> str | None:
     """A field as the normaliser reads it: stripped, a placeholder (``N/A``,
     ``TODO``, blank...) as no value."""
@@ -39,10 +46,8 @@ def clean(text: str | None) -> str | None:
 
 @dataclass(frozen=True)
 class Layout:
-    """How a file names the canonical fields, the same for every record of
-    the file: field -> the file's column (a CSV, a Parquet table) or, when
-    ``keyed``, the record's key (a JSON record). A field the layout does not
-    name is placed at the column of its own name."""
+    """How a file names the canonical fields: field -> its column or, when
+    ``keyed``, its key (a JSON record); an unnamed field is at its own name."""
 
     names: Mapping[str, str] = field(default_factory=dict)
     keyed: bool = False
@@ -57,14 +62,10 @@ COLUMNS = Layout()   # a file whose columns are the canonical fields themselves
 
 @dataclass(slots=True)
 class RawRecord:
-    """One result as a reader found it: text fields, and where each one sits.
-
-    ``source`` is the file (shared by its records), ``line`` the record's
-    1-based line and ``row`` its number in a list of records (JSON);
-    ``layout`` names each field's column or key; ``elsewhere`` places the
-    fields read from another file than the record's (a tree result's system
-    description, its folders). A field the source lacks is absent from
-    ``fields`` (never None)."""
+    """One result as a reader found it: text fields (a field the source lacks
+    is absent, never None), and where each sits: ``line`` (1-based) or
+    ``row`` (its number in a JSON list) in ``source``, by ``layout``, or in
+    another file (``elsewhere``: a tree result's system description, folders)."""
 
     source: Source
     line: int | None
@@ -104,8 +105,7 @@ MAX_BYTES_ENV = "MLREPRO_MAX_FILE_BYTES"
 
 
 def max_file_bytes() -> int:
-    """The size limit of a file read: ``MLREPRO_MAX_FILE_BYTES`` (read at each
-    call, so a test or a run may lower it), else 64 MiB."""
+    """The size limit of a file read: ``MLREPRO_MAX_FILE_BYTES``, else 64 MiB."""
     text = os.environ.get(MAX_BYTES_ENV, "").strip()
     if not text:
         return DEFAULT_MAX_BYTES
@@ -140,11 +140,9 @@ def rejection(cell: str, found: list[Finding]) -> Disposition:
 
 @dataclass
 class ReadResult:
-    """What a reader makes of a file.
-
-    ``records`` may be read once only (a large CSV streams them): the
-    findings and dispositions of its rows, and ``round``, are complete once
-    the records have been read to their end."""
+    """What a reader makes of a file. ``records`` may be read once only (a CSV
+    streams them): findings, dispositions and ``round`` are complete once
+    they have been read to their end."""
 
     records: Iterable[RawRecord] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
