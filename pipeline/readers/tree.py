@@ -1,17 +1,11 @@
-"""``submission-tree``: an MLPerf submission folder as MLCommons receives it.
+"""``submission-tree``: an MLPerf submission folder as MLCommons receives it
+(``<division>/<Submitter>/systems/<system>.json`` and
+``results/<system>/<model>/<scenario>/...``; the layout is read from the
+tree, see :mod:`.tree_result`). The path may be the tree root, a division
+folder or a submitter folder.
 
-``<division>/<Submitter>/systems/<system>.json`` and
-``results/<system>/<model>/<scenario>/performance/run_1/mlperf_log_detail.txt``
-(+ summary), ``accuracy/accuracy.txt`` and compliance tests: beside
-``results/`` in v5.x (``compliance/<system>/<model>/<scenario>/TEST0x``),
-inside each scenario folder from v6.0; the layout is read from the tree
-(see :mod:`.tree_result`), not from the round. The path given may be the
-tree root (holding closed/open/network), a division folder or a submitter
-folder.
-
-The parent lists only the system folders (``results/<system>``); everything
-below, the system description, the walk of the model and scenario folders
-and the judging of each result (its LoadGen log, its round's rules), runs
+The parent lists only the system folders; the rest (the system description,
+the walk of the model and scenario folders, the judging of each result) runs
 in worker processes, a few systems at a time, streamed back in order. A
 missing system description or log rejects only the results it concerns.
 """
@@ -19,6 +13,7 @@ missing system description or log rejects only the results it concerns.
 from __future__ import annotations
 
 import atexit
+import functools
 import multiprocessing
 import os
 import sys
@@ -59,12 +54,12 @@ def read(path: Path, where: Source | str, rules: Rules, round_: str | None = Non
     ``rounds`` replaces the round rules of ``rules`` (tests judge quick runs by relaxed rules)."""
     where = as_source(where)
     out = ReadResult()
-    run = _Run(rules, systems(rules, path, where), round_, workers, rounds)
+    units = systems(rules, path, where)
     stated: set[str] = set()
     records = []
-    progress = _Progress(len(run.units), where.path)
+    progress = _Progress(len(units), where.path)
     results = 0
-    for judged in run:
+    for judged in _judged(rules, units, round_, workers, rounds):
         progress.step()
         for outcome in judged:
             results += 1
@@ -107,59 +102,39 @@ class _Progress:
             sys.stderr.flush()
 
 
-class _Run:
-    """The judging of a tree's system folders: in a pool of worker processes
-    (every chunk submitted at once, when the run is made) when there are
-    enough systems, else in this process as they are asked for. Iterating
-    gives each system's outcomes in order."""
+def _judged(rules: Rules, units: list[SystemUnit], round_: str | None, workers: int | None,
+            rounds: dict[str, RoundRules] | None) -> Iterator[list[Outcome]]:
+    """The outcomes of each system folder, in order: in a pool of worker
+    processes (every chunk submitted at once) when there are enough systems,
+    else here; what a pool that cannot start or breaks leaves is judged here."""
+    rounds = round_rules.all_rounds(rules) if rounds is None else rounds
+    formats = round_rules.formats(rules)
+    keys = log_keys(rounds, formats)
 
-    def __init__(self, rules: Rules, units: list[SystemUnit], round_: str | None, workers: int | None,
-                 rounds: dict[str, RoundRules] | None):
-        self.rules, self.units, self.round = rules, units, round_
-        self.rounds = round_rules.all_rounds(rules) if rounds is None else rounds
-        self.formats = round_rules.formats(rules)
-        self.keys = log_keys(self.rounds, self.formats)
-        self.pool, self.futures, self.chunks = None, [], []
-        count = workers or os.cpu_count() or 1
-        if count <= 1 or len(units) < PARALLEL_MIN_SYSTEMS:
-            return
-        size = max(1, min(MAX_CHUNK, len(units) // (count * 4)))
-        self.chunks = [units[i:i + size] for i in range(0, len(units), size)]
-        try:
-            self.pool = ProcessPoolExecutor(max_workers=count, mp_context=_context(),
-                                            initializer=_init_worker,
-                                            initargs=(rules, self.rounds, self.formats, round_, self.keys))
-            self.futures = [self.pool.submit(_judge_chunk, chunk) for chunk in self.chunks]
-        except (OSError, BrokenProcessPool):   # no processes to be had: judge here
-            self.stop()
-        else:
-            atexit.register(self.stop)
+    def here(todo) -> Iterator[list[Outcome]]:
+        return (judge_system(rules, unit, rounds, formats, round_, keys) for unit in todo)
 
-    def stop(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            self.pool = None
-            atexit.unregister(self.stop)
-
-    def _here(self, units: list[SystemUnit]) -> Iterator[list[Outcome]]:
-        for unit in units:
-            yield judge_system(self.rules, unit, self.rounds, self.formats, self.round, self.keys)
-
-    def __iter__(self) -> Iterator[list[Outcome]]:
-        if self.pool is None:
-            yield from self._here(self.units)
-            return
-        done = 0
-        try:
-            for future in self.futures:
-                judged = future.result()
-                done += 1
-                yield from judged
-        except BrokenProcessPool:
-            # a worker could not start or died (e.g. no usable __main__): finish here
-            yield from self._here([u for chunk in self.chunks[done:] for u in chunk])
-        finally:
-            self.stop()
+    count = workers or os.cpu_count() or 1
+    if count <= 1 or len(units) < PARALLEL_MIN_SYSTEMS:
+        yield from here(units)
+        return
+    size = max(1, min(MAX_CHUNK, len(units) // (count * 4)))
+    chunks = [units[i:i + size] for i in range(0, len(units), size)]
+    done, stop = 0, None
+    try:
+        pool = ProcessPoolExecutor(max_workers=count, mp_context=_context(), initializer=_init_worker,
+                                   initargs=(rules, rounds, formats, round_, keys))
+        stop = functools.partial(pool.shutdown, wait=True, cancel_futures=True)
+        atexit.register(stop)
+        for judged in pool.map(_judge_chunk, chunks):
+            done += 1
+            yield from judged
+    except (OSError, BrokenProcessPool):   # no processes to be had, or a worker died (no usable __main__)
+        yield from here(u for chunk in chunks[done:] for u in chunk)
+    finally:
+        if stop is not None:
+            stop()
+            atexit.unregister(stop)
 
 
 def _context():
@@ -267,8 +242,7 @@ def _system(folder: Path, shown: Source, system: str) -> tuple[dict | None, Sour
     if not isinstance(data, dict):
         return None, where, (located("format-mismatch", where, "a JSON object", type(data).__name__,
                                      "the system description is not an object"),)
-    repeated = jsonsafe.duplicate_keys(data)
+    repeated = jsonsafe.repeated_key(data, where, "the system description states a key twice")
     if repeated:
-        return None, where, (located("duplicate-key", where.at(key=repeated[0]), f"{repeated[0]!r} once",
-                                     f"{repeated[0]!r} twice", "the system description states a key twice"),)
+        return None, where, (repeated,)
     return data, where, ()
