@@ -1,22 +1,11 @@
 """Crosscheck: every result a submission declares verified, looked up in the
-table MLCommons published for its round.
-
-A verified result is one MLCommons reviewed, so it must be in the round's
-published table (the checker's ``summary.csv`` or ``summary_results.json``)
-with the same value. Each verified row of the canonical table is looked up by
-(round, submitter, system, model, scenario); when the row carries a result id
-or a used model, the published candidates are narrowed to those. Verdicts:
-
-- ``matches``: a published result within ``tolerance_pct`` (default 0: the
-  same number, up to binary floating point) of the row's value;
-- ``differs``: published, with another value; the row shows both values and
-  the deviation (:func:`pipeline.core.formulas.deviation_pct`, the published value
-  as the reference) and is a ``published-value-differs`` finding;
-- ``not-published``: declared verified, but MLCommons published no such
-  result: a ``not-published`` finding.
-
-Rows of a round whose published table is not given, and post-deadline rows
-(which MLCommons did not review), are not looked up; the summary counts them.
+table MLCommons published for its round (a verified result is one MLCommons
+reviewed, so it must be there, with the same value). A row is looked up by
+(round, submitter, system, model, scenario), narrowed by its result id and
+used model when it states them: ``matches`` within ``tolerance_pct`` (default
+0), ``differs`` (a ``published-value-differs`` finding, with the deviation
+against the published value), or ``not-published`` (a finding). Post-deadline
+rows and rounds without a published table are counted, not looked up.
 """
 
 from __future__ import annotations
@@ -43,12 +32,9 @@ COLUMNS = ("round", "submitter", "system", "model", "scenario", "division", "uni
 
 def load_published(rules: Rules, paths: Iterable[Path], round_: str | None = None
                    ) -> tuple[dict[str, pd.DataFrame], list[Finding]]:
-    """Read published tables (any format the readers know, through
-    :func:`pipeline.ingest.submissions.ingest`, as the gate reads them; a
-    published table is verified by definition, and its round is the one it
-    states unless ``round_`` says it) into canonical frames, one per round.
-    Findings of the reading (a row of the table that cannot be read) are
-    returned."""
+    """Published tables (any format the readers know, read by ingest; verified by
+    definition, of the round they state unless ``round_`` says it) as canonical
+    frames, one per round, and the findings of the reading."""
     import pandas as pd
 
     from pipeline.ingest.submissions import ingest

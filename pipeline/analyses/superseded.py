@@ -1,17 +1,11 @@
-"""The verdicts of superseded versions, kept apart from the current ones.
-
-The pipeline uses the newest sealed version of each submitter's round and
-status; an older one is superseded (``data/versions.csv``: ``used`` false).
-No move of a partner may take one of its results out of the auditor's view,
-so each superseded version is read as ingest reads a version named
-explicitly, and its rows are judged by :func:`pipeline.analyses.compare.compare`
-against the references of the current table, as they would be today. Each
-row says which version superseded it and whether that version withdrew it
-(the reason its manifest gives), replaced it (the same system, model,
-scenario and division are in the newer version), or left it out.
-
-The current verdicts never change here: this table is an output of its own
-(``data/superseded.csv``), read by the report.
+"""The verdicts of superseded versions, kept apart from the current ones: no
+move of a partner may take one of its results out of the auditor's view.
+Each superseded version (``data/versions.csv``: ``used`` false) is read as
+ingest reads a version named explicitly, and its rows judged by compare
+against today's references. Each row says which version superseded it and
+its fate there (:class:`~pipeline.core.vocabulary.SupersededFate`): withdrawn
+(the manifest's reason), replaced (the same system, model, scenario and
+division), or left out. The current verdicts never change here.
 """
 
 from __future__ import annotations

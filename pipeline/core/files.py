@@ -76,12 +76,9 @@ def atomic_path(path: str | Path):
 
 @contextmanager
 def atomic_dir(path: str | Path):
-    """Yield a temporary folder beside ``path``; on success it replaces
-    ``path`` (a site of many files, e.g. the GX Data Docs). The old folder is
-    renamed aside, the new one renamed into place, the old one removed: a run
-    killed at any point leaves at ``path`` the old folder or the new one,
-    never a partial one (between the two renames, the whole old folder is
-    still there under ``.<name>.old-*``)."""
+    """Yield a temporary folder beside ``path``; on success it replaces ``path``
+    (the old one renamed aside, the new one into place, the old one removed): a
+    run killed at any point leaves the old folder or the new one, never a part."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))

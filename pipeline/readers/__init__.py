@@ -1,18 +1,11 @@
 """Readers: one module per input format, each yielding raw records and findings.
 
-A reader module has ``NAME``, ``read(path, where) -> ReadResult`` (``where``:
-the file's :class:`~pipeline.core.model.Source`) and a way
-to be recognised: ``sniff(first_line)``, or ``sniff_head(first_64_KiB)`` for
-formats one line does not reveal, or ``sniff_dir(rules, folder)`` for a reader of
-folders. A reader that takes the round (``read(..., round_=...)``) is given
-the one the caller knows, and one that takes the rules (``rules=``) is
-given them. Add a format by adding a module and listing it in
-``READERS`` (format name -> module, and where a folder reader's sniff_dir is);
-detection tries them in order.
-
-A reader module is imported when it is first used, not with this package:
-recognising or reading a folder imports only the folder readers, so a path
-that needs no table library does not load one.
+A reader module has ``NAME``, ``read(path, where) -> ReadResult`` (and
+``rules=``, ``round_=`` when it takes them) and a way to be recognised:
+``sniff(first_line)``, ``sniff_head(first_64_KiB)`` or, for a folder,
+``sniff_dir(rules, folder)``. Add a format by adding a module and listing it
+in ``READERS``; detection tries them in order. A reader module is imported
+when first used, so a path that needs no table library does not load one.
 """
 
 from __future__ import annotations
@@ -80,8 +73,7 @@ def _head(path: Path) -> str | None:
 
 def undetected(path: Path, where: Source) -> Finding:
     """Why no reader recognises PATH, against the format it most resembles
-    (:mod:`pipeline.readers.resemble`): what its header lacks, a wrong
-    separator, or empty content."""
+    (:mod:`pipeline.readers.resemble`)."""
     csv_formats = {name: tuple(dict.fromkeys((*getattr(reader(name), "SNIFF_COLUMNS", ()),
                                               *reader(name).REQUIRED)))
                    for name in ("results-csv", "mlcommons-summary-csv")}
@@ -90,9 +82,8 @@ def undetected(path: Path, where: Source) -> Finding:
 
 def read(rules: Rules, path: Path, where: Source | str, fmt: str | None = None,
          round_: str | None = None) -> ReadResult:
-    """Read a file or folder in ``fmt`` (detected when None). Never raises for
-    bad data. ``where``: how findings name the file (a text is its path as
-    the caller names it)."""
+    """Read a file or folder in ``fmt`` (detected when None); never raises for
+    bad data. ``where``: how findings name the file."""
     where = as_source(where)
     fmt = fmt or detect(rules, path)
     if fmt is None:
@@ -107,8 +98,7 @@ def read(rules: Rules, path: Path, where: Source | str, fmt: str | None = None,
 
 def row_count(path: Path, fmt: str | None) -> int | None:
     """How many rows a file holds, found cheaply before it is read (a CSV's
-    lines after the header, a Parquet file's metadata); None when the format
-    does not tell so cheaply (JSON, a tree) or the file does not open."""
+    lines after the header, a Parquet file's metadata); None otherwise."""
     try:
         if fmt in ("results-csv", "mlcommons-summary-csv") and path.is_file():
             with open(path, "rb") as fh:

@@ -1,17 +1,11 @@
 """``parquet``: a table in Apache Parquet with the results-csv template's
-columns; the canonical table that ``mlrepro ingest -o table.parquet`` writes
-is one, so the pipeline's own output can be read back in.
-
-Every column is read as text (numbers as Arrow writes them, missing values
-as empty) and goes through the same normalisation and checks as a CSV row;
-row N of the file (from 1) is placed as ``row N``, its source is ``file:N``. The canonical table's own columns
-(``status``, ``source``, ``composition``, ``submission_version``) are derived
-again by the ingest, so they are not read (the status is the one the caller
-gives, as for any raw file); its ``accelerator_variant`` (``MI300X 192GB``)
-is read as the accelerator, which it names more precisely, so the variant
-survives the round trip; any other unknown column is a warning. A file
-that is not Parquet, is over the size limit, or holds a column that is not
-plain values (a list, a struct) is a finding, never an exception.
+columns, so that the pipeline's own output (``mlrepro ingest -o table.parquet``)
+can be read back in. Every column is read as text and goes through the same
+checks as a CSV row; row N is placed as ``row N`` (source ``file:N``). The
+canonical table's own columns (``status``, ``source``...) are derived again,
+so not read; its ``accelerator_variant`` is read as the accelerator, so the
+variant survives the round trip. A file that is not Parquet, is too large or
+holds a nested column is a finding, never an exception.
 """
 
 from __future__ import annotations
