@@ -62,10 +62,6 @@ TIME_KEYS = ("run_time", "validation_time", "ge_load_time")
 GX_DEFERRED = ("scipy.stats", "altair", "jsonschema", "mistune")
 
 
-def suites_dir(rules: Rules) -> Path:
-    return rules.folder / "expectations"
-
-
 @dataclass
 class SuiteFile:
     path: Path
@@ -78,7 +74,7 @@ class SuiteFile:
 
 def read_suite_files(rules: Rules, folder: Path | None = None) -> list[SuiteFile]:
     """Every ``*.json`` suite of the folder, checked for shape (not yet by GX)."""
-    folder = Path(folder) if folder else suites_dir(rules)
+    folder = Path(folder) if folder else rules.folder / "expectations"
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []
     if not files:
         raise ConfigError(f"no expectation suites (*.json) in {folder}")

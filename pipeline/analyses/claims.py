@@ -128,15 +128,12 @@ def check_claims(rules: Rules, ledger: Ledger, results: pd.DataFrame, reference_
     official = Results(rules, results[~every.late]) if late else every   # the results verified claims were made on
     refs = (reference_submitter, reference_vendor)
     for claim in ledger.claims:
-        if about_unverified(claim):
-            row, found = KIND_CHECKS[claim.kind](claim, every, ledger, refs)
-            row["including_post_deadline"] = None
-        else:
-            row, found = KIND_CHECKS[claim.kind](claim, official, ledger, refs)
-            row["including_post_deadline"] = (_including_post_deadline(claim, row, official, every, ledger, refs)
-                                              if late else None)
+        unverified = about_unverified(claim)
+        row, found = KIND_CHECKS[claim.kind](claim, every if unverified else official, ledger, refs)
+        row["including_post_deadline"] = (_including_post_deadline(claim, row, official, every, ledger, refs)
+                                          if late and not unverified else None)
         if "scope" not in row:   # a record claim states its own (the generations it compared)
-            row["scope"] = _scope(claim, every if about_unverified(claim) else official, ledger)
+            row["scope"] = _scope(claim, every if unverified else official, ledger)
         report.rows.append(row)
         report.findings.extend(found)
     report.rows = typed_rows("ClaimRow", sorted(report.rows, key=lambda r: r["line"] or 0))
@@ -209,11 +206,8 @@ def _label(row: dict, used: list[dict]) -> dict:
 
 
 def _differences(subject: dict, other: dict, what: str) -> list[str]:
-    notes = []
-    for key, name in STATED:
-        if str(subject[key]) != str(other[key]):
-            notes.append(f"{name} differs from {what}: {subject[key]} against {other[key]}")
-    return notes
+    return [f"{name} differs from {what}: {subject[key]} against {other[key]}"
+            for key, name in STATED if str(subject[key]) != str(other[key])]
 
 
 def eligible_comparators(claim: Claim, subject: dict, results: Results, default_round,

@@ -11,8 +11,8 @@ from pathlib import Path
 from pipeline.core import textcheck
 from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, located
-from pipeline.core.model import REJECTED, Source
-from pipeline.core.vocabulary import Severity
+from pipeline.core.model import Source
+from pipeline.core.vocabulary import Outcome, Severity
 
 # texts that mean "no value" in a partner's field
 PLACEHOLDERS = frozenset({"", "todo", "n/a", "na", "none", "null", "-", "tbd"})
@@ -120,10 +120,10 @@ def max_file_bytes() -> int:
 
 @dataclass
 class Disposition:
-    """A row that is not accepted: rejected (bad) or excluded (not comparable)."""
+    """A row that is not accepted: rejected (bad) or set aside (not comparable)."""
 
     source: str             # the row's cell (file:line), as the canonical table's source column
-    outcome: str            # rejected | excluded
+    outcome: Outcome        # REJECTED or SET_ASIDE
     codes: str              # comma-separated finding codes
     reason: str
 
@@ -134,7 +134,7 @@ class Disposition:
 
 def rejection(cell: str, found: list[Finding]) -> Disposition:
     """The rejection of a row for these findings."""
-    return Disposition(cell, REJECTED, ",".join(dict.fromkeys(f.code for f in found)),
+    return Disposition(cell, Outcome.REJECTED, ",".join(dict.fromkeys(f.code for f in found)),
                        "; ".join(f.message for f in found))
 
 
@@ -159,7 +159,7 @@ class ReadResult:
 
     def reject_rows(self, where: Source, lines, code: str, reason: str) -> None:
         """Every row of a file refused whole (its findings are the file's): ``lines``, each row's line or number."""
-        self.dispositions.extend(Disposition(f"{where.file}:{n}", REJECTED, code, reason) for n in lines)
+        self.dispositions.extend(Disposition(f"{where.file}:{n}", Outcome.REJECTED, code, reason) for n in lines)
 
 
 def read_text(path: Path, where: Source | str, max_bytes: int | None = None,

@@ -52,7 +52,7 @@ def scan(text: str, max_depth: int = MAX_DEPTH) -> tuple[int | None, list[int]]:
         if char in "[{":
             depth += 1
             if depth > max_depth:
-                return _line_of(text, m.start()), []
+                return text.count("\n", 0, m.start()) + 1, []
             if depth == 2 and char == "{":
                 starts.append(m.start())
         elif char in "]}":
@@ -78,10 +78,6 @@ def loads(text: str, where: Source | str, max_depth: int = MAX_DEPTH
         line = getattr(exc, "lineno", None)
         return None, [], [located("format-mismatch", where.at(line=line), "valid JSON",
                                   str(exc).split(":")[0], "the file is not valid JSON")]
-
-
-def _line_of(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
 
 
 def _lines_of(text: str, positions: list[int]) -> list[int]:

@@ -8,7 +8,7 @@ from pipeline.core.findings import Finding, located
 from pipeline.readers.base import json_text
 from pipeline.readers.loadgen import LoadgenLog, number
 from pipeline.readers.round_rules import RoundRules
-from pipeline.core.model import WARNING
+from pipeline.core.vocabulary import Severity
 
 NS_PER_MS = 1_000_000
 QSL_SEED = "effective_qsl_rng_seed"
@@ -171,7 +171,7 @@ def _setting_mismatch(log, scenario, kind, setting, requested, limit_ns, others,
         f"{scenario} run made with another {kind.upper()} limit"
     out.append(located("latency-setting-mismatch", log.at(setting),
                        f"{limit_ns / NS_PER_MS:g} ms ({scenario})", f"{requested / NS_PER_MS:g} ms",
-                       f"a {label}", severity=WARNING))
+                       f"a {label}", severity=Severity.WARNING))
 
 
 def _equal(log, key, expected, code, message, out) -> None:

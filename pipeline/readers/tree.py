@@ -190,22 +190,15 @@ def jobs_of(rules: Rules, unit: SystemUnit) -> list[ResultJob]:
     jobs = []
     for model_dir in _subfolders(system_dir):
         model_where = inside(unit.where, f"results/{unit.system}/{model_dir.name}")
-        jobs += [_job(rules, unit, model_dir.name, model_where, scenario_dir, facts, sys_where, places, why, beside)
-                 for scenario_dir in _subfolders(model_dir)]
+        for scenario_dir in _subfolders(model_dir):
+            model, scenario, family = _benchmark(rules, model_dir.name, scenario_dir.name)
+            jobs.append(ResultJob(
+                scenario_dir=scenario_dir, where=inside(model_where, scenario_dir.name), model_where=model_where,
+                system_places=places, submitter_dir=unit.folder, submitter_where=unit.where,
+                submitter=unit.folder.name, division=unit.division, system=unit.system, model_folder=model_dir.name,
+                scenario_folder=scenario_dir.name, model=model, scenario=scenario, family=family,
+                system_facts=facts, system_where=sys_where, system_findings=why, compliance_beside=beside))
     return jobs
-
-
-def _job(rules: Rules, unit: SystemUnit, model_folder, model_where, scenario_dir, facts, sys_where, places, why,
-         beside) -> ResultJob:
-    model, scenario, family = _benchmark(rules, model_folder, scenario_dir.name)
-    return ResultJob(
-        scenario_dir=scenario_dir, where=inside(model_where, scenario_dir.name), model_where=model_where,
-        system_places=places,
-        submitter_dir=unit.folder, submitter_where=unit.where, submitter=unit.folder.name,
-        division=unit.division, system=unit.system, model_folder=model_folder,
-        scenario_folder=scenario_dir.name, model=model, scenario=scenario, family=family,
-        system_facts=facts, system_where=sys_where, system_findings=why,
-        compliance_beside=beside)
 
 
 @memo(maxsize=4096)

@@ -50,9 +50,6 @@ class FolderRules:
         low = name.lower()
         return next((tool for glob, tool in self.configuration if fnmatch.fnmatchcase(low, glob)), None)
 
-    def format_names(self, fmt: str) -> tuple[str, ...]:
-        return self.formats.get(fmt, ())
-
 
 @memo()
 def folder_rules(rules: Rules) -> FolderRules:
@@ -189,7 +186,7 @@ _TREE = ("systems/*.json, LoadGen logs, accuracy.txt, verify_*.txt, measurements
 
 def _format_file(path: str, fmt: str | None, rule: FolderRules) -> Refusal | None:
     """A file of format FMT (any known format, when None) under a name that format uses."""
-    globs = [g for f in ([fmt] if fmt is not None else list(rule.formats)) for g in rule.format_names(f)]
+    globs = [g for f in ([fmt] if fmt is not None else list(rule.formats)) for g in rule.formats.get(f, ())]
     name = path.rsplit("/", 1)[-1]
     if any(fnmatch.fnmatchcase(name.lower(), g.lower()) for g in globs):
         return None
