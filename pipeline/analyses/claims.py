@@ -75,8 +75,8 @@ class Results:
     def __init__(self, rules: Rules, frame: pd.DataFrame):
         self.rules, self.frame = rules, frame
         self.late = (frame["status"].astype("str") != VERIFIED).to_numpy(dtype=bool)
+        self.single_nodes = scaling.single_node_index(rules, frame)
         self._agreements: dict[tuple, object] = {}
-        self._single_nodes: dict | None = None
 
     def agreement(self, tolerance_pct: float, reference_submitter: str, reference_vendor: str):
         """compare's report of the whole table: a partner row's verdict depends on
@@ -94,11 +94,6 @@ class Results:
             mask &= hit.to_numpy(dtype=bool)
         return mask
 
-    def single_nodes(self) -> dict:
-        if self._single_nodes is None:
-            self._single_nodes = scaling.single_node_index(self.rules, self.frame)
-        return self._single_nodes
-
     def rows(self, selector: dict) -> list[dict]:
         return self.frame[self.mask(selector)].to_dict("records")
 
@@ -108,9 +103,7 @@ def _describe(row: dict) -> str:
             f"{row['value']:g} {row['units']} ({row['status']}, {row['source']})")
 
 
-def _brief(row: dict | None) -> dict | None:
-    if row is None:
-        return None
+def _brief(row: dict) -> dict:
     return {k: row[k] for k in ("round", "submitter", "system", "value", "units", "status", "source")}
 
 
@@ -304,7 +297,7 @@ def _scaling(claim, results, ledger, refs):
     subject, row, found = _subject(claim, results, ledger)
     if subject is None:
         return row, [found]
-    scaled = scaling.scale_row(subject, results.single_nodes(), refs[0])
+    scaled = scaling.scale_row(subject, results.single_nodes, refs[0])
     row = _row(claim.id, claim, scaled["verdict"], scaled["reason"])
     row.update(_scaling_figures(claim, subject, scaled))
     _label(row, [subject] + scaled["references"])
@@ -500,7 +493,7 @@ def _including_post_deadline(claim: Claim, row: dict, official: Results, every: 
             return None
         figures = _ratio_figures(claim, subject, eligible)
     else:
-        scaled = scaling.scale_row(subject, every.single_nodes(), refs[0])
+        scaled = scaling.scale_row(subject, every.single_nodes, refs[0])
         added = [r for r in [_brief(subject), *scaled["references"]] if r["status"] != VERIFIED]
         if not added:
             return None

@@ -50,8 +50,7 @@ def load_published(rules: Rules, paths: Iterable[Path], round_: str | None = Non
 
 
 def _text(value) -> str | None:
-    return None if value is None or (isinstance(value, float) and value != value) \
-        or value.__class__.__name__ == "NAType" else str(value)
+    return None if value is None else str(value)   # records() made every missing value None
 
 
 def check(table: pd.DataFrame | list[dict], published: Mapping[str, pd.DataFrame],

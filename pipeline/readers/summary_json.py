@@ -52,10 +52,6 @@ LAYOUT = Layout({**KEY_MAP, "total_accelerators": "a#", "power": "has_power", "p
 MAX_DEPTH = 4   # a list of flat records needs 2
 
 
-def sniff(header_line: str) -> bool:
-    return False  # needs more than one line: see sniff_head
-
-
 def sniff_head(head: str) -> bool:
     """The file's first 64 KiB: a JSON list whose records carry Performance_Result."""
     return head.lstrip("\ufeff \t\r\n").startswith("[") and SNIFF_KEY in head

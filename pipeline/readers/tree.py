@@ -31,7 +31,7 @@ from pipeline.core.rules import Rules, memo
 from pipeline.readers import jsonsafe, round_rules
 from pipeline.readers.base import ReadResult, as_source, inside, read_text
 from pipeline.readers.folder_checks import missing_file
-from pipeline.readers.layout import _subfolders, sniff_dir, submitter_folders  # noqa: F401 (the protocol)
+from pipeline.readers.layout import _subfolders, submitter_folders
 from pipeline.readers.round_rules import Formats, RoundRules
 from pipeline.readers.tree_result import Outcome, ResultJob, judge, log_keys, system_places
 
@@ -40,10 +40,6 @@ PARALLEL_MIN_SYSTEMS = 16     # below this, a worker pool costs more than it sav
 MAX_CHUNK = 8                 # systems per task
 MAX_SYSTEM_JSON = 1024 * 1024
 _WORKER: dict = {}
-
-
-def sniff(header_line: str) -> bool:
-    return False  # a folder, not a file: see sniff_dir
 
 
 def read(path: Path, where: Source | str, rules: Rules, round_: str | None = None, workers: int | None = None,
