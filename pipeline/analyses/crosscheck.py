@@ -98,8 +98,7 @@ def _narrow(rec: dict, candidates: list[dict]) -> list[dict]:
         mine = _text(rec.get(key))
         if mine is None or (key == "used_model" and mine == rec["model"]):
             continue   # not stated (the used model defaults to the benchmark)
-        same = [c for c in candidates if _text(c.get(key)) == mine]
-        candidates = same
+        candidates = [c for c in candidates if _text(c.get(key)) == mine]
     return candidates
 
 
@@ -118,9 +117,7 @@ def _verdict(rec: dict, candidates: list[dict], tolerance_pct: float) -> tuple[d
         return row, [located("not-published", where, f"a result in the published {rec['round']} table",
                              f"no published result for {what}",
                              f"{what} is declared verified but MLCommons published no such result")]
-    scored = sorted(((abs(deviation_pct(rec["value"], c["value"])), str(c.get("source")), c) for c in pool),
-                    key=lambda t: (t[0], t[1]))
-    best = scored[0][2]
+    best = min(pool, key=lambda c: (abs(deviation_pct(rec["value"], c["value"])), str(c.get("source"))))
     dev = deviation_pct(rec["value"], best["value"])
     row.update(published_value=best["value"], published_result_id=best.get("result_id"),
                published_source=best.get("source"), deviation_pct=round(dev, 6))
