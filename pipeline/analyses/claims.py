@@ -391,21 +391,26 @@ def _reproducibility_figures(claim: Claim, rows: list, reference_submitter: str)
                                   "reference_value", "deviation_pct", "label")}
                for r in compared if r["verdict"] == DEVIATES]
     devs = [r["deviation_pct"] for r in compared]
-    holds = not outside
     inside = len(compared) - len(outside)
     notes = ([f"{inside} of {len(compared)} partner results within ±{claim.claimed:g}% of {reference_submitter}"]
              + [f"outside: {o['submitter']} {o['system']} {o['model']} {o['scenario']} {o['value']:g} "
                 f"against {o['reference_value']:g} ({o['reference_system']}): {o['deviation_pct']:+.2f}%"
                 for o in outside]
              + [f"not compared: {o}" for o in others])
-    return {"verdict": HOLDS if holds else DOES_NOT_HOLD, "computed": round(max(abs(d) for d in devs), PCT_DIGITS),
-            "holds": holds, "cherry_picked": False,
-            "comparator": {"submitter": reference_submitter, "system": None, "value": None},
-            "range_min": round(min(devs), PCT_DIGITS), "range_max": round(max(devs), PCT_DIGITS),
-            "eligible_comparators": len(compared), "measure": "max_abs_deviation_pct", "notes": notes,
-            "compared": len(compared), "within": inside,
-            "share_within_pct": share_pct(inside, len(compared)), "outside": outside,
-            "not_compared": len(others)}
+    return {**_band(reference_submitter, round(max(abs(d) for d in devs), PCT_DIGITS), len(compared), inside,
+                    outside, len(others)),
+            "range_min": round(min(devs), PCT_DIGITS), "range_max": round(max(devs), PCT_DIGITS), "notes": notes}
+
+
+def _band(reference_submitter: str, computed: float, compared: int, inside: int, outside: list,
+          not_compared: int) -> dict:
+    """The verdict and counts of a claim that every compared partner result lies within its band."""
+    holds = not outside
+    return {"verdict": HOLDS if holds else DOES_NOT_HOLD, "computed": computed, "holds": holds,
+            "cherry_picked": False, "comparator": {"submitter": reference_submitter, "system": None, "value": None},
+            "eligible_comparators": compared, "measure": "max_abs_deviation_pct", "compared": compared,
+            "within": inside, "share_within_pct": share_pct(inside, compared), "outside": outside,
+            "not_compared": not_compared}
 
 
 def _record(claim, results, ledger, refs):
@@ -433,16 +438,11 @@ def _record(claim, results, ledger, refs):
     inside = sum(r["agree"] for r in overall)
     outside = [{"submitter": r["submitter"], "accelerator": r["accelerator"], "deviates": r["deviates"],
                 "worst_deviation_pct": r["worst_deviation_pct"]} for r in overall if r["deviates"]]
-    holds = not outside
-    row.update(verdict=HOLDS if holds else DOES_NOT_HOLD, holds=holds, cherry_picked=False,
-               computed=round(abs(worst["worst_deviation_pct"]), PCT_DIGITS), measure="max_abs_deviation_pct",
-               comparator={"submitter": reference_submitter, "system": None, "value": None},
-               eligible_comparators=compared, compared=compared, within=inside,
-               share_within_pct=share_pct(inside, compared), outside=outside, not_compared=sum(
-                   r["no_reference"] for r in overall),
+    row.update(_band(reference_submitter, round(abs(worst["worst_deviation_pct"]), PCT_DIGITS), compared, inside,
+                     outside, sum(r["no_reference"] for r in overall)),
                notes=[f"generations compared: {', '.join(generations)}", *notes], scope=_every_round(generations))
     _label(row, [{"status": VERIFIED}])
-    if holds:
+    if row["holds"]:
         return row, []
     return row, [located("claim-not-supported", _at(ledger, claim, "claimed_pct"),
                          f"every partner result within ±{claim.claimed:g}% in every round and generation",
