@@ -1,37 +1,25 @@
 """Audit: Great Expectations suites over the verified and the post-deadline
 sets. The only module of the project that imports great_expectations.
 
-The suites are files (``schemas/expectations/*.json``, GX 1.x suite format),
-loaded into an ephemeral context. GX logs and drops an expectation it cannot
-build, so the expectations are counted after loading: a count that differs
-from the file is a :class:`ConfigError` (exit 3), never a silently smaller
-suite. Suite files say which set they run on (``meta.mlrepro.runs_on``):
+The suites are files (``schemas/expectations/*.json``, GX 1.x format) loaded
+into an ephemeral context; each says which set it runs on
+(``meta.mlrepro.runs_on``: ``verified``, ``post-deadline``, or ``both``, the
+two stacked with a ``set`` column). GX logs and drops an expectation it
+cannot build, so the expectations are counted after loading: a count that
+differs from the file is a ConfigError, never a silently smaller suite.
+Each frame gets one derived column, ``model_scenario_units``, checked
+against the suite parameter ``units_keys`` (every pair the round rules
+allow). A failed expectation is a finding (``expectation-failed``) naming
+the file, the CSV lines and the column.
 
-- ``verified``       the verified set;
-- ``post-deadline``  the post-deadline (unverified) set;
-- ``both``           the two sets stacked, with a ``set`` column, for what
-                     holds across them (no row in both sets).
+GX runs offline (analytics and progress bars off, no network); its Data
+Docs index lists the validations with scripts from CDNs, so the audit writes
+the same list into the page as HTML (:func:`list_offline`).
 
-Before validation each frame gets one derived column, ``model_scenario_units``
-(``model|scenario|units``), which the suites check against the suite
-parameter ``units_keys``: every pair the round rules allow
-(``schemas/models.yaml``). A failed expectation is a finding
-(``expectation-failed``) naming the file, the CSV lines and the column;
-validation never raises for bad data.
-
-GX runs offline: analytics off, progress bars off, no network; the Data Docs
-site is a local folder, with ordinary permissions (the umask's). GX builds
-its index's list of validations with scripts from CDNs; the audit writes the
-same list into the page as HTML, so that it shows offline (:func:`list_offline`).
-
-The result is byte-identical for the same inputs: GX's random ids (suite,
-expectation, checkpoint, validation) are replaced by ids derived from the
-inputs (uuid5 of the two sets' bytes, the suite and the place in the result).
-Its clock readings become instants of the data, never of the run:
-validation.json holds :data:`RUN_TIME`, a fixed instant; the Data Docs show
-the data's time, :func:`validated_at` (the newest ``submitted_at`` of the
-submission versions the two sets hold, from the ingest stage's versions
-table). Nothing in either depends on when or where the audit ran.
+The result is byte-identical for the same inputs: GX's random ids become
+uuid5s of the inputs and the place in the result; its clock readings become
+:data:`RUN_TIME` in validation.json and, in the Data Docs, the data's time
+(:func:`validated_at`), never the run's.
 """
 
 from __future__ import annotations
@@ -59,7 +47,7 @@ from pipeline.core.escape import csv_restore_frame
 from pipeline.core.findings import Finding, ReportShape, located
 from pipeline.core.imports import deferred
 from pipeline.core.model import POST_DEADLINE, VERIFIED, Row, Source, typed_rows
-from pipeline.core.files import atomic_path
+from pipeline.core.files import atomic_path, umask
 SUITE_SCHEMA = "expectations.schema.json"   # every suite's shape (name, expectations, meta.mlrepro.runs_on)
 SITE = "mlrepro"
 # GX stamps runs with the clock; the audit pins every stamp of validation.json to this instant.
@@ -75,10 +63,6 @@ TIME_KEYS = ("run_time", "validation_time", "ge_load_time")
 GX_DEFERRED = ("scipy.stats", "altair", "mistune")
 
 
-def suites_dir(rules: Rules) -> Path:
-    return rules.folder / "expectations"
-
-
 @dataclass
 class SuiteFile:
     path: Path
@@ -91,7 +75,7 @@ class SuiteFile:
 
 def read_suite_files(rules: Rules, folder: Path | None = None) -> list[SuiteFile]:
     """Every ``*.json`` suite of the folder, checked for shape (not yet by GX)."""
-    folder = Path(folder) if folder else suites_dir(rules)
+    folder = Path(folder) if folder else rules.folder / "expectations"
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []
     if not files:
         raise ConfigError(f"no expectation suites (*.json) in {folder}")
@@ -411,8 +395,7 @@ def pin(doc, seed: str, where: str = ""):
 def _ordinary_modes(folder: Path) -> None:
     """Folders and files of the Data Docs site as the umask makes them (the
     site is built in a private temporary folder, mode 0700)."""
-    mask = os.umask(0)
-    os.umask(mask)
+    mask = umask()
     for path in [folder, *folder.rglob("*")]:
         if not path.is_symlink():
             path.chmod((0o777 if path.is_dir() else 0o666) & ~mask)

@@ -1,39 +1,27 @@
 """Claims: the claims of a ledger (:mod:`pipeline.analyses.ledger`),
-recomputed from the results table.
+recomputed from the results table, one row each; a problem is a finding
+naming the claim id and its line in the ledger.
 
-Three kinds: ``ratio`` (the subject against a comparator, in % or as a
-ratio), ``scaling`` (a multi-node result's efficiency, from
-:mod:`pipeline.analyses.scaling`) and ``reproducibility`` (partner results
-within ±claimed_pct of the reference, from
-:func:`pipeline.analyses.compare.compare`). Every claim of the ledger is a
-row; a problem is a finding naming the claim id and its line in the ledger.
+Kinds: ``ratio`` (the subject against a comparator, in % or as a ratio),
+``scaling`` (:mod:`pipeline.analyses.scaling`), ``reproducibility`` and
+``record`` (partner results within ±claimed_pct of the reference, by
+:func:`pipeline.analyses.compare.compare`).
 
-A selector matches on the canonical columns it gives. A subject must match
-exactly one result (reproducibility: one or more partner results). The
-eligible comparators of a ratio claim are the results the comparator selector
-matches, with these defaults: the ledger's round, the subject's model,
-scenario and units, closed division, one node, verified only (any status
-when the subject is post-deadline); power-capped systems never. Among them:
+A subject must match exactly one result (reproducibility: one or more
+partner results). A ratio claim's eligible comparators default to the
+ledger's round, the subject's model, scenario and units, closed division, one
+node, verified only (any status for a post-deadline subject), never
+power-capped. The comparator closest to the claim (ties to the stronger)
+decides ``holds``; the strongest gives ``computed_vs_best``; a claim that
+holds but not against the strongest is ``cherry_picked``. Ratios follow the
+metric's direction (:func:`pipeline.core.formulas.ratio`).
 
-- the comparator that best matches the claim (computed closest to claimed,
-  ties to the stronger) decides ``holds``;
-- the strongest (highest rate, lowest latency) gives ``computed_vs_best``;
-- ``cherry_picked``: the claim holds, but not against the strongest.
-
-Ratios follow the metric's direction (:func:`pipeline.core.formulas.ratio`), so
-above 100 % always means the subject is faster.
-
-Claims are judged on the data they were made on. A claim whose selectors name
-no status other than verified is a claim about MLCommons-verified results: it
-is computed on the verified results only, so its verdict, counts and figures
-never move when post-deadline results are added. When post-deadline results
-bear on it (a post-deadline comparator, partner result or single-node
-reference the claim would otherwise use), the same claim computed with them
-is written beside it, apart, as ``including_post_deadline``: labelled
-"including post-deadline (unverified)", with MLCommons' footnote and
-comparison disclaimer, and never a verdict of the claim. A claim about
-post-deadline results (a selector names ``status: post-deadline``) is
-computed on every result, and labelled unverified.
+Claims are judged on the data they were made on: a claim whose selectors
+name no status but verified is computed on the verified results only, so its
+verdict never moves when post-deadline results are added; what they would
+change is written beside it as ``including_post_deadline``, labelled
+unverified with MLCommons' footnote and disclaimer, never a verdict. A claim
+about post-deadline results is computed on every result.
 """
 
 from __future__ import annotations
@@ -80,24 +68,19 @@ class ClaimsReport(ReportShape):
 # ---- recomputing claims ---------------------------------------------------------------
 
 class Results:
-    """The results table as the claims read it, built once for a whole ledger:
-    each row as a dict (``to_dict`` once, not once per selector) and each
-    selector test (``column == value``) as a boolean array, computed once per
-    column and value. :meth:`rows` gives what ``match(...).to_dict("records")``
-    gives (a fresh dict per row), :meth:`match` the frame itself."""
+    """The results table as the claims read it, with what is built once for a
+    whole ledger: compare's report per band, the single-node index, the
+    post-deadline rows (``late``)."""
 
     def __init__(self, rules: Rules, frame: pd.DataFrame):
         self.rules, self.frame = rules, frame
-        self._records: list[dict] | None = None
-        self._tests: dict[tuple, np.ndarray] = {}
+        self.late = (frame["status"].astype("str") != VERIFIED).to_numpy(dtype=bool)
+        self.single_nodes = scaling.single_node_index(rules, frame)
         self._agreements: dict[tuple, object] = {}
-        self._single_nodes: dict | None = None
-        self._late: np.ndarray | None = None
 
     def agreement(self, tolerance_pct: float, reference_submitter: str, reference_vendor: str):
-        """compare's report of the whole table, once per tolerance and reference:
-        a partner row's verdict depends on the row, the reference rows and the
-        tolerance only, so the claims that share a band share it."""
+        """compare's report of the whole table: a partner row's verdict depends on
+        the row, the reference rows and the tolerance only, so claims of one band share it."""
         key = (tolerance_pct, reference_submitter, reference_vendor)
         if key not in self._agreements:
             self._agreements[key] = compare(self.rules, self.frame, *key)
@@ -106,35 +89,13 @@ class Results:
     def mask(self, selector: dict) -> np.ndarray:
         mask = np.ones(len(self.frame), dtype=bool)
         for key, value in selector.items():
-            mask &= self._test(key, value)
-        return mask
-
-    def _test(self, key: str, value) -> np.ndarray:
-        if (key, value) not in self._tests:
             column = self.frame[key]
             hit = (column == value) if key in INT_KEYS else (column.astype("str") == str(value))
-            self._tests[key, value] = hit.to_numpy(dtype=bool)
-        return self._tests[key, value]
-
-    def late(self) -> np.ndarray:
-        """Which rows are not verified (post-deadline), built once."""
-        if self._late is None:
-            self._late = (self.frame["status"].astype("str") != VERIFIED).to_numpy(dtype=bool)
-        return self._late
-
-    def single_nodes(self) -> dict:
-        """The scaling module's single-node index of the table, built once."""
-        if self._single_nodes is None:
-            self._single_nodes = scaling.single_node_index(self.rules, self.frame)
-        return self._single_nodes
-
-    def match(self, selector: dict) -> pd.DataFrame:
-        return self.frame[self.mask(selector)]
+            mask &= hit.to_numpy(dtype=bool)
+        return mask
 
     def rows(self, selector: dict) -> list[dict]:
-        if self._records is None:
-            self._records = self.frame.to_dict("records")
-        return [dict(self._records[i]) for i in np.flatnonzero(self.mask(selector))]
+        return self.frame[self.mask(selector)].to_dict("records")
 
 
 def _describe(row: dict) -> str:
@@ -142,37 +103,30 @@ def _describe(row: dict) -> str:
             f"{row['value']:g} {row['units']} ({row['status']}, {row['source']})")
 
 
-def _brief(row: dict | None) -> dict | None:
-    if row is None:
-        return None
+def _brief(row: dict) -> dict:
     return {k: row[k] for k in ("round", "submitter", "system", "value", "units", "status", "source")}
 
 
 def check_claims(rules: Rules, ledger: Ledger, results: pd.DataFrame, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
                  reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> ClaimsReport:
     """Every claim of the ledger against RESULTS; the reference submitter and
-    vendor (``compare.*`` of params.yaml, read by the caller) decide which
-    results are partner results and what they are compared with. A claim
-    about verified results is computed on the verified results alone, with
-    the figure post-deadline results would give beside it (module docstring)."""
+    vendor (``compare.*`` of params.yaml) decide which results are partner
+    results and what they are compared with."""
     report = ClaimsReport(findings=list(ledger.findings))
     for cid, line in ledger.invalid:
         row = _row(cid, None, INVALID, "the claim's ledger entry is invalid (see findings)")
         report.rows.append({**row, "line": line, "including_post_deadline": None})
     every = Results(rules, results)
-    late = bool(every.late().any())
-    official = Results(rules, results[~every.late()]) if late else every   # the results verified claims were made on
+    late = bool(every.late.any())
+    official = Results(rules, results[~every.late]) if late else every   # the results verified claims were made on
     refs = (reference_submitter, reference_vendor)
     for claim in ledger.claims:
-        if about_unverified(claim):
-            row, found = KIND_CHECKS[claim.kind](claim, every, ledger, refs)
-            row["including_post_deadline"] = None
-        else:
-            row, found = KIND_CHECKS[claim.kind](claim, official, ledger, refs)
-            row["including_post_deadline"] = (_including_post_deadline(claim, row, official, every, ledger, refs)
-                                              if late else None)
+        unverified = about_unverified(claim)
+        row, found = KIND_CHECKS[claim.kind](claim, every if unverified else official, ledger, refs)
+        row["including_post_deadline"] = (_including_post_deadline(claim, row, official, every, ledger, refs)
+                                          if late and not unverified else None)
         if "scope" not in row:   # a record claim states its own (the generations it compared)
-            row["scope"] = _scope(claim, every if about_unverified(claim) else official, ledger)
+            row["scope"] = _scope(claim, every if unverified else official, ledger)
         report.rows.append(row)
         report.findings.extend(found)
     report.rows = typed_rows("ClaimRow", sorted(report.rows, key=lambda r: r["line"] or 0))
@@ -245,11 +199,8 @@ def _label(row: dict, used: list[dict]) -> dict:
 
 
 def _differences(subject: dict, other: dict, what: str) -> list[str]:
-    notes = []
-    for key, name in STATED:
-        if str(subject[key]) != str(other[key]):
-            notes.append(f"{name} differs from {what}: {subject[key]} against {other[key]}")
-    return notes
+    return [f"{name} differs from {what}: {subject[key]} against {other[key]}"
+            for key, name in STATED if str(subject[key]) != str(other[key])]
 
 
 def eligible_comparators(claim: Claim, subject: dict, results: Results, default_round,
@@ -346,7 +297,7 @@ def _scaling(claim, results, ledger, refs):
     subject, row, found = _subject(claim, results, ledger)
     if subject is None:
         return row, [found]
-    scaled = scaling.scale_row(subject, results.single_nodes(), refs[0])
+    scaled = scaling.scale_row(subject, results.single_nodes, refs[0])
     row = _row(claim.id, claim, scaled["verdict"], scaled["reason"])
     row.update(_scaling_figures(claim, subject, scaled))
     _label(row, [subject] + scaled["references"])
@@ -381,14 +332,25 @@ def _scaling_figures(claim: Claim, subject: dict, scaled: dict) -> dict:
             "range_min": computed, "range_max": computed, "eligible_comparators": len(refs), "notes": notes}
 
 
-def _compared(results: Results, mask: np.ndarray, claimed: float, reference_submitter: str,
-              reference_vendor: str) -> list:
-    """compare's rows of the partner rows ``mask`` selects (the reference
-    submitter's rows are the references), with the claim's band as tolerance:
-    the agreement table's rows are the partner rows, in the table's order."""
-    partner = results.frame["submitter"].to_numpy(dtype=object) != reference_submitter
+def _agreement_of(results: Results, mask: np.ndarray, claimed: float, refs) -> tuple:
+    """compare's report of the table with the claim's band as tolerance, and the
+    positions in it of the partner rows ``mask`` selects (the agreement table's
+    rows are the partner rows, in the table's order; the reference submitter's
+    rows are the references)."""
+    partner = results.frame["submitter"].to_numpy(dtype=object) != refs[0]
     positions = np.searchsorted(np.flatnonzero(partner), np.flatnonzero(mask & partner))
-    return results.agreement(claimed, reference_submitter, reference_vendor).rows_at(positions)
+    return results.agreement(claimed, *refs), positions
+
+
+def _compared(results: Results, mask: np.ndarray, claimed: float, refs) -> list:
+    """compare's rows of the partner rows ``mask`` selects."""
+    agreement, positions = _agreement_of(results, mask, claimed, refs)
+    return agreement.rows_at(positions)
+
+
+def _none_compared(claim: Claim, ledger: Ledger) -> Finding:
+    return located("claim-no-reference", _at(ledger, claim, "subject"), "partner results with a reference", "none",
+                   f"claim {claim.id}: no partner result could be compared", severity=Severity.WARNING)
 
 
 def _reproducibility(claim, results, ledger, refs):
@@ -401,14 +363,12 @@ def _reproducibility(claim, results, ledger, refs):
                     f"at least one partner (not {reference_submitter}) result", "none",
                     f"claim {claim.id}: the subject {selector} matches no partner result")
         return _row(claim.id, claim, UNMATCHED, f.message), [f]
-    rows = _compared(results, mask, claim.claimed, *refs)
+    rows = _compared(results, mask, claim.claimed, refs)
     row = _row(claim.id, claim, NO_REFERENCE)
     row.update(_reproducibility_figures(claim, rows, reference_submitter))
     if row["verdict"] == NO_REFERENCE:
         _label(row, [{"status": r["status"]} for r in rows])
-        return row, [located("claim-no-reference", _at(ledger, claim, "subject"),
-                             "partner results with a reference", "none",
-                             f"claim {claim.id}: no partner result could be compared", severity=Severity.WARNING)]
+        return row, [_none_compared(claim, ledger)]
     _label(row, [{"status": r["status"]} for r in rows if r["verdict"] in (AGREE, DEVIATES)])
     if row["holds"]:
         return row, []
@@ -431,21 +391,26 @@ def _reproducibility_figures(claim: Claim, rows: list, reference_submitter: str)
                                   "reference_value", "deviation_pct", "label")}
                for r in compared if r["verdict"] == DEVIATES]
     devs = [r["deviation_pct"] for r in compared]
-    holds = not outside
     inside = len(compared) - len(outside)
     notes = ([f"{inside} of {len(compared)} partner results within ±{claim.claimed:g}% of {reference_submitter}"]
              + [f"outside: {o['submitter']} {o['system']} {o['model']} {o['scenario']} {o['value']:g} "
                 f"against {o['reference_value']:g} ({o['reference_system']}): {o['deviation_pct']:+.2f}%"
                 for o in outside]
              + [f"not compared: {o}" for o in others])
-    return {"verdict": HOLDS if holds else DOES_NOT_HOLD, "computed": round(max(abs(d) for d in devs), PCT_DIGITS),
-            "holds": holds, "cherry_picked": False,
-            "comparator": {"submitter": reference_submitter, "system": None, "value": None},
-            "range_min": round(min(devs), PCT_DIGITS), "range_max": round(max(devs), PCT_DIGITS),
-            "eligible_comparators": len(compared), "measure": "max_abs_deviation_pct", "notes": notes,
-            "compared": len(compared), "within": inside,
-            "share_within_pct": share_pct(inside, len(compared)), "outside": outside,
-            "not_compared": len(others)}
+    return {**_band(reference_submitter, round(max(abs(d) for d in devs), PCT_DIGITS), len(compared), inside,
+                    outside, len(others)),
+            "range_min": round(min(devs), PCT_DIGITS), "range_max": round(max(devs), PCT_DIGITS), "notes": notes}
+
+
+def _band(reference_submitter: str, computed: float, compared: int, inside: int, outside: list,
+          not_compared: int) -> dict:
+    """The verdict and counts of a claim that every compared partner result lies within its band."""
+    holds = not outside
+    return {"verdict": HOLDS if holds else DOES_NOT_HOLD, "computed": computed, "holds": holds,
+            "cherry_picked": False, "comparator": {"submitter": reference_submitter, "system": None, "value": None},
+            "eligible_comparators": compared, "measure": "max_abs_deviation_pct", "compared": compared,
+            "within": inside, "share_within_pct": share_pct(inside, compared), "outside": outside,
+            "not_compared": not_compared}
 
 
 def _record(claim, results, ledger, refs):
@@ -455,10 +420,8 @@ def _record(claim, results, ledger, refs):
     Every round: the ledger's default round is not applied (a round the
     subject names is)."""
     reference_submitter, _ = refs
-    mask = results.mask(dict(claim.subject))
-    partner = results.frame["submitter"].to_numpy(dtype=object) != reference_submitter
-    positions = np.searchsorted(np.flatnonzero(partner), np.flatnonzero(mask & partner))
-    table = results.agreement(claim.claimed, *refs).frame().iloc[positions]
+    agreement, positions = _agreement_of(results, results.mask(dict(claim.subject)), claim.claimed, refs)
+    table = agreement.frame().iloc[positions]
     overall = [r for r in record_of(table, claim.claimed).table if r["round"] == ALL_ROUNDS]
     row = _row(claim.id, claim, NO_REFERENCE)
     compared = sum(r["compared"] for r in overall)
@@ -469,32 +432,28 @@ def _record(claim, results, ledger, refs):
     generations = sorted({r["accelerator"] for r in overall if r["compared"]})
     if not compared:
         row.update(reason="no verified partner result could be compared", notes=notes,
-                   measure="max_abs_deviation_pct", scope={"round": None, "models": [], "scenarios": ["every round"],
-                                                           "accelerators": [], "nodes": None, "against": None})
-        return row, [located("claim-no-reference", _at(ledger, claim, "subject"),
-                             "partner results with a reference", "none",
-                             f"claim {claim.id}: no partner result could be compared", severity=Severity.WARNING)]
+                   measure="max_abs_deviation_pct", scope=_every_round([]))
+        return row, [_none_compared(claim, ledger)]
     worst = max((r for r in overall if r["compared"]), key=lambda r: abs(r["worst_deviation_pct"]))
     inside = sum(r["agree"] for r in overall)
     outside = [{"submitter": r["submitter"], "accelerator": r["accelerator"], "deviates": r["deviates"],
                 "worst_deviation_pct": r["worst_deviation_pct"]} for r in overall if r["deviates"]]
-    holds = not outside
-    row.update(verdict=HOLDS if holds else DOES_NOT_HOLD, holds=holds, cherry_picked=False,
-               computed=round(abs(worst["worst_deviation_pct"]), PCT_DIGITS), measure="max_abs_deviation_pct",
-               comparator={"submitter": reference_submitter, "system": None, "value": None},
-               eligible_comparators=compared, compared=compared, within=inside,
-               share_within_pct=share_pct(inside, compared), outside=outside, not_compared=sum(
-                   r["no_reference"] for r in overall),
-               notes=[f"generations compared: {', '.join(generations)}", *notes],
-               scope={"round": None, "models": [], "scenarios": ["every round"], "accelerators": generations,
-                      "nodes": None, "against": None})
+    row.update(_band(reference_submitter, round(abs(worst["worst_deviation_pct"]), PCT_DIGITS), compared, inside,
+                     outside, sum(r["no_reference"] for r in overall)),
+               notes=[f"generations compared: {', '.join(generations)}", *notes], scope=_every_round(generations))
     _label(row, [{"status": VERIFIED}])
-    if holds:
+    if row["holds"]:
         return row, []
     return row, [located("claim-not-supported", _at(ledger, claim, "claimed_pct"),
                          f"every partner result within ±{claim.claimed:g}% in every round and generation",
                          f"{compared - inside} outside (max |deviation| {row['computed']:.4g}%)",
                          f"claim {claim.id}: partners' record outside the claimed band")]
+
+
+def _every_round(accelerators: list[str]) -> dict:
+    """A record claim's scope: every round, the generations it compared."""
+    return {"round": None, "models": [], "scenarios": ["every round"], "accelerators": accelerators,
+            "nodes": None, "against": None}
 
 
 KIND_CHECKS = {"ratio": _ratio, "scaling": _scaling, "reproducibility": _reproducibility, "record": _record}
@@ -508,14 +467,14 @@ def _including_post_deadline(claim: Claim, row: dict, official: Results, every: 
     """The claim computed with the post-deadline results too, when one bears
     on it; None otherwise. The subject is the verified one the claim found
     (else the one result its selector matches among all results)."""
-    late = every.late()
+    late = every.late
     if claim.kind == "record":
         return None   # the record is of verified results only: a post-deadline result has no figure in it
     if claim.kind == "reproducibility":
         mask = every.mask(_selector(claim, ledger))
         if not (mask & late & (every.frame["submitter"].to_numpy(dtype=object) != refs[0])).any():
             return None   # no post-deadline partner result: the figure would be the claim's own
-        rows = _compared(every, mask, claim.claimed, *refs)
+        rows = _compared(every, mask, claim.claimed, refs)
         figures = _reproducibility_figures(claim, rows, refs[0])
         added = [{k: r[k] for k in ("submitter", "system", "model", "scenario", "value", "verdict", "source")}
                  for r in rows if r["status"] != VERIFIED]
@@ -534,7 +493,7 @@ def _including_post_deadline(claim: Claim, row: dict, official: Results, every: 
             return None
         figures = _ratio_figures(claim, subject, eligible)
     else:
-        scaled = scaling.scale_row(subject, every.single_nodes(), refs[0])
+        scaled = scaling.scale_row(subject, every.single_nodes, refs[0])
         added = [r for r in [_brief(subject), *scaled["references"]] if r["status"] != VERIFIED]
         if not added:
             return None
@@ -558,7 +517,7 @@ def _late_subject(claim: Claim, row: dict, official: Results, every: Results, le
     if row["subject"] is not None:
         source, system = row["subject"]["source"], row["subject"]["system"]
         return next((r for r in official.rows(selector) if r["source"] == source and r["system"] == system), None)
-    if not (every.mask(selector) & every.late()).any():
+    if not (every.mask(selector) & every.late).any():
         return None
     rows = every.rows(selector)
     return rows[0] if len(rows) == 1 else None

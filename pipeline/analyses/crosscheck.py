@@ -1,22 +1,11 @@
 """Crosscheck: every result a submission declares verified, looked up in the
-table MLCommons published for its round.
-
-A verified result is one MLCommons reviewed, so it must be in the round's
-published table (the checker's ``summary.csv`` or ``summary_results.json``)
-with the same value. Each verified row of the canonical table is looked up by
-(round, submitter, system, model, scenario); when the row carries a result id
-or a used model, the published candidates are narrowed to those. Verdicts:
-
-- ``matches``: a published result within ``tolerance_pct`` (default 0: the
-  same number, up to binary floating point) of the row's value;
-- ``differs``: published, with another value; the row shows both values and
-  the deviation (:func:`pipeline.core.formulas.deviation_pct`, the published value
-  as the reference) and is a ``published-value-differs`` finding;
-- ``not-published``: declared verified, but MLCommons published no such
-  result: a ``not-published`` finding.
-
-Rows of a round whose published table is not given, and post-deadline rows
-(which MLCommons did not review), are not looked up; the summary counts them.
+table MLCommons published for its round (a verified result is one MLCommons
+reviewed, so it must be there, with the same value). A row is looked up by
+(round, submitter, system, model, scenario), narrowed by its result id and
+used model when it states them: ``matches`` within ``tolerance_pct`` (default
+0), ``differs`` (a ``published-value-differs`` finding, with the deviation
+against the published value), or ``not-published`` (a finding). Post-deadline
+rows and rounds without a published table are counted, not looked up.
 """
 
 from __future__ import annotations
@@ -43,12 +32,9 @@ COLUMNS = ("round", "submitter", "system", "model", "scenario", "division", "uni
 
 def load_published(rules: Rules, paths: Iterable[Path], round_: str | None = None
                    ) -> tuple[dict[str, pd.DataFrame], list[Finding]]:
-    """Read published tables (any format the readers know, through
-    :func:`pipeline.ingest.submissions.ingest`, as the gate reads them; a
-    published table is verified by definition, and its round is the one it
-    states unless ``round_`` says it) into canonical frames, one per round.
-    Findings of the reading (a row of the table that cannot be read) are
-    returned."""
+    """Published tables (any format the readers know, read by ingest; verified by
+    definition, of the round they state unless ``round_`` says it) as canonical
+    frames, one per round, and the findings of the reading."""
     import pandas as pd
 
     from pipeline.ingest.submissions import ingest
@@ -63,48 +49,21 @@ def load_published(rules: Rules, paths: Iterable[Path], round_: str | None = Non
     return {r: pd.concat(frames, ignore_index=True) for r, frames in sorted(tables.items())}, found
 
 
-def _by_round(published) -> dict[str, pd.DataFrame]:
-    import pandas as pd
-
-    if isinstance(published, Mapping):
-        frames = list(published.values())
-    elif isinstance(published, pd.DataFrame):
-        frames = [published]
-    else:
-        frames = list(published)
-    out: dict[str, list[pd.DataFrame]] = {}
-    for frame in frames:
-        for round_, part in frame.groupby("round", sort=True):
-            out.setdefault(str(round_), []).append(part)
-    return {r: pd.concat(parts, ignore_index=True) for r, parts in out.items()}
-
-
 def _text(value) -> str | None:
-    return None if value is None or (isinstance(value, float) and value != value) \
-        or value.__class__.__name__ == "NAType" else str(value)
+    return None if value is None else str(value)   # records() made every missing value None
 
 
-def check(table: pd.DataFrame | list[dict], published_tables, tolerance_pct: float = 0.0) -> Report:
+def check(table: pd.DataFrame | list[dict], published: Mapping[str, pd.DataFrame],
+          tolerance_pct: float = 0.0) -> Report:
     """Look up every verified row of ``table`` (a canonical frame, or its
-    :func:`records` when several published tables are checked against it) in
-    ``published_tables`` (a mapping round -> canonical frame, a list of
-    frames, or one frame). Returns a Report whose rows are the crosscheck
-    verdicts and whose findings are the ``differs`` and ``not-published`` rows."""
-    published = _by_round(published_tables)
+    :func:`records`, built once when several published tables are checked
+    against it) in ``published`` (round -> canonical frame, as
+    :func:`load_published` gives). The rows are the crosscheck verdicts, the
+    findings the ``differs`` and ``not-published`` rows."""
     rows = table if isinstance(table, list) else records(table)
-    return check_rows(rows, {r: records(f) for r, f in published.items()}, tolerance_pct)
-
-
-def records(frame: pd.DataFrame) -> list[dict]:
-    """A canonical frame's rows as plain values (None for a missing one), as :func:`check_rows` takes them."""
-    return frame.astype(object).where(frame.notna(), None).to_dict("records")
-
-
-def check_rows(rows: list[dict], published: dict[str, list[dict]], tolerance_pct: float = 0.0) -> Report:
-    """:func:`check` on plain rows: ``published`` maps a round to its published rows."""
     index: dict[tuple, list[dict]] = {}
-    for recs in published.values():
-        for rec in recs:
+    for frame in published.values():
+        for rec in records(frame):
             index.setdefault(tuple(rec[k] for k in KEY), []).append(rec)
     verified = [r for r in rows if r["status"] == VERIFIED]
     checked = [r for r in verified if str(r["round"]) in published]
@@ -126,6 +85,11 @@ def check_rows(rows: list[dict], published: dict[str, list[dict]], tolerance_pct
     return report
 
 
+def records(frame: pd.DataFrame) -> list[dict]:
+    """A canonical frame's rows as plain values (None for a missing one)."""
+    return frame.astype(object).where(frame.notna(), None).to_dict("records")
+
+
 def _narrow(rec: dict, candidates: list[dict]) -> list[dict]:
     """The published results that can be this row: same result id and used
     model when the row states them (a published id names a system entry, so
@@ -134,8 +98,7 @@ def _narrow(rec: dict, candidates: list[dict]) -> list[dict]:
         mine = _text(rec.get(key))
         if mine is None or (key == "used_model" and mine == rec["model"]):
             continue   # not stated (the used model defaults to the benchmark)
-        same = [c for c in candidates if _text(c.get(key)) == mine]
-        candidates = same
+        candidates = [c for c in candidates if _text(c.get(key)) == mine]
     return candidates
 
 
@@ -154,9 +117,7 @@ def _verdict(rec: dict, candidates: list[dict], tolerance_pct: float) -> tuple[d
         return row, [located("not-published", where, f"a result in the published {rec['round']} table",
                              f"no published result for {what}",
                              f"{what} is declared verified but MLCommons published no such result")]
-    scored = sorted(((abs(deviation_pct(rec["value"], c["value"])), str(c.get("source")), c) for c in pool),
-                    key=lambda t: (t[0], t[1]))
-    best = scored[0][2]
+    best = min(pool, key=lambda c: (abs(deviation_pct(rec["value"], c["value"])), str(c.get("source"))))
     dev = deviation_pct(rec["value"], best["value"])
     row.update(published_value=best["value"], published_result_id=best.get("result_id"),
                published_source=best.get("source"), deviation_pct=round(dev, 6))

@@ -1,19 +1,14 @@
 """How a partner's system differs from its reference's, and the context of a
 result without a same-round reference: part of compare's judgement, made
-once per distinct pair of systems, read by every view.
+once per distinct pair of systems (no table library here).
 
-* :func:`differences`: the aspects (accelerator and memory, nodes, host
-  processor model and count, framework and versions, operating system,
-  weight data types) in which two systems' descriptions differ, as the input
-  states them (the canonical table's description columns); an aspect one
-  side does not state is a difference only when the other states it.
+* :func:`differences`: the aspects in which two systems' descriptions differ,
+  as the input states them; an aspect one side does not state is a
+  difference only when the other states it.
 * :func:`nearest`: for a partner result with no same-round reference, the
-  reference submitter's nearest result: the same accelerator at another
-  node count, else the same model and scenario on the previous generation.
-  It gives a per-accelerator figure, *context only*: never a verdict, never
-  counted as agree or deviates, never in a claim.
-
-No table library here: compare calls these once per distinct key.
+  reference submitter's nearest result (the same accelerator at another node
+  count, else the previous generation): a per-accelerator figure for
+  *context only*, never a verdict, never counted, never in a claim.
 """
 
 from __future__ import annotations
@@ -22,7 +17,6 @@ import re
 from dataclasses import dataclass
 
 from pipeline.core.rules import Rules, is_latency
-from pipeline.core.formulas import deviation_pct, rounded_pct
 from pipeline.core.model import VERIFIED
 from pipeline.ingest.resolve import host_count_in_id, parse_count
 
@@ -106,14 +100,6 @@ def describe(found: tuple[Difference, ...]) -> str:
     return "; ".join(str(d) for d in found)
 
 
-def summary(found: tuple[Difference, ...]) -> tuple[str, str]:
-    """What the partner ran and what the reference ran, over the differing
-    aspects: (``vLLM 0.14 on Ubuntu 24.04.3``, ``PyTorch 2.9.1 on Ubuntu 22.04.5``)."""
-    def side(pick) -> str:
-        return "; ".join(f"{ASPECTS[d.aspect]} {pick(d) or 'not stated'}" for d in found)
-    return side(lambda d: d.partner), side(lambda d: d.reference)
-
-
 # ---- context where there is no reference -------------------------------------------------------
 
 def generations(rules: Rules, vendor: str) -> tuple[str, ...]:
@@ -160,12 +146,3 @@ def nearest(rules: Rules, row: dict, index: dict[tuple, list[dict]], vendor: str
                 return found[0], f"{CONTEXT_PREVIOUS_GENERATION} ({older})"
     return None, (f"no result of the reference submitter for {row['model']} {row['scenario']} in "
                   f"{row['round']} on {row['accelerator']} or an earlier generation")
-
-
-def context(row: dict, ref: dict) -> dict:
-    """The context figures of a partner row beside its nearest reference:
-    per-accelerator values and their deviation (informative, not a verdict)."""
-    mine, theirs = per_accelerator(row), per_accelerator(ref)
-    return {"context_system": ref["system"], "context_source": ref["source"],
-            "context_per_accelerator": theirs,
-            "context_deviation_pct": rounded_pct(deviation_pct(mine, theirs))}

@@ -1,14 +1,8 @@
-"""The claims ledger (``claims.yaml``): reading it and checking its format.
-
-The ledger (YAML, read with the safe loader) lists claims of three kinds:
-``ratio`` (the subject against a comparator, in % or as a ratio),
-``scaling`` (a multi-node result's efficiency) and ``reproducibility``
-(partner results within ±claimed_pct of the reference) and ``record`` (the
-same band over the partners' record across rounds and generations:
-:mod:`pipeline.analyses.record`). Every problem is a
-finding naming the claim id and, where the YAML tells it, the line; a claim
-with a problem is kept as an invalid entry (its id and line), never dropped.
-:mod:`pipeline.analyses.claims` recomputes the claims.
+"""The claims ledger (``claims.yaml``, read with the safe loader): reading it
+and checking its format; :mod:`pipeline.analyses.claims` recomputes the
+claims. Every problem is a finding naming the claim id and, where the YAML
+tells it, the line; a claim with a problem is kept as an invalid entry (its
+id and line), never dropped.
 """
 
 from __future__ import annotations

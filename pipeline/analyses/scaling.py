@@ -1,37 +1,21 @@
 """Scaling: how close a multi-node result comes to linear scaling.
 
-For every result on more than one node::
+``efficiency_pct = value / expected * 100``, where ``expected`` is the sum
+over the cluster's node types of count x per-accelerator reference (a
+single-node result / its accelerator count). The count is the canonical
+table's true accelerator count (87 for ``87xMI355X_22xEPYC_9575F``).
 
-    efficiency_pct = value / expected * 100
-    expected       = sum over the node types of the cluster's composition of
-                     count x per-accelerator reference
-    per-accelerator reference = a single-node result / its accelerator count
+A node type's reference is a single-node result of the same model,
+scenario, units and division, one accelerator type, no power cap, found by
+the first step of :data:`LOOKUP` that finds one (the cluster's submitter,
+then the reference submitter, then any submitter, each in the same round;
+the step is written in ``references[].rule``). Within a step, verified
+before post-deadline, then the strongest per accelerator (so that efficiency
+is never flattered), ties by system id. A type that no step finds makes the
+row ``no-reference``.
 
-The count is the true accelerator count of the canonical table (87 for
-``87xMI355X_22xEPYC_9575F``, where nodes x per node says 88). A homogeneous
-cluster has one node type, so expected = total accelerators x reference.
-
-Which single-node result is the reference of a node type: the first of these
-steps that finds one wins, and the step is written in every row
-(``references[].rule``)::
-
-    1. same-submitter       the cluster's submitter, same round
-    2. reference-submitter  the reference submitter (params.yaml
-                            compare.reference_submitter), same round
-    3. any-submitter        any submitter, same round
-
-Every step asks for the same model, scenario, units and division, exactly one
-node of one accelerator type, and no power cap. Within a step, verified
-results come before post-deadline ones, then the highest per-accelerator
-value (the strongest single node, so that efficiency is never flattered),
-ties by system id. A node type that no step finds makes the row
-``no-reference``, naming the missing types.
-
-Verdicts: ``sub-linear`` (< 100 %), ``linear`` (100 %), ``super-linear``
-(> 100 %), ``no-reference``, ``not-applicable`` (a latency metric: a cluster
-does not answer one query faster than a node, so linear scaling of a latency
-means nothing). A row is labelled unverified as soon as the cluster result or
-one reference is post-deadline.
+A latency is ``not-applicable``: a cluster does not answer one query faster
+than a node. A row is unverified as soon as the cluster or one reference is.
 """
 
 from __future__ import annotations
@@ -102,11 +86,8 @@ def single_node_index(rules: Rules, results: pd.DataFrame) -> dict[tuple, list[d
 def find_reference(row: dict, accelerator: str, index: dict, reference_submitter: str):
     """(rule, reference row) for one node type of ``row``, or (None, None)."""
     candidates = index.get((accelerator,) + tuple(row[k] for k in MATCH), [])
-    steps = {"same-submitter": lambda c: c["submitter"] == row["submitter"],
-             "reference-submitter": lambda c: c["submitter"] == reference_submitter,
-             "any-submitter": lambda c: True}
-    for rule in LOOKUP:
-        found = [c for c in candidates if steps[rule](c)]
+    for rule, submitter in zip(LOOKUP, (row["submitter"], reference_submitter, None)):
+        found = [c for c in candidates if submitter is None or c["submitter"] == submitter]
         if found:
             found.sort(key=lambda c: (c["status"] != VERIFIED,
                                       -c["value"] / c["total_accelerators"], str(c["system"])))

@@ -1,14 +1,11 @@
-"""The Data Docs site with every asset local: GX's pages load bootstrap, jquery,
-vega, fonts and its logo from CDNs, and are unstyled (their list even empty)
-offline. Each such URL is rewritten to a copy in the site's ``static/vendor/``,
-from the npm packages kept in ``vendor/npm/`` (``cdn.json`` maps each URL,
-``PROVENANCE.md`` says where each file comes from).
-
-GX has no setting for these URLs: they are written into its templates, and a
-custom views folder (plugins/custom_data_docs/views) is searched after GX's own
-templates, so a template of the same name cannot replace them; hence the
-rewrite of the pages GX wrote. A page that loads a URL the map lacks (a GX
-upgrade) is refused with the URL named, never left to load it."""
+"""The Data Docs site with every asset local: GX's pages load bootstrap,
+jquery, vega, fonts and its logo from CDNs, so offline they are unstyled.
+Each such URL is rewritten to a copy in the site's ``static/vendor/`` from
+the npm packages in ``vendor/npm/`` (``cdn.json`` maps each URL). GX has no
+setting for these URLs (they are in its templates, which a custom views
+folder cannot replace), hence the rewrite. A page that loads a URL the map
+lacks (a GX upgrade) is refused with the URL named.
+"""
 
 from __future__ import annotations
 

@@ -1,17 +1,11 @@
-"""The verdicts of superseded versions, kept apart from the current ones.
-
-The pipeline uses the newest sealed version of each submitter's round and
-status; an older one is superseded (``data/versions.csv``: ``used`` false).
-No move of a partner may take one of its results out of the auditor's view,
-so each superseded version is read as ingest reads a version named
-explicitly, and its rows are judged by :func:`pipeline.analyses.compare.compare`
-against the references of the current table, as they would be today. Each
-row says which version superseded it and whether that version withdrew it
-(the reason its manifest gives), replaced it (the same system, model,
-scenario and division are in the newer version), or left it out.
-
-The current verdicts never change here: this table is an output of its own
-(``data/superseded.csv``), read by the report.
+"""The verdicts of superseded versions, kept apart from the current ones: no
+move of a partner may take one of its results out of the auditor's view.
+Each superseded version (``data/versions.csv``: ``used`` false) is read as
+ingest reads a version named explicitly, and its rows judged by compare
+against today's references. Each row says which version superseded it and
+its fate there (:class:`~pipeline.core.vocabulary.SupersededFate`): withdrawn
+(the manifest's reason), replaced (the same system, model, scenario and
+division), or left out. The current verdicts never change here.
 """
 
 from __future__ import annotations
@@ -24,13 +18,12 @@ import pandas as pd
 from pipeline.core.findings import Finding, ReportShape
 from pipeline.core.model import DEVIATES, Row, typed_rows
 from pipeline.core.rules import Rules
-from pipeline.core.vocabulary import tally
+from pipeline.core.vocabulary import SupersededFate, tally
 from pipeline.store.manifests import load_manifest, withdrawal_for
 from pipeline.store.versions import version_at
 
 KEY = ("system", "model", "scenario", "division")
-# what became of a superseded row in the version that superseded it
-WITHDRAWN, REPLACED, LEFT_OUT = "withdrawn", "replaced", "left out"
+WITHDRAWN, REPLACED, LEFT_OUT = tuple(SupersededFate)
 COLUMNS = ("round", "submitter", "version", "superseded_by", "fate", "withdrawal_reason", "system", "accelerator",
            "model", "scenario", "division", "value", "units", "reference_value", "deviation_pct", "verdict", "reason",
            "status", "label", "source")

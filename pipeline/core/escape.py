@@ -3,29 +3,20 @@ output, used by every writer of that kind. A partner's folder is data: no
 string from it may close a code fence, start a formula, forge a line of the
 text report or a workflow command, or become live HTML.
 
-- **CSV** (:func:`csv_cell`, :func:`csv_frame`): OWASP's rule against formula
-  injection: a text cell starting with ``=``, ``+``, ``-``, ``@``, tab or
-  carriage return gets a leading ``'``; a number (and a text cell holding a
-  plain decimal number, as a table read as text holds ``-4.3``) stays as it
-  is. A text cell starting with ``'`` gets one more, so that the mark is
-  never ambiguous: every CSV the pipeline writes holds the neutralised form,
-  and every reader of the pipeline's own CSVs (:func:`csv_restore_frame`)
-  strips exactly one leading ``'``, which gives back the string written.
-  A partner's own input files are never restored: their bytes are theirs.
-  A table with a carriage return in a text cell is written with every text
-  cell quoted (Python's csv quotes only the characters of its line end,
-  ``\n``, and a bare CR would split the row for every reader).
-- **text** (:func:`text`): newlines, tabs and every other control, line or
-  bidirectional-override character are shown escaped (``\\n``, ``\\x1b``,
-  ``\\u202e``), so that one string is one line of the report and cannot
-  forge another (``::error`` among them).
-- **GitHub workflow commands** (:func:`gh_data`, :func:`gh_property`):
-  GitHub's own escaping (``%``, CR, LF; and ``:`` and ``,`` in a property),
-  over text already escaped by :func:`text`.
-- **markdown** (:func:`md_code`, :func:`md_cell`, :func:`md_fence`): partner
-  text only inside a code span or fence that it cannot close (a backtick run
-  longer than any it holds), so no link, image, mention, heading or HTML of
-  it is live; in a table cell ``|`` is escaped as GFM needs even in a span.
+- **CSV**: OWASP's rule against formula injection: a text cell starting with
+  ``=``, ``+``, ``-``, ``@``, tab or CR gets a leading ``'`` (a plain decimal
+  number such as ``-4.3`` stays as it is), and one starting with ``'`` gets
+  one more, so that every reader of the pipeline's own CSVs
+  (:func:`csv_restore_frame`) strips exactly one and gets back the string
+  written; a partner's input files are never restored. A table with a CR in
+  a text cell is written with every text cell quoted (Python's csv quotes
+  only ``\n``, and a bare CR would split the row for other readers).
+- **text**: control, line-separator and bidirectional-override characters
+  shown escaped (``\n``, ``\x1b``, ``\u202e``): one string is one line and
+  cannot forge another (``::error`` among them).
+- **GitHub workflow commands**: GitHub's own escaping, over :func:`text`.
+- **markdown**: partner text only inside a code span or fence it cannot
+  close (a backtick run longer than any it holds); ``|`` escaped in a cell.
 - **HTML**: Jinja's autoescape (pipeline/output/report/), nothing here.
 
 Standard library only: the gate imports this.
@@ -135,8 +126,8 @@ def _first_char_in(column, starts: tuple[str, ...]):
 
 
 def _map_text(frame, cell, wanted, starts: tuple[str, ...]):
-    """``frame`` with ``cell`` applied to its text cells for which ``wanted`` holds (a copy only
-    when some cell changes; column names too: a header is a cell)."""
+    """``frame`` with ``cell`` applied to its text cells (and names: a header is a cell) for which
+    ``wanted`` holds; a copy only when some cell changes."""
     changed = {}
     for name in _text_columns(frame):
         column = frame[name]
@@ -174,8 +165,7 @@ def csv_quoting(cells) -> int:
 
 
 def csv_text(frame) -> str:
-    """A pandas table as CSV text, its text cells neutralised (:func:`csv_frame`);
-    the caller writes it (atomically, :func:`pipeline.core.files.write_table`)."""
+    """A pandas table as CSV text, its text cells neutralised (:func:`csv_frame`)."""
     frame = csv_frame(frame)
     cr = [name for name in _text_columns(frame) if frame[name].astype("object").map(
         lambda v: isinstance(v, str) and "\r" in v).any()]

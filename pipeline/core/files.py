@@ -27,7 +27,8 @@ POLICY_FILES = ("params.yaml", "dvc.yaml", "dvc.lock", "claims.yaml", "pyproject
                 ".pre-commit-config.yaml", ".pre-commit-hooks.yaml")
 
 
-def _umask() -> int:
+def umask() -> int:
+    """The process's umask (reading it means setting it: set back at once)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask
@@ -64,7 +65,7 @@ def atomic_path(path: str | Path):
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
-    os.chmod(tmp, 0o666 & ~_umask())      # mkstemp makes it 0600; outputs are for others to read
+    os.chmod(tmp, 0o666 & ~umask())      # mkstemp makes it 0600; outputs are for others to read
     try:
         yield Path(tmp)
         os.replace(tmp, path)
@@ -75,16 +76,13 @@ def atomic_path(path: str | Path):
 
 @contextmanager
 def atomic_dir(path: str | Path):
-    """Yield a temporary folder beside ``path``; on success it replaces
-    ``path`` (a site of many files, e.g. the GX Data Docs). The old folder is
-    renamed aside, the new one renamed into place, the old one removed: a run
-    killed at any point leaves at ``path`` the old folder or the new one,
-    never a partial one (between the two renames, the whole old folder is
-    still there under ``.<name>.old-*``)."""
+    """Yield a temporary folder beside ``path``; on success it replaces ``path``
+    (the old one renamed aside, the new one into place, the old one removed): a
+    run killed at any point leaves the old folder or the new one, never a part."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
-    tmp.chmod(0o777 & ~_umask())          # mkdtemp makes it 0700; a site is for others to read
+    tmp.chmod(0o777 & ~umask())          # mkdtemp makes it 0700; a site is for others to read
     try:
         yield tmp
         old = None

@@ -1,14 +1,9 @@
-"""Every formula of the project, defined once (each takes a number or a
-numpy column alike, so that the row path and the columnar path share it).
-
-The reference is always the denominator, and every bound is inclusive. A
-tiny epsilon absorbs binary floating point (104/100 - 1 is not exactly 0.04),
-so that a deviation printed as 4.00% counts as within a 4% tolerance.
-
-A result value is judged once, where it is read (:func:`plausible`): a value
-outside the plausible range never reaches a formula. Each formula is still
-total over any float: a number over zero is not a number (nan), and a figure
-that overflows stays infinite; neither raises.
+"""Every formula of the project, defined once; each takes a number or a numpy
+column alike. The reference is always the denominator, every bound
+inclusive; a tiny epsilon absorbs binary floating point (104/100 - 1 is not
+exactly 0.04), so that 4.00% counts as within 4%. A value outside the
+plausible range (:func:`plausible`) never reaches a formula; each is still
+total over any float (x / 0 is nan, an overflow stays infinite).
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """Modules a dependency imports eagerly for a feature the pipeline does not
-use, loaded only when that feature is used.
-
-``import great_expectations`` imports every expectation GX ships, among them
-the KL-divergence expectation and two Kolmogorov-Smirnov metrics, which
-import ``scipy.stats`` and ``altair`` at module level: a large part of the
-audit stage's start-up, for expectations none of our suites uses.
-Inside :func:`deferred`, the first import of each named module makes a module
-object whose code runs on its first attribute access
-(:class:`importlib.util.LazyLoader`, the standard library's lazy import):
-nothing changes for code that uses the module, it is only loaded later, or
-never when nothing uses it. A module already imported stays as it is.
+use, loaded only when that feature is used. ``import great_expectations``
+imports every expectation GX ships, among them ones that import
+``scipy.stats`` and ``altair``: inside :func:`deferred` the first import of
+each named module makes a module whose code runs on first attribute access
+(:class:`importlib.util.LazyLoader`), so it loads later or never.
 """
 
 from __future__ import annotations
@@ -55,15 +49,11 @@ def deferred(*names: str):
 @contextmanager
 def absent(*names: str):
     """Imports of ``names`` (top-level packages) made inside the block fail with
-    ImportError, as when the package is not installed; a module already
-    imported stays as it is, and after the block each name imports as usual.
-
-    For an optional dependency a library imports only to offer a feature the
-    pipeline never uses: pandera imports hypothesis, when it is installed, for
-    its data-synthesis strategies (``schema.example()``); hypothesis is there
-    only because the test extras install it, and its import is about a fifth of
-    a second of every process that checks a table. Without it pandera takes
-    the path it takes in an install without the test extras."""
+    ImportError, as when the package is not installed (a module already
+    imported stays). For an optional dependency imported for a feature the
+    pipeline never uses: pandera imports hypothesis, when the test extras
+    install it, for ``schema.example()``, a fifth of a second of every process
+    that checks a table."""
     blocked = [name for name in names if name not in sys.modules]
     for name in blocked:
         sys.modules[name] = None   # the import system's "not importable" mark

@@ -1,44 +1,22 @@
 """Checks on partner text before it is parsed: hygiene, and the shape of YAML.
 
 **Hygiene.** What partners type or export by hand (a results CSV, a checker
-``summary.csv``, a manifest, a claims ledger) must be plain UTF-8 text with
-LF line ends. These are refused, each as an error finding naming its line:
+``summary.csv``, a manifest, a claims ledger) must be plain UTF-8 with LF
+line ends: a byte-order mark, CRLF, a control character, mojibake (UTF-8
+decoded as Latin-1/cp1252 and saved again: ``CDNAÃ‚ 4``) or a CSV header
+naming a column twice (a reader would keep one silently) refuses the file,
+each an error naming its line. An invisible character (zero-width,
+bidirectional control, odd space) or a confusable one (``ｍ``, Cyrillic
+``А`` in ``АMD``) makes one name look like another to a reader and not to a
+program: :func:`hidden_character` finds them, here in a whole file and in
+each field where rows are read. Which checks apply is the caller's choice
+(:data:`TABULAR`, :data:`DOCUMENT`, :data:`JSON`, :data:`NONE`): files
+machines write (LoadGen logs) are not checked.
 
-- ``byte-order-mark``: a UTF-8 byte-order mark (Excel's "CSV UTF-8");
-- ``crlf-line-ends``: CRLF or lone CR line ends (Windows or old-Mac export);
-- ``control-character``: a control character other than tab and line feed
-  (a NUL byte, an escape sequence);
-- ``mojibake``: UTF-8 text that was decoded as Latin-1 or cp1252 and saved
-  again, such as ``CDNAÃ‚ 4`` or ``â€™``;
-- ``duplicate-column``: a CSV header naming a column twice (the readers
-  would keep one of the two silently);
-- ``invisible-character``: a character that shows nothing or moves the
-  text around it: a zero-width space or joiner, a bidirectional control
-  (U+202E reverses what follows), a soft hyphen, a space other than the
-  ASCII space, a blank filler (Hangul filler, braille blank);
-- ``confusable-character``: a letter or digit that looks like an ASCII one
-  and is not: fullwidth and mathematical forms (``ｍ``, ``𝐌``), Cyrillic
-  and Greek look-alikes (``А`` in ``АMD``).
-
-The last two are what makes one name look like another (``llama2-70b-99``
-with a zero-width space is another benchmark to a program, the same to a
-reader): :func:`hidden_character` finds them, in a whole file here and in
-each field of a row where the rows are read (a JSON file escapes them).
-
-Files that machines write (LoadGen logs, accuracy.txt, compliance files) are
-not checked here; JSON is held to the checks that matter for JSON (no BOM,
-no control character, no mojibake). Which checks apply is the caller's
-choice: :data:`TABULAR`, :data:`DOCUMENT`, :data:`JSON` or :data:`NONE`.
-
-**YAML shape.** :func:`yaml_guard` walks a YAML document's event stream
-(no object is built) and refuses what would make loading or walking it
-dangerous: nesting deeper than :data:`MAX_YAML_DEPTH`; aliases whose
-expansion exceeds :data:`MAX_YAML_NODES` nodes (the "billion laughs");
-recursive aliases; and, where the format has no use for them (manifests),
-any anchor, alias or merge key (``<<: {status: verified}`` sets keys as
-surely as an alias would). :func:`duplicate_keys` lists keys that a mapping states
-twice (YAML loaders silently keep the last); :func:`key_lines` says on which
-line each key of a composed document stands.
+**YAML shape.** :func:`yaml_guard` walks the event stream (no object is
+built) and refuses too deep a nesting, aliases that expand too far (the
+"billion laughs") or recurse, and, where the format has no use for them,
+any anchor, alias or merge key (``<<:`` sets keys as surely as an alias).
 
 Everything here returns findings; nothing raises for bad input.
 """
@@ -76,9 +54,8 @@ JSON = ("byte-order-mark", "control-character", "mojibake")
 DOCUMENT = ("byte-order-mark", "crlf-line-ends", "control-character", "mojibake", "hidden-character")
 TABULAR = ("byte-order-mark", "crlf-line-ends", "control-character", "mojibake", "duplicate-column")
 
-# Characters that hide in a name (see the module's docstring): the rest of
-# Unicode's format characters (Cf) and the spaces other than U+0020 are found
-# by their category.
+# Characters that hide in a name; the rest of Unicode's format characters (Cf)
+# and the spaces other than U+0020 are found by their category.
 _ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff")
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 _BLANK = frozenset("\u034f\u115f\u1160\u180e\u2800\u3164\uffa0")
@@ -90,8 +67,7 @@ MAX_YAML_NODES = 100_000     # after expanding aliases; the shipped ledger has ~
 
 
 def check(text: str, where: Source | str, checks: tuple[str, ...] = TABULAR) -> list[Finding]:
-    """Hygiene findings (errors) for ``text`` of the file at ``where`` (a
-    text is the path as the caller names it), for each check in ``checks``."""
+    """Hygiene findings (errors) of ``text``, for each check in ``checks``."""
     where = where if isinstance(where, Source) else Source(str(where))
     out: list[Finding] = []
     if not checks:
@@ -145,8 +121,7 @@ _LONE_MOJIBAKE = re.compile("(?<=[A-Za-z0-9])[\u00c2\u00c3](?![A-Za-z0-9])|(?<![
 
 def mojibake_in(text: str) -> tuple[int, str] | None:
     """(offset, what) of the first mojibake in a field: a whole sequence
-    (``CDNAÃ‚ 4``) or a lone leftover of one (``MI355XÂ``); None for clean
-    text (always for ASCII). A field is repaired by nobody: it is reported."""
+    (``CDNAÃ‚ 4``) or a lone leftover of one (``MI355XÂ``); None for clean text."""
     if text.isascii():
         return None
     m = MOJIBAKE.search(text) or _LONE_MOJIBAKE.search(text)
@@ -159,9 +134,8 @@ def mojibake_in(text: str) -> tuple[int, str] | None:
 
 
 def hidden_character(text: str) -> tuple[str, int, str] | None:
-    """The first invisible or confusable character of ``text``:
-    (code, offset, what it is: ``U+200B ZERO WIDTH SPACE, a zero-width
-    character``); None when there is none (always for ASCII text)."""
+    """(code, offset, what it is: ``U+200B ZERO WIDTH SPACE, a zero-width
+    character``) of the first invisible or confusable character; None when there is none."""
     if text.isascii():
         return None
     for at, ch in enumerate(text):
@@ -240,10 +214,9 @@ def _loader():
 
 def yaml_guard(text: str, where: Source, code: str, aliases: bool = True,
                max_depth: int = MAX_YAML_DEPTH, max_nodes: int = MAX_YAML_NODES) -> list[Finding]:
-    """Findings (with ``code``) when the YAML document is too deep, expands
-    too far through aliases, or (``aliases=False``) uses anchors, aliases or
-    merge keys at all. Invalid YAML gives no finding here: the loader reports
-    it with its line."""
+    """Findings (with ``code``) of a document too deep, expanding too far, or
+    (``aliases=False``) using anchors, aliases or merge keys at all. Invalid
+    YAML gives none here: the loader reports it with its line."""
     sizes: dict[str, int | None] = {}       # anchor -> expanded node count (None: still open)
     # per open collection: [node count, anchor, is a mapping, complete children so far]
     stack: list[list] = [[0, None, False, 0]]
@@ -297,17 +270,16 @@ def yaml_guard(text: str, where: Source, code: str, aliases: bool = True,
 
 
 def _merge_key(event, parent: list) -> bool:
-    """Whether EVENT is a merge key: ``<<`` as a mapping's key, plain or tagged
-    ``!!merge`` (what the loader resolves to a merge)."""
+    """Whether EVENT is ``<<`` as a mapping's key, plain or tagged ``!!merge``."""
     if not isinstance(event, yaml.ScalarEvent) or event.value != "<<" or not parent[2] or parent[3] % 2:
         return False
     return bool(event.implicit and event.implicit[0]) or event.tag == "tag:yaml.org,2002:merge"
 
 
 def compose(text: str) -> tuple[object, object]:
-    """(the composed node tree, the data constructed from those same nodes):
-    one libyaml parse gives a document's values and the lines they stand on.
-    Raises yaml.YAMLError; run :func:`yaml_guard` first on untrusted text."""
+    """(the composed node tree, the data built from those nodes): one libyaml
+    parse gives the values and their lines. Raises yaml.YAMLError; run
+    :func:`yaml_guard` first on untrusted text."""
     parser = _loader()(text)
     try:
         node = parser.get_single_node()
@@ -316,36 +288,9 @@ def compose(text: str) -> tuple[object, object]:
         parser.dispose()
 
 
-def duplicate_keys(root) -> list[tuple[str, int]]:
-    """(key, line) of every scalar key a mapping of the composed ``root`` states
-    twice. Walks iteratively, each node once."""
-    out: list[tuple[str, int]] = []
-    todo = [root] if root is not None else []
-    seen_nodes: set[int] = set()
-    while todo:
-        node = todo.pop()
-        if id(node) in seen_nodes:
-            continue
-        seen_nodes.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            keys: set = set()
-            for key_node, value in node.value:
-                key = getattr(key_node, "value", None)
-                if isinstance(key, str):
-                    if key in keys:
-                        out.append((key, key_node.start_mark.line + 1))
-                    keys.add(key)
-                todo.append(value)
-        elif isinstance(node, yaml.SequenceNode):
-            todo.extend(node.value)
-    return sorted(out, key=lambda kv: kv[1])
-
-
-def key_lines(root) -> dict[str, int]:
-    """Dotted key (``files.0.sha256``, list items by their index) -> the line
-    it stands on, for every key and list item of the composed ``root``; a key
-    stated twice keeps its first line. Walks iteratively, each node once."""
-    out: dict[str, int] = {}
+def _entries(root):
+    """(the node that marks it, its key or index, its mapping or sequence, its dotted
+    key) of every entry of the composed ``root``, each node walked once (iteratively)."""
     todo = [(root, "")] if root is not None else []
     seen_nodes: set[int] = set()
     while todo:
@@ -360,9 +305,28 @@ def key_lines(root) -> dict[str, int]:
         else:
             continue
         for marked, name, value in children:
-            if not isinstance(name, (str, int)):
-                continue
-            key = f"{at}.{name}" if at else str(name)
-            out.setdefault(key, marked.start_mark.line + 1)
-            todo.append((value, key))
+            if isinstance(name, (str, int)):   # a complex key never gets here: compose refuses it
+                key = f"{at}.{name}" if at else str(name)
+                yield marked, name, node, key
+                todo.append((value, key))
+
+
+def duplicate_keys(root) -> list[tuple[str, int]]:
+    """(key, line) of every key a mapping of the composed ``root`` states twice."""
+    out, seen = [], set()
+    for marked, name, parent, _ in _entries(root):
+        if isinstance(parent, yaml.MappingNode) and isinstance(name, str):
+            if (id(parent), name) in seen:
+                out.append((name, marked.start_mark.line + 1))
+            seen.add((id(parent), name))
+    return sorted(out, key=lambda kv: kv[1])
+
+
+def key_lines(root) -> dict[str, int]:
+    """Dotted key (``files.0.sha256``, list items by their index) -> the line it
+    stands on, for every key and list item of the composed ``root``; a key
+    stated twice keeps its first line."""
+    out: dict[str, int] = {}
+    for marked, _, _, key in _entries(root):
+        out.setdefault(key, marked.start_mark.line + 1)
     return out

@@ -65,6 +65,11 @@ class CrosscheckVerdict(Word):
     MATCHES, DIFFERS, NOT_PUBLISHED = "matches", "differs", "not-published"
 
 
+class SupersededFate(Word):
+    """What became of a superseded version's row in the version that superseded it."""
+    WITHDRAWN, REPLACED, LEFT_OUT = "withdrawn", "replaced", "left out"
+
+
 # code -> label, where they differ: one label per code, whichever kinds share the code
 _LABELS = {"post-deadline": "unverified",          # MLCommons' word for a result it did not review
            "no-reference": "no reference", "does-not-hold": "does not hold",
@@ -86,7 +91,7 @@ FINDING_VERDICTS: dict[str, Word] = {
 
 # every kind of word (docs/findings.md lists them)
 KINDS: tuple[type[Word], ...] = (AgreementVerdict, GateVerdict, Outcome, ClaimVerdict, ScalingVerdict,
-                                 CrosscheckVerdict, Status, Severity)
+                                 CrosscheckVerdict, SupersededFate, Status, Severity)
 
 
 def label(value: object) -> str:

@@ -1,25 +1,17 @@
 """Readers: one module per input format, each yielding raw records and findings.
 
-A reader module has ``NAME``, ``read(path, where) -> ReadResult`` (``where``:
-the file's :class:`~pipeline.core.model.Source`) and a way
-to be recognised: ``sniff(first_line)``, or ``sniff_head(first_64_KiB)`` for
-formats one line does not reveal, or ``sniff_dir(rules, folder)`` for a reader of
-folders. A reader that takes the round (``read(..., round_=...)``) is given
-the one the caller knows, and one that takes the rules (``rules=``) is
-given them. Add a format by adding a module and listing it in
-:data:`READERS` (format name -> module, and whether it reads folders);
-detection tries them in order.
-
-A reader module is imported when it is first used, not with this package:
-recognising or reading a folder imports only the folder readers, so a path
-that needs no table library does not load one.
+A reader module has ``NAME``, ``read(path, where) -> ReadResult`` (and
+``rules=``, ``round_=`` when it takes them) and a way to be recognised:
+``sniff(first_line)``, ``sniff_head(first_64_KiB)`` or, for a folder,
+``sniff_dir(rules, folder)``. Add a format by adding a module and listing it
+in ``READERS``; detection tries them in order. A reader module is imported
+when first used, so a path that needs no table library does not load one.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Mapping
 from pathlib import Path
 
 from pipeline.core.findings import Finding
@@ -28,45 +20,26 @@ from pipeline.core.rules import Rules
 from pipeline.readers import resemble
 from pipeline.readers.base import ReadResult, as_source
 
-# format name -> (module under pipeline.readers, reads folders)
-_MODULES = {
-    "parquet": ("parquet", False),
-    "mlcommons-summary-csv": ("checker_csv", False),
-    "results-csv": ("results_csv", False),
-    "mlcommons-summary-json": ("summary_json", False),
-    "submission-tree": ("tree", True),
+# format name -> (module under pipeline.readers, for a reader of folders the module of its sniff_dir:
+# a light one, so that recognising a folder loads no worker pool)
+READERS = {
+    "parquet": ("parquet", None),
+    "mlcommons-summary-csv": ("checker_csv", None),
+    "results-csv": ("results_csv", None),
+    "mlcommons-summary-json": ("summary_json", None),
+    "submission-tree": ("tree", "layout"),
 }
 
 
-class _Readers(Mapping):
-    """Format name -> reader module, each imported on first access."""
-
-    def __getitem__(self, name: str):
-        module = importlib.import_module(f"{__name__}.{_MODULES[name][0]}")
-        if module.NAME != name:
-            raise RuntimeError(f"{module.__name__}.NAME is {module.NAME!r}, registered as {name!r}")
-        return module
-
-    def __contains__(self, name: object) -> bool:     # without importing the module
-        return name in _MODULES
-
-    def __iter__(self):
-        return iter(_MODULES)
-
-    def __len__(self) -> int:
-        return len(_MODULES)
+def reader(name: str):
+    """The reader module of a format, imported on first use."""
+    module = importlib.import_module(f"{__name__}.{READERS[name][0]}")
+    if module.NAME != name:
+        raise RuntimeError(f"{module.__name__}.NAME is {module.NAME!r}, registered as {name!r}")
+    return module
 
 
-READERS = _Readers()
-# folder readers whose sniff_dir lives in a light module (recognising a folder loads no worker pool)
-_SNIFF_DIR = {"submission-tree": "layout"}
-
-
-def _folder_sniffer(name: str):
-    if name in _SNIFF_DIR:
-        return importlib.import_module(f"{__name__}.{_SNIFF_DIR[name]}").sniff_dir
-    return READERS[name].sniff_dir
-FORMATS = tuple(_MODULES)
+FORMATS = tuple(READERS)
 HEAD_BYTES = 65536
 
 
@@ -74,13 +47,13 @@ def detect(rules: Rules, path: Path) -> str | None:
     """The format of a file (from its first line, or its first 64 KiB) or of a
     folder; None when no reader claims it."""
     if path.is_dir():
-        return next((name for name, (_, folders) in _MODULES.items()
-                     if folders and _folder_sniffer(name)(rules, path)), None)
+        return next((name for name, (_, sniffer) in READERS.items()
+                     if sniffer and importlib.import_module(f"{__name__}.{sniffer}").sniff_dir(rules, path)), None)
     head = _head(path)
     if head is None:
         return None
     first = head.split("\n", 1)[0]
-    for name, module in ((n, READERS[n]) for n, (_, folders) in _MODULES.items() if not folders):
+    for name, module in ((n, reader(n)) for n, (_, sniffer) in READERS.items() if not sniffer):
         sniff_head = getattr(module, "sniff_head", None)
         if sniff_head(head) if sniff_head else module.sniff(first):
             return name
@@ -100,26 +73,24 @@ def _head(path: Path) -> str | None:
 
 def undetected(path: Path, where: Source) -> Finding:
     """Why no reader recognises PATH, against the format it most resembles
-    (:mod:`pipeline.readers.resemble`): what its header lacks, a wrong
-    separator, or empty content."""
-    csv_formats = {name: tuple(dict.fromkeys((*getattr(READERS[name], "SNIFF_COLUMNS", ()),
-                                              *READERS[name].REQUIRED)))
+    (:mod:`pipeline.readers.resemble`)."""
+    csv_formats = {name: tuple(dict.fromkeys((*getattr(reader(name), "SNIFF_COLUMNS", ()),
+                                              *reader(name).REQUIRED)))
                    for name in ("results-csv", "mlcommons-summary-csv")}
     return resemble.undetected(path, where, None if path.is_dir() else _head(path), list(FORMATS), csv_formats)
 
 
 def read(rules: Rules, path: Path, where: Source | str, fmt: str | None = None,
          round_: str | None = None) -> ReadResult:
-    """Read a file or folder in ``fmt`` (detected when None). Never raises for
-    bad data. ``where``: how findings name the file (a text is its path as
-    the caller names it)."""
+    """Read a file or folder in ``fmt`` (detected when None); never raises for
+    bad data. ``where``: how findings name the file."""
     where = as_source(where)
     fmt = fmt or detect(rules, path)
     if fmt is None:
         out = ReadResult()
         out.findings.append(undetected(path, where))
         return out
-    module = READERS[fmt]
+    module = reader(fmt)
     takes = inspect.signature(module.read).parameters
     given = {k: v for k, v in (("rules", rules), ("round_", round_)) if k in takes and v is not None}
     return module.read(path, where, **given)
@@ -127,8 +98,7 @@ def read(rules: Rules, path: Path, where: Source | str, fmt: str | None = None,
 
 def row_count(path: Path, fmt: str | None) -> int | None:
     """How many rows a file holds, found cheaply before it is read (a CSV's
-    lines after the header, a Parquet file's metadata); None when the format
-    does not tell so cheaply (JSON, a tree) or the file does not open."""
+    lines after the header, a Parquet file's metadata); None otherwise."""
     try:
         if fmt in ("results-csv", "mlcommons-summary-csv") and path.is_file():
             with open(path, "rb") as fh:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,8 +11,8 @@ from pathlib import Path
 from pipeline.core import textcheck
 from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, located
-from pipeline.core.model import REJECTED, Source
-from pipeline.core.vocabulary import Severity
+from pipeline.core.model import Source
+from pipeline.core.vocabulary import Outcome, Severity
 
 # texts that mean "no value" in a partner's field
 PLACEHOLDERS = frozenset({"", "todo", "n/a", "na", "none", "null", "-", "tbd"})
@@ -29,6 +28,13 @@ def inside(where: Source, rel: str) -> Source:
     return Source(f"{where.file}/{rel}" if where.file else rel, root=where.root)
 
 
+def json_text(value: object) -> str:
+    """A JSON value as text (a boolean as JSON writes it)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 def clean(text: str | None) -> str | None:
     """A field as the normaliser reads it: stripped, a placeholder (``N/A``,
     ``TODO``, blank...) as no value."""
@@ -40,10 +46,8 @@ def clean(text: str | None) -> str | None:
 
 @dataclass(frozen=True)
 class Layout:
-    """How a file names the canonical fields, the same for every record of
-    the file: field -> the file's column (a CSV, a Parquet table) or, when
-    ``keyed``, the record's key (a JSON record). A field the layout does not
-    name is placed at the column of its own name."""
+    """How a file names the canonical fields: field -> its column or, when
+    ``keyed``, its key (a JSON record); an unnamed field is at its own name."""
 
     names: Mapping[str, str] = field(default_factory=dict)
     keyed: bool = False
@@ -58,14 +62,10 @@ COLUMNS = Layout()   # a file whose columns are the canonical fields themselves
 
 @dataclass(slots=True)
 class RawRecord:
-    """One result as a reader found it: text fields, and where each one sits.
-
-    ``source`` is the file (shared by its records), ``line`` the record's
-    1-based line and ``row`` its number in a list of records (JSON);
-    ``layout`` names each field's column or key; ``elsewhere`` places the
-    fields read from another file than the record's (a tree result's system
-    description, its folders). A field the source lacks is absent from
-    ``fields`` (never None)."""
+    """One result as a reader found it: text fields (a field the source lacks
+    is absent, never None), and where each sits: ``line`` (1-based) or
+    ``row`` (its number in a JSON list) in ``source``, by ``layout``, or in
+    another file (``elsewhere``: a tree result's system description, folders)."""
 
     source: Source
     line: int | None
@@ -105,8 +105,7 @@ MAX_BYTES_ENV = "MLREPRO_MAX_FILE_BYTES"
 
 
 def max_file_bytes() -> int:
-    """The size limit of a file read: ``MLREPRO_MAX_FILE_BYTES`` (read at each
-    call, so a test or a run may lower it), else 64 MiB."""
+    """The size limit of a file read: ``MLREPRO_MAX_FILE_BYTES``, else 64 MiB."""
     text = os.environ.get(MAX_BYTES_ENV, "").strip()
     if not text:
         return DEFAULT_MAX_BYTES
@@ -121,10 +120,10 @@ def max_file_bytes() -> int:
 
 @dataclass
 class Disposition:
-    """A row that is not accepted: rejected (bad) or excluded (not comparable)."""
+    """A row that is not accepted: rejected (bad) or set aside (not comparable)."""
 
     source: str             # the row's cell (file:line), as the canonical table's source column
-    outcome: str            # rejected | excluded
+    outcome: Outcome        # REJECTED or SET_ASIDE
     codes: str              # comma-separated finding codes
     reason: str
 
@@ -135,17 +134,15 @@ class Disposition:
 
 def rejection(cell: str, found: list[Finding]) -> Disposition:
     """The rejection of a row for these findings."""
-    return Disposition(cell, REJECTED, ",".join(dict.fromkeys(f.code for f in found)),
+    return Disposition(cell, Outcome.REJECTED, ",".join(dict.fromkeys(f.code for f in found)),
                        "; ".join(f.message for f in found))
 
 
 @dataclass
 class ReadResult:
-    """What a reader makes of a file.
-
-    ``records`` may be read once only (a large CSV streams them): the
-    findings and dispositions of its rows, and ``round``, are complete once
-    the records have been read to their end."""
+    """What a reader makes of a file. ``records`` may be read once only (a CSV
+    streams them): findings, dispositions and ``round`` are complete once
+    they have been read to their end."""
 
     records: Iterable[RawRecord] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
@@ -160,31 +157,29 @@ class ReadResult:
         self.findings.extend(found)
         self.dispositions.append(rejection(cell, found))
 
+    def reject_rows(self, where: Source, lines, code: str, reason: str) -> None:
+        """Every row of a file refused whole (its findings are the file's): ``lines``, each row's line or number."""
+        self.dispositions.extend(Disposition(f"{where.file}:{n}", Outcome.REJECTED, code, reason) for n in lines)
+
 
 def read_text(path: Path, where: Source | str, max_bytes: int | None = None,
               checks: tuple[str, ...] = textcheck.TABULAR) -> tuple[str | None, list[Finding]]:
-    """The file's text, or None with findings. Strict UTF-8, bounded in size
-    (``max_bytes``, never above :func:`max_file_bytes`; only a regular file
-    is read, and never more than the limit), and held to the hygiene
-    ``checks`` of :mod:`pipeline.core.textcheck`. The default is the policy for
-    what partners type (CSV): a byte-order mark, CRLF line ends, control
-    characters, mojibake or a repeated column refuse the file; callers
-    reading machine-written files (LoadGen logs) pass ``textcheck.NONE``."""
+    """The file's text, or None with findings: strict UTF-8, at most
+    ``max_bytes`` (never above :func:`max_file_bytes`), held to the hygiene
+    ``checks`` of :mod:`pipeline.core.textcheck` (the default is the policy
+    for what partners type; machine-written files pass ``textcheck.NONE``)."""
     where = as_source(where)
     limit = max_file_bytes() if max_bytes is None else min(max_bytes, max_file_bytes())
-    with _Buffer() as buffer:
-        data, found = _read_into(buffer, path, where, limit)
-        if data is None:
-            return None, found
-        try:
-            text = str(data, "utf-8")
-        except UnicodeDecodeError as exc:
-            line = bytes(data[: exc.start]).count(b"\n") + 1
-            return None, [located("not-utf8", where.at(line=line), "UTF-8 text",
-                                  f"{bytes(data[exc.start:exc.start + 4])!r} at byte {exc.start}",
-                                  "the file is not valid UTF-8")]
-        finally:
-            del data
+    data, found = read_bytes(path, where, limit)
+    if data is None:
+        return None, found
+    try:
+        text = str(data, "utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return None, [located("not-utf8", where.at(line=line), "UTF-8 text",
+                              f"{data[exc.start:exc.start + 4]!r} at byte {exc.start}",
+                              "the file is not valid UTF-8")]
     found = textcheck.check(text, where, checks)
     if any(f.severity == Severity.ERROR for f in found):
         return None, found
@@ -195,70 +190,24 @@ def read_bytes(path: Path, where: Source, limit: int) -> tuple[bytes | None, lis
     """At most ``limit`` bytes of a regular file, or None with a finding. A
     FIFO, a device or a file that grows past the limit while read is refused,
     never read to its end."""
-    with _Buffer() as buffer:
-        data, found = _read_into(buffer, path, where, limit)
-        if data is None:
-            return None, found
-        out = bytes(data)
-        del data
-    return out, []
-
-
-class _Buffer:
-    """A read buffer of this thread, reused from file to file: a tree ingest
-    reads thousands of files of a few hundred KB, and a fresh buffer for each
-    costs a page fault per page touched (more than the copy itself). A
-    nested use (none today) gets a buffer of its own."""
-
-    _local = threading.local()
-
-    def __enter__(self) -> bytearray:
-        free = getattr(self._local, "free", None)
-        self._local.free = None
-        self.buffer = free if free is not None else bytearray(64 * 1024)
-        return self.buffer
-
-    def __exit__(self, *exc) -> None:
-        if len(self.buffer) <= _KEPT_BUFFER:
-            self._local.free = self.buffer
-
-
-_KEPT_BUFFER = 8 * 1024 * 1024   # a larger buffer (a rare large file) is not kept
-
-
-def _read_into(buffer: bytearray, path: Path, where: Source, limit: int
-               ) -> tuple[memoryview | None, list[Finding]]:
-    """The file's bytes as a view of ``buffer`` (grown as needed), or None with
-    a finding; at most ``limit`` bytes (one more is asked for, to see a file
-    that grew past the limit while read)."""
     def too_large(size: object) -> tuple[None, list[Finding]]:
         return None, [located("file-too-large", where, f"at most {limit} bytes", f"{size} bytes",
                               f"file over the size limit ({MAX_BYTES_ENV})")]
 
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                return None, [located("file-unreadable", where, "a regular file",
-                                      "a folder, FIFO or device", "not a regular file")]
-            if info.st_size > limit:
-                return too_large(info.st_size)
-            total = 0
-            while total <= limit:
-                want = min(max(info.st_size + 1, total + 64 * 1024), limit + 1)
-                if len(buffer) < want:
-                    buffer.extend(bytes(want - len(buffer)))
-                with memoryview(buffer) as view:
-                    n = os.readv(fd, [view[total:want]])
-                if n == 0:
-                    break
-                total += n
-        finally:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))   # a FIFO must not wait for a writer
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             os.close(fd)
+            return too_large(info.st_size) if stat.S_ISREG(info.st_mode) else (None, [located(
+                "file-unreadable", where, "a regular file", "a folder, FIFO or device", "not a regular file")])
+        with open(fd, "rb") as fh:
+            data = fh.read(info.st_size + 1)
+            if len(data) > info.st_size:      # grew while read: one byte past the limit is enough to tell
+                data += fh.read(limit + 1 - len(data))
     except OSError as exc:
         return None, [located("file-unreadable", where, "a readable file", exc.strerror or str(exc),
                               "cannot read the file")]
-    if total > limit:
+    if len(data) > limit:
         return too_large(f"more than {limit}")
-    return memoryview(buffer)[:total], []
+    return data, []

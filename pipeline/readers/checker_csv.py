@@ -1,15 +1,10 @@
-"""``mlcommons-summary-csv``: the MLCommons submission checker's summary.csv.
-
-Both layouts are read by column name: the current 31-column one and the
-older 28-column one (no ``total_accelerators``, ``design_power_watts``,
-``PrivateID``). The ``version`` column gives the round. The ``compliance``,
-``errors`` and ``inferred`` columns are unreliable in real data and ignored.
-``MlperfModel`` and ``Model`` both name the benchmark (``Model`` is the
-model the submitter ran, another one in the open division): the ingest takes
-the id from whichever is a benchmark of the round. ``has_power`` marks a
-power result, ``design_power_watts`` its power data. Whether the file's
-names are MLCommons' (kept when the registries lack them) or a partner's
-(checked) is decided by where the file lives, not by this format.
+"""``mlcommons-summary-csv``: the MLCommons submission checker's summary.csv,
+read by column name (the 31-column layout and the older 28-column one). The
+``version`` column gives the round; ``compliance``, ``errors`` and
+``inferred`` are unreliable in real data and ignored. ``MlperfModel`` and
+``Model`` both name the benchmark (``Model`` is what the submitter ran: the
+ingest takes whichever is a benchmark of the round); ``has_power`` marks a
+power result.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
-"""A partner's CSV, read one way: the standard library's csv module, row by
-row, as a stream (a file of a million rows is never held as rows).
-
+"""A partner's CSV, read one way: the csv module, row by row, as a stream.
 :func:`open_csv` reads the file and checks its header; :func:`complete_rows`
-then gives each row that has the header's field count and rejects any other
-on its line, saying which field of a row with one field too many probably
-holds an unquoted comma. An empty line is no row; a line of empty fields is
-a row whose values are missing."""
+gives each row with the header's field count and rejects any other on its
+line, naming the field of a row with one field too many that probably holds
+an unquoted comma. An empty line is no row.
+"""
 
 from __future__ import annotations
 
@@ -20,8 +18,8 @@ from itertools import islice
 from pipeline.core import limits
 from pipeline.core.rules import Rules
 from pipeline.core.findings import Finding, located
-from pipeline.core.model import REJECTED, Source
-from pipeline.readers.base import Disposition, ReadResult, read_text
+from pipeline.core.model import Source
+from pipeline.readers.base import ReadResult, read_text
 
 
 @dataclass
@@ -54,20 +52,15 @@ def open_csv(rules: Rules, path, where: Source, required: tuple[str, ...], expec
     out.findings.append(located("missing-column", where.at(line=line), expected, f"missing {missing}",
                                 f"required column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
                                 f"absent: add {'it' if len(missing) == 1 else 'them'} to the header line"))
-    out.dispositions.extend(Disposition(f"{where.file}:{line}", REJECTED, "missing-column",
-                                        "the file lacks a required column") for line, _ in rows)
+    out.reject_rows(where, (line for line, _ in rows), "missing-column", "the file lacks a required column")
     return None
 
 
 def parse(text: str) -> tuple[list[str], int, Iterator[tuple[int, list[str]]]]:
     """The header (the first line that is not blank), its line, and (line,
-    fields) of each row after it, as they are read.
-
-    A field may be as long as the file (the csv module's default limit is
-    128 KiB, and the file is already bounded). Should the csv module still
-    fail, the rest of the file becomes one row of one field naming the
-    error, so that the reader rejects it on its line (wrong number of
-    fields) instead of raising."""
+    fields) of each row after it, as they are read. A field may be as long
+    as the (bounded) file; should the csv module still fail, the rest of the
+    file becomes one row of one field naming the error, rejected on its line."""
     limit = max(csv.field_size_limit(), min(len(text) + 1, sys.maxsize))
     reader = csv.reader(io.StringIO(text, newline=""))
     lines = _read(reader, limit)
@@ -86,9 +79,8 @@ def parse(text: str) -> tuple[list[str], int, Iterator[tuple[int, list[str]]]]:
 
 
 def _read(reader, limit: int) -> Iterator[list[str]]:
-    """The reader's rows, each parsed with the csv module's field limit at
-    LIMIT and set back after it: the limit is the process's, and nothing
-    else that reads CSV meanwhile sees it changed."""
+    """The reader's rows, each parsed with the csv module's field limit at LIMIT,
+    set back after it (the limit is the process's)."""
     while True:
         before = csv.field_size_limit(limit)
         try:

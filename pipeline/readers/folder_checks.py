@@ -1,12 +1,10 @@
 """Checks of a result's companion files: accuracy.txt, compliance tests and
-the system description. Each returns findings; none raises for bad data.
-
-Each accepts what MLCommons' submission checker accepts (docs/checker-differences.md
-lists where mlrepro is deliberately stricter or looser): an accuracy target
-must be stated and met, an upper limit applies when accuracy.txt states its
-metric; TEST01 passes in deterministic mode (TEST PASS) or in
+the system description; each returns findings. Each accepts what MLCommons'
+submission checker accepts (docs/checker-differences.md lists where mlrepro
+is stricter or looser): TEST01 passes in deterministic mode (TEST PASS) or in
 non-deterministic mode (baseline and compliance accuracy within the round's
-delta); the system's division is compared whatever its case."""
+delta).
+"""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""JSON from partners' files with a bound on nesting: a document nested
-deeper than allowed is a finding, never a RecursionError. An object that
-states a key twice (``json`` would keep the last silently) comes back as a
-:class:`Duplicates` naming those keys, for the reader to refuse where it
-knows the place."""
+"""JSON from partners' files with a bound on nesting (too deep is a finding,
+never a RecursionError); an object that states a key twice (``json`` keeps
+the last silently) comes back as a :class:`Duplicates` naming those keys."""
 
 from __future__ import annotations
 
@@ -36,9 +34,12 @@ def _object(pairs: list[tuple[str, object]]) -> dict:
     return dup
 
 
-def duplicate_keys(value: object) -> tuple[str, ...]:
-    """The keys a (top-level) JSON object stated twice."""
-    return value.duplicates if isinstance(value, Duplicates) else ()
+def repeated_key(value: object, where: Source, message: str) -> Finding | None:
+    """A ``duplicate-key`` finding at the first key the JSON object VALUE stated twice; None when none."""
+    if not isinstance(value, Duplicates):
+        return None
+    key = value.duplicates[0]
+    return located("duplicate-key", where.at(key=key), f"{key!r} once", f"{key!r} twice", message)
 
 
 def scan(text: str, max_depth: int = MAX_DEPTH) -> tuple[int | None, list[int]]:
@@ -51,7 +52,7 @@ def scan(text: str, max_depth: int = MAX_DEPTH) -> tuple[int | None, list[int]]:
         if char in "[{":
             depth += 1
             if depth > max_depth:
-                return _line_of(text, m.start()), []
+                return text.count("\n", 0, m.start()) + 1, []
             if depth == 2 and char == "{":
                 starts.append(m.start())
         elif char in "]}":
@@ -77,10 +78,6 @@ def loads(text: str, where: Source | str, max_depth: int = MAX_DEPTH
         line = getattr(exc, "lineno", None)
         return None, [], [located("format-mismatch", where.at(line=line), "valid JSON",
                                   str(exc).split(":")[0], "the file is not valid JSON")]
-
-
-def _line_of(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
 
 
 def _lines_of(text: str, positions: list[int]) -> list[int]:

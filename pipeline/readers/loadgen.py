@@ -1,22 +1,14 @@
 """The LoadGen detail log (``mlperf_log_detail.txt``): one ``:::MLLOG {json}``
 per line. The first occurrence of a key counts; a line that is not valid JSON
-is a finding with its line number, never an exception.
+is a finding with its line number, never an exception. A detail log names no
+submitter or system, so it is no reader of its own: the tree reader uses it.
 
-A reader that needs a few keys passes them (``keys``): a line whose key,
-found by its bytes (``:::MLLOG {"key": "<name>"``), is not one of them is
-counted but never decoded, so the 137 KB ``loaded_qsl_set`` line and the
-hundred other lines cost a prefix test each. Every line that could hold a
-wanted key is decoded and checked as before: a line whose key cannot be read
-by bytes (another layout, an escape, a second ``"key"``) is decoded whole.
-Duplicate and malformed lines are then findings among the wanted keys (and
-the lines that cannot be told apart from them); a line of another key is
-still malformed when it is cut short (it does not end with the ``}}`` of
-LoadGen's metadata), but a fault inside it is not looked for, as nothing
-reads it. Asking the log for a
-key it was not told to keep is a bug, never a silent None.
-
-A detail log alone names no submitter, system or accelerator, so it is not a
-reader of its own: the submission-tree reader uses it for each result.
+Given the keys it needs (``keys``), the parser decodes only the lines that
+may hold one of them: a line whose plain key, read by its bytes, is another,
+and which ends as LoadGen ends a line (``}}``), costs a prefix test (the
+137 KB ``loaded_qsl_set`` line among them); any other line is decoded and
+checked whole. Asking the log for a key it was not told to keep is a bug,
+never a silent None.
 """
 
 from __future__ import annotations
@@ -119,12 +111,8 @@ def parse(text: str, where: Source | str, keys: frozenset[str] | None = None) ->
 
 def _scan(text: str, keys: frozenset[str] | None) -> tuple[int, list[tuple[int, str]]]:
     """The number of ``:::MLLOG`` lines, and (line number, line) of those to
-    decode: all of them, or those that may hold one of ``keys``. Lines are
-    found in place, and a line that is skipped is never copied. A line is
-    skipped when it is sure not to hold one of ``keys`` and is whole: its
-    key, read by its bytes, is another and plain (no escape, no second
-    ``"key"`` in the line); it ends as LoadGen ends a line, with the metadata
-    object's ``}}`` (a line cut short does not). Anything else is decoded."""
+    decode (all of them, or those that may hold one of ``keys``: the module's
+    docstring). Lines are found in place: one skipped is never copied."""
     todo: list[tuple[int, str]] = []
     marked = number = pos = 0
     size = len(text)

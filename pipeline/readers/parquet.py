@@ -1,17 +1,11 @@
 """``parquet``: a table in Apache Parquet with the results-csv template's
-columns; the canonical table that ``mlrepro ingest -o table.parquet`` writes
-is one, so the pipeline's own output can be read back in.
-
-Every column is read as text (numbers as Arrow writes them, missing values
-as empty) and goes through the same normalisation and checks as a CSV row;
-row N of the file (from 1) is placed as ``row N``, its source is ``file:N``. The canonical table's own columns
-(``status``, ``source``, ``composition``, ``submission_version``) are derived
-again by the ingest, so they are not read (the status is the one the caller
-gives, as for any raw file); its ``accelerator_variant`` (``MI300X 192GB``)
-is read as the accelerator, which it names more precisely, so the variant
-survives the round trip; any other unknown column is a warning. A file
-that is not Parquet, is over the size limit, or holds a column that is not
-plain values (a list, a struct) is a finding, never an exception.
+columns, so that the pipeline's own output (``mlrepro ingest -o table.parquet``)
+can be read back in. Every column is read as text and goes through the same
+checks as a CSV row; row N is placed as ``row N`` (source ``file:N``). The
+canonical table's own columns (``status``, ``source``...) are derived again,
+so not read; its ``accelerator_variant`` is read as the accelerator, so the
+variant survives the round trip. A file that is not Parquet, is too large or
+holds a nested column is a finding, never an exception.
 """
 
 from __future__ import annotations
@@ -21,10 +15,9 @@ from pathlib import Path
 from pipeline.core import limits
 from pipeline.core.rules import Rules
 from pipeline.core.findings import located
-from pipeline.core.model import REJECTED, Source
+from pipeline.core.model import Source
 from pipeline.core.vocabulary import Severity
-from pipeline.readers.base import (Disposition, Layout, RawRecord, ReadResult, as_source, max_file_bytes,
-                                   read_bytes)
+from pipeline.readers.base import Layout, RawRecord, ReadResult, as_source, max_file_bytes, read_bytes
 from pipeline.readers.csvfile import single_round
 from pipeline.readers.results_csv import OPTIONAL, REQUIRED
 
@@ -52,9 +45,7 @@ def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
     if missing:
         out.findings.append(located("missing-column", where, f"columns {list(REQUIRED)}",
                                     f"missing {missing}", f"required column {missing[0]!r} is absent"))
-        out.dispositions.extend(Disposition(f"{where.file}:{n}", REJECTED, "missing-column",
-                                            "the file lacks a required column")
-                                for n in range(1, table.num_rows + 1))
+        out.reject_rows(where, range(1, table.num_rows + 1), "missing-column", "the file lacks a required column")
         return out
     for col in table.column_names:
         if col not in REQUIRED and col not in OPTIONAL and col not in DERIVED and col != VARIANT:
@@ -135,7 +126,6 @@ def _plain_columns(table, columns: list[str], where: Source, out: ReadResult) ->
         out.findings.append(located("format-mismatch", where.at(column=name),
                                     "text or numbers", str(kind), "a column holds nested values"))
     if bad:
-        out.dispositions.extend(Disposition(f"{where.file}:{n}", REJECTED, "format-mismatch",
-                                            "the file holds a column of nested values")
-                                for n in range(1, table.num_rows + 1))
+        out.reject_rows(where, range(1, table.num_rows + 1), "format-mismatch",
+                        "the file holds a column of nested values")
     return not bad

@@ -1,7 +1,5 @@
 """Why no reader recognises a file, said against the format it most resembles:
-the columns its header lacks, a separator other than a comma, or no content
-at all. Read only when detection fails; a recognised file never comes here.
-"""
+the columns its header lacks, a separator other than a comma, or no content."""
 
 from __future__ import annotations
 
@@ -18,9 +16,8 @@ RESEMBLES = 0.5   # a header with at least this share of a format's columns rese
 def undetected(path: Path, where: Source, head: str | None, formats: list[str],
                csv_formats: dict[str, tuple[str, ...]]) -> Finding:
     """The finding for a file no reader recognises. ``head``: its first bytes as
-    text (None when it cannot be read); ``formats``: every format name;
-    ``csv_formats``: each CSV format's columns (those that recognise it and
-    those its reader needs), the first format winning ties."""
+    text (None: unreadable); ``csv_formats``: each CSV format's columns, the
+    first format winning ties."""
     if head is None or not path.is_file():
         return located("unknown-format", where.at(line=1), f"one of the formats {formats}",
                        "no reader recognises it", "cannot detect the file's format")

@@ -1,16 +1,14 @@
-"""Whether a LoadGen performance run follows its round's rules.
-
-Each check returns findings naming the file, the key (with its line), what
-the round expects and what the log shows. The rules are data
-(:class:`~.round_rules.RoundRules`); nothing here knows a round.
-"""
+"""Whether a LoadGen performance run follows its round's rules: each check
+returns findings at the log's key; the rules are data
+(:class:`~.round_rules.RoundRules`), nothing here knows a round."""
 
 from __future__ import annotations
 
 from pipeline.core.findings import Finding, located
+from pipeline.readers.base import json_text
 from pipeline.readers.loadgen import LoadgenLog, number
 from pipeline.readers.round_rules import RoundRules
-from pipeline.core.model import WARNING
+from pipeline.core.vocabulary import Severity
 
 NS_PER_MS = 1_000_000
 QSL_SEED = "effective_qsl_rng_seed"
@@ -53,7 +51,7 @@ def round_of(log: LoadgenLog, rounds: dict[str, RoundRules], explicit: str | Non
             return rules, []
     known = ", ".join(f"{r.round}: {r.seeds.get(QSL_SEED)}" for r in rounds.values())
     return None, [located("wrong-seed", log.at(QSL_SEED),
-                          f"the official seed of a round ({known})", _show(seed),
+                          f"the official seed of a round ({known})", json_text(seed),
                           "the run's qsl seed is no round's official seed")]
 
 
@@ -133,14 +131,14 @@ def _validity(log: LoadgenLog, rules: RoundRules, out: list[Finding]) -> None:
         extra = str(log.get("result_invalid_reason") or "").strip()
         detail = "; ".join(reasons + ([extra] if extra else [])) or "no reason logged"
         out.append(located("run-invalid", log.at(key), rules.result_validity,
-                           _show(found), f"LoadGen marked the run {found} ({detail})"))
+                           json_text(found), f"LoadGen marked the run {found} ({detail})"))
 
 
 def _token_mode(log: LoadgenLog, model: str, out: list[Finding]) -> None:
     """LoadGen logs requested_use_token_latencies only when it is on."""
     key = "requested_use_token_latencies"
     if log.get(key) is not True:
-        found = "absent (off)" if log.get(key) is None else _show(log.get(key))
+        found = "absent (off)" if log.get(key) is None else json_text(log.get(key))
         out.append(located("token-latencies-off", log.at(key), "true", found,
                            f"{model} must run with token latencies"))
 
@@ -173,7 +171,7 @@ def _setting_mismatch(log, scenario, kind, setting, requested, limit_ns, others,
         f"{scenario} run made with another {kind.upper()} limit"
     out.append(located("latency-setting-mismatch", log.at(setting),
                        f"{limit_ns / NS_PER_MS:g} ms ({scenario})", f"{requested / NS_PER_MS:g} ms",
-                       f"a {label}", severity=WARNING))
+                       f"a {label}", severity=Severity.WARNING))
 
 
 def _equal(log, key, expected, code, message, out) -> None:
@@ -181,7 +179,7 @@ def _equal(log, key, expected, code, message, out) -> None:
     if found is None:
         out.append(missing_key(log, key))
     elif found != expected or isinstance(found, bool) != isinstance(expected, bool):
-        out.append(located(code, log.at(key), _show(expected), _show(found), message))
+        out.append(located(code, log.at(key), json_text(expected), json_text(found), message))
 
 
 def _at_least(log, key, minimum, code, message, out, unit: str = "") -> None:
@@ -196,9 +194,3 @@ def _at_least(log, key, minimum, code, message, out, unit: str = "") -> None:
 def missing_key(log: LoadgenLog, key: str) -> Finding:
     return located("missing-log-key", log.where.at(key=key), f"a {key} entry",
                    "<absent or not a value>", f"the log has no usable {key}")
-
-
-def _show(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)

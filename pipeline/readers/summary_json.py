@@ -1,14 +1,10 @@
-"""``mlcommons-summary-json``: the published ``summary_results.json``.
-
-A JSON list of records with 34 keys (``ID``, ``Submitter``, ``Category`` =
-division, ``Platform`` = system id, ``System`` = system name, ``a#`` =
-accelerators per node, ``Performance_Result``, ``version`` ...). Each row
-carries its ``ID`` as result id; ``Model`` and ``UsedModel`` both name the
-benchmark (the ingest takes the id from whichever is one of the round's);
-``has_power`` marks a power result, ``Power_Result`` its power data. Whether
-the file's names are MLCommons' or a partner's is decided by where the file
-lives, not by this format. A record is placed by its number in the list
-(``row``) and the line where it starts; a field by its key.
+"""``mlcommons-summary-json``: the published ``summary_results.json``, a JSON
+list of records (``ID``, ``Submitter``, ``Category`` = division,
+``Platform`` = system id, ``a#`` = accelerators per node,
+``Performance_Result``, ``version``...). ``Model`` and ``UsedModel`` both
+name the benchmark (the ingest takes whichever is one of the round's);
+``has_power`` marks a power result. A record is placed by its number in the
+list and the line where it starts; a field by its key.
 """
 
 from __future__ import annotations
@@ -21,7 +17,7 @@ from pipeline.core.rules import Rules
 from pipeline.core.findings import located
 from pipeline.core.model import Source
 from pipeline.readers import jsonsafe
-from pipeline.readers.base import Layout, RawRecord, ReadResult, as_source, read_text
+from pipeline.readers.base import Layout, RawRecord, ReadResult, as_source, json_text, read_text
 
 NAME = "mlcommons-summary-json"
 SNIFF_KEY = '"Performance_Result"'
@@ -54,10 +50,6 @@ KEY_MAP = {
 LAYOUT = Layout({**KEY_MAP, "total_accelerators": "a#", "power": "has_power", "power_data": "Power_Result"},
                 keyed=True)
 MAX_DEPTH = 4   # a list of flat records needs 2
-
-
-def sniff(header_line: str) -> bool:
-    return False  # needs more than one line: see sniff_head
 
 
 def sniff_head(head: str) -> bool:
@@ -102,11 +94,10 @@ def _record(out: ReadResult, records: list[RawRecord], where: Source, number: in
         out.reject(cell, [located("format-mismatch", at, "a JSON object", type(record).__name__,
                                   "a record is not an object")])
         return
-    repeated = jsonsafe.duplicate_keys(record)
+    repeated = jsonsafe.repeated_key(record, at, f"record {record.get('ID', '?')} states a key twice "
+                                               "(JSON keeps the last silently)")
     if repeated:
-        out.reject(cell, [located("duplicate-key", at.at(key=repeated[0]), f"{repeated[0]!r} once",
-                                  f"{repeated[0]!r} twice",
-                                  f"record {record.get('ID', '?')} states a key twice (JSON keeps the last silently)")])
+        out.reject(cell, [repeated])
         return
     values = {name: text for name, key in KEY_MAP.items()
               if (text := _text(record.get(key))) is not None}
@@ -122,10 +113,6 @@ def _text(value: object) -> str | None:
     """A record value as the text normalisation expects; None when absent."""
     if value is None:
         return None
-    if isinstance(value, bool):
-        return "true" if value else "false"
     if isinstance(value, float):
         return repr(value) if math.isfinite(value) else str(value)
-    if isinstance(value, (int, str)):
-        return str(value)
-    return "<nested value>"
+    return json_text(value) if isinstance(value, (bool, int, str)) else "<nested value>"

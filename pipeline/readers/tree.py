@@ -1,17 +1,11 @@
-"""``submission-tree``: an MLPerf submission folder as MLCommons receives it.
+"""``submission-tree``: an MLPerf submission folder as MLCommons receives it
+(``<division>/<Submitter>/systems/<system>.json`` and
+``results/<system>/<model>/<scenario>/...``; the layout is read from the
+tree, see :mod:`.tree_result`). The path may be the tree root, a division
+folder or a submitter folder.
 
-``<division>/<Submitter>/systems/<system>.json`` and
-``results/<system>/<model>/<scenario>/performance/run_1/mlperf_log_detail.txt``
-(+ summary), ``accuracy/accuracy.txt`` and compliance tests: beside
-``results/`` in v5.x (``compliance/<system>/<model>/<scenario>/TEST0x``),
-inside each scenario folder from v6.0; the layout is read from the tree
-(see :mod:`.tree_result`), not from the round. The path given may be the
-tree root (holding closed/open/network), a division folder or a submitter
-folder.
-
-The parent lists only the system folders (``results/<system>``); everything
-below, the system description, the walk of the model and scenario folders
-and the judging of each result (its LoadGen log, its round's rules), runs
+The parent lists only the system folders; the rest (the system description,
+the walk of the model and scenario folders, the judging of each result) runs
 in worker processes, a few systems at a time, streamed back in order. A
 missing system description or log rejects only the results it concerns.
 """
@@ -19,6 +13,7 @@ missing system description or log rejects only the results it concerns.
 from __future__ import annotations
 
 import atexit
+import functools
 import multiprocessing
 import os
 import sys
@@ -36,7 +31,7 @@ from pipeline.core.rules import Rules, memo
 from pipeline.readers import jsonsafe, round_rules
 from pipeline.readers.base import ReadResult, as_source, inside, read_text
 from pipeline.readers.folder_checks import missing_file
-from pipeline.readers.layout import _subfolders, sniff_dir, submitter_folders  # noqa: F401 (the protocol)
+from pipeline.readers.layout import _subfolders, submitter_folders
 from pipeline.readers.round_rules import Formats, RoundRules
 from pipeline.readers.tree_result import Outcome, ResultJob, judge, log_keys, system_places
 
@@ -47,10 +42,6 @@ MAX_SYSTEM_JSON = 1024 * 1024
 _WORKER: dict = {}
 
 
-def sniff(header_line: str) -> bool:
-    return False  # a folder, not a file: see sniff_dir
-
-
 def read(path: Path, where: Source | str, rules: Rules, round_: str | None = None, workers: int | None = None,
          rounds: dict[str, RoundRules] | None = None) -> ReadResult:
     """Every result of the tree: raw records, or rejections with findings.
@@ -59,12 +50,12 @@ def read(path: Path, where: Source | str, rules: Rules, round_: str | None = Non
     ``rounds`` replaces the round rules of ``rules`` (tests judge quick runs by relaxed rules)."""
     where = as_source(where)
     out = ReadResult()
-    run = _Run(rules, systems(rules, path, where), round_, workers, rounds)
-    rounds: set[str] = set()
+    units = systems(rules, path, where)
+    stated: set[str] = set()
     records = []
-    progress = _Progress(len(run.units), where.path)
+    progress = _Progress(len(units), where.path)
     results = 0
-    for judged in run:
+    for judged in _judged(rules, units, round_, workers, rounds):
         progress.step()
         for outcome in judged:
             results += 1
@@ -73,14 +64,14 @@ def read(path: Path, where: Source | str, rules: Rules, round_: str | None = Non
                 continue
             out.findings.extend(outcome.findings)
             records.append(outcome.record)
-            rounds.add(outcome.round)
+            stated.add(outcome.round)
     progress.close()
     out.records = records
     if not results:
         out.findings.append(located("missing-file", where,
                                     "results/<system>/<model>/<scenario>/ folders", "none",
                                     "the submission tree holds no result folder"))
-    out.round = rounds.pop() if len(rounds) == 1 else round_
+    out.round = stated.pop() if len(stated) == 1 else round_
     return out
 
 
@@ -107,66 +98,39 @@ class _Progress:
             sys.stderr.flush()
 
 
-def outcomes(rules: Rules, units: list[SystemUnit], round_: str | None, workers: int | None = None,
-             rounds: dict[str, RoundRules] | None = None) -> Iterator[list[Outcome]]:
-    """The judged results of each system folder, in order, in parallel across
-    cores when there are enough systems."""
-    return iter(_Run(rules, units, round_, workers, rounds))
+def _judged(rules: Rules, units: list[SystemUnit], round_: str | None, workers: int | None,
+            rounds: dict[str, RoundRules] | None) -> Iterator[list[Outcome]]:
+    """The outcomes of each system folder, in order: in a pool of worker
+    processes (every chunk submitted at once) when there are enough systems,
+    else here; what a pool that cannot start or breaks leaves is judged here."""
+    rounds = round_rules.all_rounds(rules) if rounds is None else rounds
+    formats = round_rules.formats(rules)
+    keys = log_keys(rounds, formats)
 
+    def here(todo) -> Iterator[list[Outcome]]:
+        return (judge_system(rules, unit, rounds, formats, round_, keys) for unit in todo)
 
-class _Run:
-    """The judging of a tree's system folders: in a pool of worker processes
-    (every chunk submitted at once, when the run is made) when there are
-    enough systems, else in this process as they are asked for. Iterating
-    gives each system's outcomes in order."""
-
-    def __init__(self, rules: Rules, units: list[SystemUnit], round_: str | None, workers: int | None,
-                 rounds: dict[str, RoundRules] | None):
-        self.rules, self.units, self.round = rules, units, round_
-        self.rounds = round_rules.all_rounds(rules) if rounds is None else rounds
-        self.formats = round_rules.formats(rules)
-        self.keys = log_keys(self.rounds, self.formats)
-        self.pool, self.futures, self.chunks = None, [], []
-        count = workers or os.cpu_count() or 1
-        if count <= 1 or len(units) < PARALLEL_MIN_SYSTEMS:
-            return
-        size = max(1, min(MAX_CHUNK, len(units) // (count * 4)))
-        self.chunks = [units[i:i + size] for i in range(0, len(units), size)]
-        try:
-            self.pool = ProcessPoolExecutor(max_workers=count, mp_context=_context(),
-                                            initializer=_init_worker,
-                                            initargs=(rules, self.rounds, self.formats, round_, self.keys))
-            self.futures = [self.pool.submit(_judge_chunk, chunk) for chunk in self.chunks]
-        except (OSError, BrokenProcessPool):   # no processes to be had: judge here
-            self.stop()
-        else:
-            atexit.register(self.stop)
-
-    def stop(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            self.pool = None
-            atexit.unregister(self.stop)
-
-    def _here(self, units: list[SystemUnit]) -> Iterator[list[Outcome]]:
-        for unit in units:
-            yield judge_system(self.rules, unit, self.rounds, self.formats, self.round, self.keys)
-
-    def __iter__(self) -> Iterator[list[Outcome]]:
-        if self.pool is None:
-            yield from self._here([u for chunk in self.chunks for u in chunk] if self.chunks else self.units)
-            return
-        done = 0
-        try:
-            for future in self.futures:
-                judged = future.result()
-                done += 1
-                yield from judged
-        except BrokenProcessPool:
-            # a worker could not start or died (e.g. no usable __main__): finish here
-            yield from self._here([u for chunk in self.chunks[done:] for u in chunk])
-        finally:
-            self.stop()
+    count = workers or os.cpu_count() or 1
+    if count <= 1 or len(units) < PARALLEL_MIN_SYSTEMS:
+        yield from here(units)
+        return
+    size = max(1, min(MAX_CHUNK, len(units) // (count * 4)))
+    chunks = [units[i:i + size] for i in range(0, len(units), size)]
+    done, stop = 0, None
+    try:
+        pool = ProcessPoolExecutor(max_workers=count, mp_context=_context(), initializer=_init_worker,
+                                   initargs=(rules, rounds, formats, round_, keys))
+        stop = functools.partial(pool.shutdown, wait=True, cancel_futures=True)
+        atexit.register(stop)
+        for judged in pool.map(_judge_chunk, chunks):
+            done += 1
+            yield from judged
+    except (OSError, BrokenProcessPool):   # no processes to be had, or a worker died (no usable __main__)
+        yield from here(u for chunk in chunks[done:] for u in chunk)
+    finally:
+        if stop is not None:
+            stop()
+            atexit.unregister(stop)
 
 
 def _context():
@@ -222,22 +186,15 @@ def jobs_of(rules: Rules, unit: SystemUnit) -> list[ResultJob]:
     jobs = []
     for model_dir in _subfolders(system_dir):
         model_where = inside(unit.where, f"results/{unit.system}/{model_dir.name}")
-        jobs += [_job(rules, unit, model_dir.name, model_where, scenario_dir, facts, sys_where, places, why, beside)
-                 for scenario_dir in _subfolders(model_dir)]
+        for scenario_dir in _subfolders(model_dir):
+            model, scenario, family = _benchmark(rules, model_dir.name, scenario_dir.name)
+            jobs.append(ResultJob(
+                scenario_dir=scenario_dir, where=inside(model_where, scenario_dir.name), model_where=model_where,
+                system_places=places, submitter_dir=unit.folder, submitter_where=unit.where,
+                submitter=unit.folder.name, division=unit.division, system=unit.system, model_folder=model_dir.name,
+                scenario_folder=scenario_dir.name, model=model, scenario=scenario, family=family,
+                system_facts=facts, system_where=sys_where, system_findings=why, compliance_beside=beside))
     return jobs
-
-
-def _job(rules: Rules, unit: SystemUnit, model_folder, model_where, scenario_dir, facts, sys_where, places, why,
-         beside) -> ResultJob:
-    model, scenario, family = _benchmark(rules, model_folder, scenario_dir.name)
-    return ResultJob(
-        scenario_dir=scenario_dir, where=inside(model_where, scenario_dir.name), model_where=model_where,
-        system_places=places,
-        submitter_dir=unit.folder, submitter_where=unit.where, submitter=unit.folder.name,
-        division=unit.division, system=unit.system, model_folder=model_folder,
-        scenario_folder=scenario_dir.name, model=model, scenario=scenario, family=family,
-        system_facts=facts, system_where=sys_where, system_findings=why,
-        compliance_beside=beside)
 
 
 @memo(maxsize=4096)
@@ -274,8 +231,7 @@ def _system(folder: Path, shown: Source, system: str) -> tuple[dict | None, Sour
     if not isinstance(data, dict):
         return None, where, (located("format-mismatch", where, "a JSON object", type(data).__name__,
                                      "the system description is not an object"),)
-    repeated = jsonsafe.duplicate_keys(data)
+    repeated = jsonsafe.repeated_key(data, where, "the system description states a key twice")
     if repeated:
-        return None, where, (located("duplicate-key", where.at(key=repeated[0]), f"{repeated[0]!r} once",
-                                     f"{repeated[0]!r} twice", "the system description states a key twice"),)
+        return None, where, (repeated,)
     return data, where, ()

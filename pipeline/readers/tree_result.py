@@ -1,14 +1,11 @@
 """One result folder of a submission tree (``results/<system>/<model>/<scenario>``)
 judged by its round's rules: a raw record, or the findings that reject it.
-
-This runs in worker processes, so it takes everything it needs as arguments
-(:class:`ResultJob`, the rules) and reads nothing but the result's own files.
-Of the LoadGen log only the keys the rules read are parsed (:func:`log_keys`).
+It runs in worker processes, so it takes all it needs as arguments and reads
+only the result's own files (of the LoadGen log, only the keys the rules read).
 
 Where the compliance tests sit is read from the tree, whatever the round:
-``TEST0x/`` inside the scenario folder (v6.x), else, when the submitter has
-a ``compliance/`` folder beside ``results/`` (v5.x), there. A missing test
-is named where the submitter's layout puts it.
+``TEST0x/`` inside the scenario folder (v6.x), else beside ``results/`` in
+the submitter's ``compliance/`` (v5.x).
 """
 
 from __future__ import annotations
@@ -21,7 +18,7 @@ from pathlib import Path
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
 from pipeline.core.vocabulary import Severity
-from pipeline.readers.base import RawRecord, inside
+from pipeline.readers.base import RawRecord, inside, json_text
 from pipeline.readers import folder_checks, loadgen, run_checks
 from pipeline.readers.round_rules import Formats, RoundRules, metric_for
 
@@ -91,9 +88,8 @@ def log_keys(rounds: dict[str, RoundRules], formats: Formats) -> frozenset[str]:
 
 
 def judge(job: ResultJob, rounds: dict[str, RoundRules], formats: Formats,
-          explicit_round: str | None, keys: frozenset[str] | None = None) -> Outcome:
-    """``keys``: the LoadGen keys to parse (:func:`log_keys`, computed once by
-    the caller; None computes them)."""
+          explicit_round: str | None, keys: frozenset[str]) -> Outcome:
+    """``keys``: the LoadGen keys to parse (:func:`log_keys`, computed once by the caller)."""
     detail_where = inside(job.where, DETAIL)
     cell = detail_where.file
     base = os.fspath(job.scenario_dir)
@@ -103,7 +99,6 @@ def judge(job: ResultJob, rounds: dict[str, RoundRules], formats: Formats,
         if not os.path.isfile(detail):
             early.append(folder_checks.missing_file(detail_where, "the performance detail log"))
         return Outcome(cell, None, early)
-    keys = log_keys(rounds, formats) if keys is None else keys
     log, found = loadgen.read_log(detail, detail_where, keys)
     if log is None:   # read first, asked why after: one system call less for a log that is there
         if not os.path.isfile(detail):
@@ -194,16 +189,10 @@ def _record(job: ResultJob, log, rules: RoundRules, value) -> RawRecord:
     """The result's fields, each placed where it was read: the system
     description's keys, the folders, the log's keys and the metric table."""
     facts = job.system_facts or {}
-    fields = {name: _text(facts.get(key)) for name, key in SYSTEM_KEYS.items() if facts.get(key) is not None}
+    fields = {name: json_text(facts.get(key)) for name, key in SYSTEM_KEYS.items() if facts.get(key) is not None}
     fields.update(system=job.system, platform=job.system, model=job.model, scenario=job.scenario,
                   value=value[0], units=value[1], round=rules.round)
     elsewhere = {**job.system_places, "model": job.model_where, "scenario": job.where,
                  "value": log.at(value[2]), "units": _units_place(job.model, job.scenario),
                  "round": log.at(run_checks.QSL_SEED)}
     return RawRecord(log.where, log.lines.get(value[2]), fields, elsewhere=elsewhere)
-
-
-def _text(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)

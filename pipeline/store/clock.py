@@ -1,25 +1,18 @@
 """When a version counts as submitted: a clock no partner writes.
 
 A version's effective submission time is the latest of its declared
-``submitted_at`` and the time it became visible to the project:
+``submitted_at`` and the time it became visible to the project: in the gate,
+the gate's own clock for the versions it judges; in ``ingest`` inside git,
+the project's **visibility record** (:data:`RECORD`), appended by the
+regenerate workflow's trusted job when it first sees a version on main (never
+a commit's date: after a fast-forward merge that is the partner's own); a
+version the record does not hold becomes visible now. Outside git, or for a
+version ``schemas/attested.yaml`` pins (MLCommons' own publication), the
+declared time counts.
 
-* in the gate, the gate's own clock (``now``; no option or variable moves it)
-  for the versions it judges, and the base's visibility record for the others;
-* in ``ingest`` inside a git repository, the project's own **visibility
-  record** (:data:`RECORD`, at the repository's top): the time the
-  regenerate workflow first saw each version on main, appended by its
-  trusted job with the workflow's own run time. A version the record does not
-  hold becomes visible now. Never a commit's date: after a fast-forward merge
-  the commit that brought a version in is the partner's own, dated as the
-  partner chose;
-* outside git, or for a version whose manifest ``schemas/attested.yaml`` pins
-  (results imported from MLCommons' own publication, whose time MLCommons
-  attests), the declared time.
-
-A declared time must also be plausible: not before the round opens
-(``opens`` in ``schemas/rounds.yaml``), not more than a day ahead of the
-clock, not before the previous version's. An implausible or late ``verified``
-version counts as post-deadline.
+A declared time must also be plausible: not before the round opens, not
+more than a day ahead of the clock, not before the previous version's. An
+implausible or late ``verified`` version counts as post-deadline.
 """
 
 from __future__ import annotations
@@ -74,10 +67,9 @@ def is_attested(rules: Rules, version) -> bool:
 
 
 def read_record(text: bytes | None, where: str = RECORD) -> dict[str, datetime]:
-    """version display (``v6.0/Dell/v1``, relative to the submissions root) ->
-    when it became visible on main, from the visibility record's bytes (an
-    absent record holds nothing). A record that does not read is a
-    configuration problem: it is the maintainers' file."""
+    """version display (``v6.0/Dell/v1``) -> when it became visible on main, from
+    the visibility record's bytes (None: no record). A record that does not read
+    is a ConfigError: it is the maintainers' file."""
     if text is None:
         return {}
     try:
@@ -97,9 +89,8 @@ def _utc(value) -> datetime:
 
 
 def record_clock(rules: Rules, entries: dict[str, datetime], at: datetime | None = None, where: str = RECORD) -> Clock:
-    """When each version became visible by the visibility record ENTRIES
-    (:func:`read_record`); a version it does not hold becomes visible at AT
-    (default: now); an attested version keeps its declared time."""
+    """When each version became visible by the record ENTRIES; one it does not
+    hold at AT (default: now); an attested version keeps its declared time."""
     seen = at or now()
 
     def visible(version) -> Visible | None:
@@ -166,9 +157,8 @@ def plausibility(rules: Rules, versions: list, at: datetime) -> dict[str, list[F
 
 def statuses(rules: Rules, versions: list, visible: Clock, at: datetime) -> dict[str, tuple[str, list[Finding]]]:
     """version display -> (the status its rows count under, the findings that
-    decide it), for each of VERSIONS (manifests loaded) that has a manifest:
-    the one rule by which ingest supersedes and the gate looks up what a new
-    version supersedes (never the declared status alone)."""
+    decide it) of each of VERSIONS with a manifest: the one rule by which ingest
+    supersedes and the gate finds what a new version supersedes."""
     implausible = plausibility(rules, versions, at)
     out = {}
     for v in versions:

@@ -1,20 +1,15 @@
 """What a version folder may hold, by an allow-list (``schemas/version_folder.yaml``).
 
 A partner's version folder is data: its manifest, each file it lists under a
-name that file's format uses, and in a submission tree only the MLPerf
-layout's files. Nothing else is held, and above all no name that a tool
-around the project reads as configuration or code (``dvc.yaml``, a ``.dvc``
-file, ``conftest.py``, ``Makefile``...), even one that is also a valid results
-file; every file and folder name keeps to a safe character set. Each path
-that breaks the rule is one finding: ``unsafe-name`` or ``file-not-allowed``,
-and ``over-cap`` when a version holds more files or bytes than the
-caps allow.
+name its format uses, and in a submission tree only the MLPerf layout's
+files; never a name a tool around the project reads as configuration or code
+(``dvc.yaml``, ``conftest.py``, ``Makefile``...), and every name in a safe
+character set. Each path that breaks the rule is one finding
+(``unsafe-name``, ``file-not-allowed``, ``over-cap``).
 
-This is the one implementation of the rule: :func:`judge` works on a list of
-the version's paths (relative to the version folder), so that the store
-applies it to a folder on disk (:func:`check_folder`, which ingest and the
-gate's copy of a pull request's blobs go through) and ``submit`` to what it
-is about to seal (:func:`check_source`).
+One implementation: :func:`judge` works on a list of paths, so that the same
+rule applies to a folder on disk (:func:`check_folder`: ingest, the gate) and
+to what ``submit`` is about to seal (:func:`check_source`).
 """
 
 from __future__ import annotations
@@ -22,6 +17,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,9 +48,6 @@ class FolderRules:
         """The tool that reads NAME as configuration or code, if any."""
         low = name.lower()
         return next((tool for glob, tool in self.configuration if fnmatch.fnmatchcase(low, glob)), None)
-
-    def format_names(self, fmt: str) -> tuple[str, ...]:
-        return self.formats.get(fmt, ())
 
 
 @memo()
@@ -112,11 +105,9 @@ class Refusal:
 
 def judge(rules: Rules, paths: list[tuple[str, bool]], listed: dict[str, str] | None,
           sizes: int = 0) -> list[Refusal]:
-    """The refusals of a version holding PATHS ((path relative to the
-    version folder, is a folder); every file and folder, at any depth).
-    LISTED: the manifest's entries (path -> format), None when the manifest
-    does not read (a file is then judged by its name against every format).
-    SIZES: the bytes of all its files."""
+    """The refusals of a version holding PATHS ((path relative to the version
+    folder, is a folder), at any depth; SIZES: the bytes of its files). LISTED:
+    the manifest's entries (path -> format); None when it does not read."""
     rule = folder_rules(rules)
     out: list[Refusal] = []
     bad_parents: set[str] = set()
@@ -190,7 +181,7 @@ _TREE = ("systems/*.json, LoadGen logs, accuracy.txt, verify_*.txt, measurements
 
 def _format_file(path: str, fmt: str | None, rule: FolderRules) -> Refusal | None:
     """A file of format FMT (any known format, when None) under a name that format uses."""
-    globs = [g for f in ([fmt] if fmt is not None else list(rule.formats)) for g in rule.format_names(f)]
+    globs = [g for f in ([fmt] if fmt is not None else list(rule.formats)) for g in rule.formats.get(f, ())]
     name = path.rsplit("/", 1)[-1]
     if any(fnmatch.fnmatchcase(name.lower(), g.lower()) for g in globs):
         return None
@@ -207,25 +198,16 @@ def walk(folder: Path) -> tuple[list[tuple[str, bool]], int]:
     followed (the manifest's check refuses them)."""
     out: list[tuple[str, bool]] = []
     size = 0
-    for here, dirs, files in os.walk(folder):
+    for here, dirs, files in os.walk(folder):    # a link to a folder is listed, never walked into
         rel = Path(here).relative_to(folder).as_posix()
         prefix = "" if rel == "." else rel + "/"
-        kept = []
-        for name in dirs:
-            path = Path(here) / name
-            if path.is_symlink():
-                out.append((prefix + name, False))
-            else:
-                out.append((prefix + name, True))
-                kept.append(name)
-        dirs[:] = kept
+        out += [(prefix + name, not os.path.islink(os.path.join(here, name))) for name in dirs]
         for name in files:
             out.append((prefix + name, False))
-            try:
-                info = os.lstat(Path(here) / name)
-                size += info.st_size if not os.path.islink(Path(here) / name) else 0
-            except OSError:
-                pass
+            path = os.path.join(here, name)
+            if not os.path.islink(path):
+                with suppress(OSError):
+                    size += os.lstat(path).st_size
     return out, size
 
 

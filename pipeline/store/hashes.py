@@ -26,7 +26,6 @@ def sha256_tree(folder: Path) -> tuple[str | None, str | None]:
             path = Path(here) / name
             if path.is_symlink():
                 return None, path.relative_to(folder).as_posix()
-        for name in sorted(files):
-            path = Path(here) / name
-            lines.append(f"{path.relative_to(folder).as_posix()}\0{sha256_file(path)}\n")
+            if name in files:
+                lines.append(f"{path.relative_to(folder).as_posix()}\0{sha256_file(path)}\n")
     return hashlib.sha256("".join(sorted(lines)).encode("utf-8")).hexdigest(), None

@@ -307,19 +307,22 @@ def _taint(version: Version, path: str, why: Finding) -> None:
     version.tampered[path] = why
 
 
+def _declared(path: Path) -> tuple[object, dict[str, int], list[Finding]]:
+    """A manifest file as :func:`parse` reads it; (None, {}, []) when it does not read."""
+    where = Source(path.as_posix())
+    text, _ = _text(path, where)
+    return parse(text, where) if text is not None else (None, {}, [])
+
+
 def declared_status(version_dir: Path) -> str | None:
     """The status a version's manifest declares, None when it does not read."""
-    where = Source(f"{version_dir.as_posix()}/{MANIFEST}")
-    text, _ = _text(version_dir / MANIFEST, where)
-    data, _, found = parse(text, where) if text is not None else (None, {}, [])
+    data, _, found = _declared(version_dir / MANIFEST)
     return data.get("status") if isinstance(data, dict) and not found else None
 
 
 def declared_submitted_at(version_dir: Path) -> datetime | None:
     """The submitted_at a version's manifest declares, None when it does not read."""
-    where = Source(f"{version_dir.as_posix()}/{MANIFEST}")
-    text, _ = _text(version_dir / MANIFEST, where)
-    data, _, found = parse(text, where) if text is not None else (None, {}, [])
+    data, _, found = _declared(version_dir / MANIFEST)
     try:
         when = datetime.fromisoformat(str(data["submitted_at"]).replace("Z", "+00:00"))
     except (TypeError, KeyError, ValueError):
@@ -329,7 +332,4 @@ def declared_submitted_at(version_dir: Path) -> datetime | None:
 
 def key_lines(path: Path) -> dict[str, int]:
     """The line of each key of a manifest file (none when it does not read)."""
-    where = Source(path.as_posix())
-    text, _ = _text(path, where)
-    _, lines, _ = parse(text, where) if text is not None else (None, {}, [])
-    return lines
+    return _declared(path)[1]

@@ -1,14 +1,9 @@
-"""The layout of a submissions root: ``<root>/<round>/<submitter>/v<N>/``.
-
-Which version folders a root holds, and a located finding for everything in
-it that is not where a version belongs (a file beside the rounds or in a
-round folder, a folder under a submitter not named ``v<N>``, a version folder
-that is a link leaving the root). Nothing here reads a manifest
-(:mod:`pipeline.store.manifests` does).
-
-The store locates a file relative to the submissions root it reads, as the
-canonical table's sources are (``Source.root`` unset): the command that knows
-how the user named the root names it (the gate, ``validate``).
+"""The layout of a submissions root: ``<root>/<round>/<submitter>/v<N>/``:
+which version folders it holds, and a located finding for everything not
+where a version belongs (a stray file, a folder not named ``v<N>``, a link
+leaving the root). Nothing here reads a manifest. A file is located relative
+to the submissions root, as the canonical table's sources are; the command
+that knows how the user named the root names it.
 """
 
 from __future__ import annotations
