@@ -502,17 +502,15 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
            {"--output": output, "--summary-out": summary_out, **sets})
     frame, found = _load_table(results)
     check_filters(_rules(), {"submitter": only_submitter, "round": only_round}, frame)
-    held = [frame]
-    del frame   # compare lets the table go column by column as it takes the partner rows
     notes = []
     if sets:
         agreement_display = output.as_posix() if output is not None and str(output) != "-" else "<agreement>"
-        report = partition_mod.compare_and_partition(_rules(), held.pop(), p.tolerance_pct, p.reference_submitter,
+        report = partition_mod.compare_and_partition(_rules(), frame, p.tolerance_pct, p.reference_submitter,
                                                      p.reference_vendor, results.as_posix(), agreement_display)
         agreement = report.agreement
         notes = [report.write(verified_dir, post_deadline_dir)]
     else:
-        report = agreement = compare_mod.compare(_rules(), held.pop(), p.tolerance_pct, p.reference_submitter,
+        report = agreement = compare_mod.compare(_rules(), frame, p.tolerance_pct, p.reference_submitter,
                                                  p.reference_vendor)
     agreement.read_findings = found
     agreement.prefix = root.as_posix()   # the submissions root, as given: findings name its files under it
@@ -535,8 +533,7 @@ def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verb
     from pipeline.core.files import write_table
     _guard({"RESULTS": results}, {"--verified-out": verified_out, "--post-deadline-out": post_deadline_out,
                                   "--output": output})
-    held = [partition_mod.read_with_status(results)]   # partition lets the table go column by column
-    report = partition_mod.partition(held.pop(), results.as_posix())
+    report = partition_mod.partition(partition_mod.read_with_status(results), results.as_posix())
     write_table(report.verified, verified_out)
     write_table(report.post_deadline, post_deadline_out)
     _finish(report, fmt, output, quiet, verbose, notes=[

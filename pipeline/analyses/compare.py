@@ -42,7 +42,6 @@ from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, DEFAULT_REFERENCE_SU
                                  DEFAULT_TOLERANCE_PCT, DEVIATES, LABEL_UNVERIFIED, NO_REFERENCE, Row, plain,
                                  typed_rows)
 from pipeline.core.vocabulary import Severity, tally
-from pipeline.ingest.table import release_unused
 from pipeline.analyses import differences as systems
 from pipeline.analyses.reference import (COLUMNS, DECISION, MATCH, PARTNER_COLUMNS, REF_FIELDS, decision,
                                          deviation_finding, reference_index)
@@ -172,11 +171,7 @@ def compare(rules: Rules, results: pd.DataFrame, tolerance_pct: float = DEFAULT_
     refs = results[results["submitter"] == reference_submitter]
     ref_rows = _dicts(refs.assign(capped=_power_capped(rules, refs)), tuple(dict.fromkeys(REF_FIELDS + systems.SETUP)))
     by_key = reference_index(ref_rows)
-    del refs
-    keep = (results["submitter"] != reference_submitter).to_numpy()
-    held = [results]
-    del results   # the columns are let go one by one as they are taken (when the caller holds none: the CLI)
-    partners = _partner_rows(held, keep)
+    partners = results[(results["submitter"] != reference_submitter).to_numpy()].reset_index(drop=True)
     partners = partners.assign(capped=_power_capped(rules, partners))
     if partners.empty:
         return CompareReport(pd.DataFrame(columns=list(COLUMNS)), tolerance_pct, reference_submitter,
@@ -292,17 +287,3 @@ def _explain(rules: Rules, partners: pd.DataFrame, codes: np.ndarray, keys: list
             "context_per_accelerator": ctx,
             "context_deviation_pct": np.where(stated, rounded_pct(dev), np.nan)}
 
-
-def _partner_rows(held: list[pd.DataFrame], keep: np.ndarray) -> pd.DataFrame:
-    """``results[keep]`` (``results``: the one frame in ``held``, taken out),
-    one column at a time, each column let go once taken: at a million rows
-    the table and its partner copy are never both whole in memory (when no
-    one else holds the table)."""
-    results = held.pop()
-    names = list(results.columns)
-    taken = {}
-    for name in names:
-        taken[name] = results[name][keep].reset_index(drop=True)   # a filter: cheaper than a take
-        results = results.drop(columns=[name])
-        release_unused()
-    return pd.DataFrame(taken, columns=names)
