@@ -143,8 +143,10 @@ def _guard(inputs: dict, outputs: dict) -> None:
 
 
 def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
-            columns: tuple[str, ...] = (), exit_zero_flag: bool = False, notes: list[str] = ()) -> None:
-    """Write or print the report, then exit: 1 when it holds an error finding.
+            columns: tuple[str, ...] = (), exit_zero_flag: bool = False, notes: list[str] = (),
+            sealed: bool = False) -> None:
+    """Write or print the report, then exit: 1 when it holds an error finding (not when SEALED:
+    submit sealed the version, and its errors are what the gate will say).
     ``output``: None, a path (``-`` is stdout), or (format or None, path) pairs
     (the gate's repeatable ``-o [FORMAT=]PATH``)."""
     from pipeline.output import render
@@ -178,7 +180,7 @@ def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
             click.echo(stage_line(report, ctx.info_name))
     else:
         click.echo(render.render(report, fmt, columns, limit))
-    if not exit_zero_flag and not report.ok:
+    if not exit_zero_flag and not sealed and not report.ok:
         raise SystemExit(EXIT_FINDINGS)
 
 
@@ -372,23 +374,24 @@ def submit(source, submitter, round_, status, force, submitted_at, input_fmt, ro
     if params_path is not None and not params_path.exists():
         raise click.BadParameter(f"{params_path}: no such file", param_hint="--params")
     _guard({"SOURCE": source, "--params": params_path}, {"--output": output})
-    if dry_run:
-        from pipeline.gate import dryrun as gate_dryrun
+    from pipeline.gate import dryrun
 
-        report = gate_dryrun.dry_run(_rules(), source, submitter, round_, status, root, when, input_fmt, notes,
-                                     withdraws, params_path or DEFAULT_PARAMS, force)
+    judge = dryrun.dry_run if dry_run else dryrun.submitted
+    report = judge(_rules(), source, submitter, round_, status, root, when, input_fmt, notes, withdraws,
+                   params_path or DEFAULT_PARAMS, force)
+    created = report.summary.get("created")
+    if dry_run:
         _finish(report, fmt, output, quiet, verbose)
         return
-    from pipeline.gate.submit import submit as seal
-
-    result = seal(_rules(), source, submitter, round_, status, root, when, input_fmt, notes, withdraws, force)
-    if result.version is not None:
-        summary = {"created": result.version.display, "path": result.version.path.as_posix(),
-                   "status": result.status}
-        notes_ = [f"created {result.version.path.as_posix()} ({result.status})"]
-    else:
-        summary, notes_ = {"created": None, "path": None, "status": None}, ["refused: nothing written"]
-    _finish(Report([], result.findings, summary), fmt, output, quiet, verbose, notes=notes_)
+    if created is None:   # nothing sealed, nothing judged: why not
+        _finish(Report([], report.findings, {"created": None, "path": None, "status": None}), fmt, output, quiet,
+                verbose, notes=["refused: nothing written"])
+        return
+    notes_ = [f"created {report.summary['path']} ({report.summary['status']})"]
+    if not report.ok:   # sealed, and a pull request of it would fail: said now, not first by the CI
+        notes_.append(f"warning: the gate will fail {created}: {len(report.errors)} error(s) above; "
+                      "fix them and submit the next version")
+    _finish(report, fmt, output, quiet, verbose, notes=notes_, sealed=True)
 
 
 def _ingest_options(f):

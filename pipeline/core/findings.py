@@ -143,6 +143,8 @@ class Finding:
     found: str
     message: str
     severity: Severity = Severity.ERROR  # error: the data failed a check; warning: noted, not failing
+    # submit names the file the user gave; this is where its version holds it (what the gate names)
+    sealed: str | None = None
 
     def __post_init__(self) -> None:
         if self.code not in CODES:
@@ -164,13 +166,15 @@ class Finding:
         w = self.where
         return {"code": self.code, "file": w.path, "line": w.line, "row": w.row, "column": w.column,
                 "key": w.key, "place": w.place, "expected": self.expected, "found": self.found,
-                "message": self.message, "severity": self.severity}
+                "message": self.message, "severity": self.severity,
+                **({"sealed": self.sealed} if self.sealed else {})}
 
     def render(self) -> str:
         where = f"{self.file}: {self.place}" if self.place else self.file
         return (
             f"{where}: [{self.code}] {self.message} "
             f"(expected {self.expected}; found {self.found})"
+            + (f" [in the version: {self.sealed}]" if self.sealed else "")
         )
 
 

@@ -144,6 +144,8 @@ def gate_verdict(report) -> str:
 
 def _base_line(summary: dict) -> str:
     """What the gate judged against: the git base, or (submit --dry-run) the version submit would seal."""
+    if summary.get("created"):
+        return f"sealed {summary['created']} ({summary.get('status')}), judged as the gate judges it"
     if summary.get("dry_run"):
         status = summary.get("status")
         return "dry run, nothing sealed: " + (f"submit would seal it {status}" if status else "submit would refuse it")
@@ -388,7 +390,7 @@ def markdown(report, limit: int = 100) -> str:
 def _gate_head(report, limit: int | None = 100) -> list[str]:
     s = report.summary
     icon = "✅" if report.ok else "❌"
-    judged = (_base_line(s).capitalize() if s.get("dry_run")
+    judged = (_base_line(s).capitalize() if s.get("dry_run") or s.get("created")
               else f"Base {escape.md_code(s.get('base') or '-')} ({s.get('versioning')})")
     out = [f"## {icon} mlrepro gate: {'passed' if report.ok else 'failed'}", "",
            f"{judged}; reference {escape.md_code(s.get('reference_submitter'))}, "
