@@ -144,9 +144,10 @@ def _guard(inputs: dict, outputs: dict) -> None:
 
 def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
             columns: tuple[str, ...] = (), exit_zero_flag: bool = False, notes: list[str] = (),
-            sealed: bool = False) -> None:
+            sealed: bool = False, gate: bool = False) -> None:
     """Write or print the report, then exit: 1 when it holds an error finding (not when SEALED:
-    submit sealed the version, and its errors are what the gate will say).
+    submit sealed the version, and its errors are what the gate will say). GATE: a gated report
+    (the gate's, submit's), rendered in the gate's words.
     ``output``: None, a path (``-`` is stdout), or (format or None, path) pairs
     (the gate's repeatable ``-o [FORMAT=]PATH``)."""
     from pipeline.output import render
@@ -158,12 +159,12 @@ def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
     to_stdout = [name for name, path in targets if str(path) == "-" and name]
     for name, path in files:
         write_report(report, path, name or (fmt if explicit and path.suffix not in render.BY_EXTENSION
-                                            and path.suffix != ".parquet" else None))
+                                            and path.suffix != ".parquet" else None), gate)
     limit = None if verbose else render.TEXT_LIMIT
     if quiet:
         pass
     elif to_stdout:
-        click.echo(render.render(report, to_stdout[-1], columns, limit))
+        click.echo(render.render(report, to_stdout[-1], columns, limit, gate))
     elif fmt == "text" or not explicit:   # text: findings on stderr, the report on stdout
         for line in render.findings_lines(report, limit):
             click.echo(line, err=True)
@@ -172,14 +173,15 @@ def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
         if files:
             for _, path in files:
                 click.echo(f"wrote {path}")
-            click.echo(render.verdict_line(report))
+            click.echo(render.verdict_line(report, gate))
         else:
-            click.echo(render.text(report, columns, limit, with_findings=False))
+            click.echo(render.gate_text(report, with_findings=False) if gate
+                       else render.text(report, columns, limit, with_findings=False))
         if exit_zero_flag:   # a stage: say that the findings above are the data's, not the tool's
             from pipeline.output.outcome import stage_line
             click.echo(stage_line(report, ctx.info_name))
     else:
-        click.echo(render.render(report, fmt, columns, limit))
+        click.echo(render.render(report, fmt, columns, limit, gate))
     if not exit_zero_flag and not sealed and not report.ok:
         raise SystemExit(EXIT_FINDINGS)
 
@@ -381,7 +383,7 @@ def submit(source, submitter, round_, status, force, submitted_at, input_fmt, ro
                    params_path or DEFAULT_PARAMS, force)
     created = report.summary.get("created")
     if dry_run:
-        _finish(report, fmt, output, quiet, verbose)
+        _finish(report, fmt, output, quiet, verbose, gate=True)
         return
     if created is None:   # nothing sealed, nothing judged: why not
         _finish(Report([], report.findings, {"created": None, "path": None, "status": None}), fmt, output, quiet,
@@ -391,7 +393,7 @@ def submit(source, submitter, round_, status, force, submitted_at, input_fmt, ro
     if not report.ok:   # sealed, and a pull request of it would fail: said now, not first by the CI
         notes_.append(f"warning: the gate will fail {created}: {len(report.errors)} error(s) above; "
                       "fix them and submit the next version")
-    _finish(report, fmt, output, quiet, verbose, notes=notes_, sealed=True)
+    _finish(report, fmt, output, quiet, verbose, notes=notes_, sealed=True, gate=True)
 
 
 def _ingest_options(f):
@@ -505,18 +507,20 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
            {"--output": output, "--summary-out": summary_out, **sets})
     frame, found = _load_table(results)
     check_filters(_rules(), {"submitter": only_submitter, "round": only_round}, frame)
-    notes = []
     if sets:
         agreement_display = output.as_posix() if output is not None and str(output) != "-" else "<agreement>"
-        report = partition_mod.compare_and_partition(_rules(), frame, p.tolerance_pct, p.reference_submitter,
-                                                     p.reference_vendor, results.as_posix(), agreement_display)
-        agreement = report.agreement
-        notes = [report.write(verified_dir, post_deadline_dir)]
+        agreement, split, agreements = partition_mod.compare_and_partition(
+            _rules(), frame, p.tolerance_pct, p.reference_submitter, p.reference_vendor, results.as_posix(),
+            agreement_display)
+        notes = [partition_mod.write_sets(split, agreements, verified_dir, post_deadline_dir)]
+        report = agreement.combine(after=split.findings + agreements.findings, summary={
+            "verified_results": len(split.verified), "post_deadline_results": len(split.post_deadline)})
     else:
-        report = agreement = compare_mod.compare(_rules(), frame, p.tolerance_pct, p.reference_submitter,
-                                                 p.reference_vendor)
-    agreement.read_findings = found
-    agreement.prefix = root.as_posix()   # the submissions root, as given: findings name its files under it
+        notes, agreement = [], compare_mod.compare(_rules(), frame, p.tolerance_pct, p.reference_submitter,
+                                                   p.reference_vendor)
+        report = agreement
+    # the table's findings first; findings name the table's files under the submissions root, as given
+    report = report.combine(before=found, prefix=root.as_posix())
     if summary_out:
         write_json(agreement.summary, summary_out)
     report = filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
@@ -648,7 +652,7 @@ def gate(paths, base, root, params_path, allow_maintenance, worktree, outputs, f
            {"--output": [p for _, p in targets]})
     report = gate_mod.run(_rules(), list(paths), root, base, params_path or DEFAULT_PARAMS,
                           allow_maintenance=allow_maintenance, worktree=worktree)
-    _finish(report, fmt, targets, quiet, verbose)
+    _finish(report, fmt, targets, quiet, verbose, gate=True)
 
 
 def report_inputs(f):
@@ -783,8 +787,8 @@ def scaling(results, reference_submitter, params_path, only_verdict, only_submit
     frame, found = _load_table(results)
     check_filters(_rules(), {"submitter": only_submitter, "round": only_round}, frame)
     report = scaling_mod.scaling(_rules(), frame, ref)
-    report.findings[:0] = found
-    report = filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
+    report = filtered(report.combine(before=found),
+                      {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
     _finish(report, fmt, output, quiet, verbose, SCALING_COLUMNS)
 
 
@@ -810,8 +814,7 @@ def record(results, tolerance_pct, reference_submitter, params_path, fmt, output
     _guard({"RESULTS": results, "--params": params_path}, {"--output": output})
     frame, found = _load_table(results)
     report = record_mod.partner_record(_rules(), frame, p.tolerance_pct, p.reference_submitter, p.reference_vendor)
-    report.read_findings = found
-    _finish(report, fmt, output, quiet, verbose, RECORD_COLUMNS)
+    _finish(report.combine(before=found), fmt, output, quiet, verbose, RECORD_COLUMNS)
 
 
 @cli.command(short_help="Recompute the claims of a ledger (claims.yaml).")
@@ -834,8 +837,7 @@ def claims(ledger, results, reference_submitter, params_path, only_verdict, fmt,
     book = ledger_mod.read_ledger(_rules(), ledger)
     frame, found = _load_table(results)
     report = claims_mod.check_claims(_rules(), book, frame, p.reference_submitter, p.reference_vendor)
-    report.findings[:0] = found
-    report = filtered(report, {"verdict": only_verdict})
+    report = filtered(report.combine(before=found), {"verdict": only_verdict})
     _finish(report, fmt, output, quiet, verbose, CLAIM_COLUMNS, exit_zero)
 
 
@@ -910,8 +912,7 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
     check_filters(_rules(), {"submitter": only_submitter, "round": only_round}, frame)
     report = crosscheck_mod.check(frame, published, tolerance_pct)
     # the published table's own warnings are not this check's; its errors are
-    report.findings[:0] = found
-    report.findings.extend(f for f in read_findings if f.severity == Severity.ERROR)
+    report = report.combine(before=found, after=[f for f in read_findings if f.severity == Severity.ERROR])
     report = filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
     _finish(report, fmt, output, quiet, verbose, CROSSCHECK_COLUMNS, exit_zero)
 

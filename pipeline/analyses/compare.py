@@ -30,7 +30,7 @@ verdict), or says why there is none (``context_note``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -59,6 +59,8 @@ class CompareReport(ReportShape):
     reference_vendor: str = DEFAULT_REFERENCE_VENDOR
     read_findings: list[Finding] = field(default_factory=list)  # e.g. rows the table's schema refused
     prefix: str = ""  # before a row's source in a finding: the submissions root, from the repository root
+    after: list[Finding] = field(default_factory=list)  # a later step's (the split into the two sets)
+    more: dict = field(default_factory=dict)            # what a later step adds to the summary
     # decided texts held as categoricals (a few distinct values over a million rows), written as text
     text_columns: tuple[str, ...] = ()
 
@@ -68,6 +70,13 @@ class CompareReport(ReportShape):
         if not self.text_columns:
             return self.table
         return self.table.assign(**{c: _text(self.table[c]) for c in self.text_columns})
+
+    def combine(self, before: list[Finding] = (), after: list[Finding] = (), summary: dict | None = None,
+                prefix: str | None = None) -> "CompareReport":
+        """As :meth:`ReportShape.combine`, the deviations still built only when shown; SUMMARY: what a
+        later step adds to it; PREFIX: the submissions root the findings name the table's files under."""
+        return replace(self, read_findings=[*before, *self.read_findings], after=[*self.after, *after],
+                       more={**self.more, **(summary or {})}, prefix=self.prefix if prefix is None else prefix)
 
     @property
     def rows(self) -> list[Row]:
@@ -85,16 +94,17 @@ class CompareReport(ReportShape):
         return self.table.iloc[at if limit is None else at[:max(limit, 0)]]
 
     def finding_count(self) -> int:
-        return len(self.read_findings) + int((self.table["verdict"] == DEVIATES).sum())
+        return len(self.read_findings) + int((self.table["verdict"] == DEVIATES).sum()) + len(self.after)
 
     def error_count(self) -> int:
-        return (sum(1 for f in self.read_findings if f.severity == Severity.ERROR)
+        return (sum(1 for f in self.read_findings + self.after if f.severity == Severity.ERROR)
                 + int((self.table["verdict"] == DEVIATES).sum()))
 
     def findings_head(self, limit: int | None) -> list[Finding]:
         head = self.read_findings if limit is None else self.read_findings[:limit]
         deviating = self._deviating(None if limit is None else limit - len(head))
-        return head + [deviation_finding(r, self.prefix) for r in plain(deviating.to_dict("records"))]
+        head = head + [deviation_finding(r, self.prefix) for r in plain(deviating.to_dict("records"))]
+        return head + (self.after if limit is None else self.after[:max(limit - len(head), 0)])
 
     def row_count(self) -> int:
         return len(self.table)
@@ -125,6 +135,7 @@ class CompareReport(ReportShape):
             "partner_rows": len(t),
             **tally(t["verdict"], AGREEMENT_VERDICTS),
             "partners": per_partner,
+            **self.more,
         }
 
 

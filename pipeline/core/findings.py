@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pipeline.core.model import LABEL_UNVERIFIED, Row, Source, plain, typed_rows
 from pipeline.core.vocabulary import Severity
@@ -211,6 +211,11 @@ class ReportShape:
     @property
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == Severity.ERROR]
+
+    def combine(self, before: list[Finding] = (), after: list[Finding] = ()) -> "ReportShape":
+        """This report with the findings of the same run around its own: BEFORE (what reading its
+        input found), AFTER (what a later step found). Never patched in place."""
+        return replace(self, findings=[*before, *self.findings, *after])
 
     @property
     def ok(self) -> bool:
