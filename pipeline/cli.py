@@ -143,8 +143,11 @@ def _guard(inputs: dict, outputs: dict) -> None:
 
 
 def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
-            columns: tuple[str, ...] = (), exit_zero_flag: bool = False, notes: list[str] = ()) -> None:
-    """Write or print the report, then exit: 1 when it holds an error finding.
+            columns: tuple[str, ...] = (), exit_zero_flag: bool = False, notes: list[str] = (),
+            sealed: bool = False, gate: bool = False) -> None:
+    """Write or print the report, then exit: 1 when it holds an error finding (not when SEALED:
+    submit sealed the version, and its errors are what the gate will say). GATE: a gated report
+    (the gate's, submit's), rendered in the gate's words.
     ``output``: None, a path (``-`` is stdout), or (format or None, path) pairs
     (the gate's repeatable ``-o [FORMAT=]PATH``)."""
     from pipeline.output import render
@@ -156,12 +159,12 @@ def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
     to_stdout = [name for name, path in targets if str(path) == "-" and name]
     for name, path in files:
         write_report(report, path, name or (fmt if explicit and path.suffix not in render.BY_EXTENSION
-                                            and path.suffix != ".parquet" else None))
+                                            and path.suffix != ".parquet" else None), gate)
     limit = None if verbose else render.TEXT_LIMIT
     if quiet:
         pass
     elif to_stdout:
-        click.echo(render.render(report, to_stdout[-1], columns, limit))
+        click.echo(render.render(report, to_stdout[-1], columns, limit, gate))
     elif fmt == "text" or not explicit:   # text: findings on stderr, the report on stdout
         for line in render.findings_lines(report, limit):
             click.echo(line, err=True)
@@ -170,15 +173,16 @@ def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
         if files:
             for _, path in files:
                 click.echo(f"wrote {path}")
-            click.echo(render.verdict_line(report))
+            click.echo(render.verdict_line(report, gate))
         else:
-            click.echo(render.text(report, columns, limit, with_findings=False))
+            click.echo(render.gate_text(report, with_findings=False) if gate
+                       else render.text(report, columns, limit, with_findings=False))
         if exit_zero_flag:   # a stage: say that the findings above are the data's, not the tool's
             from pipeline.output.outcome import stage_line
             click.echo(stage_line(report, ctx.info_name))
     else:
-        click.echo(render.render(report, fmt, columns, limit))
-    if not exit_zero_flag and not report.ok:
+        click.echo(render.render(report, fmt, columns, limit, gate))
+    if not exit_zero_flag and not sealed and not report.ok:
         raise SystemExit(EXIT_FINDINGS)
 
 
@@ -372,23 +376,24 @@ def submit(source, submitter, round_, status, force, submitted_at, input_fmt, ro
     if params_path is not None and not params_path.exists():
         raise click.BadParameter(f"{params_path}: no such file", param_hint="--params")
     _guard({"SOURCE": source, "--params": params_path}, {"--output": output})
+    from pipeline.gate import dryrun
+
+    judge = dryrun.dry_run if dry_run else dryrun.submitted
+    report = judge(_rules(), source, submitter, round_, status, root, when, input_fmt, notes, withdraws,
+                   params_path or DEFAULT_PARAMS, force)
+    created = report.summary.get("created")
     if dry_run:
-        from pipeline.gate import dryrun as gate_dryrun
-
-        report = gate_dryrun.dry_run(_rules(), source, submitter, round_, status, root, when, input_fmt, notes,
-                                     withdraws, params_path or DEFAULT_PARAMS, force)
-        _finish(report, fmt, output, quiet, verbose)
+        _finish(report, fmt, output, quiet, verbose, gate=True)
         return
-    from pipeline.gate.submit import submit as seal
-
-    result = seal(_rules(), source, submitter, round_, status, root, when, input_fmt, notes, withdraws, force)
-    if result.version is not None:
-        summary = {"created": result.version.display, "path": result.version.path.as_posix(),
-                   "status": result.status}
-        notes_ = [f"created {result.version.path.as_posix()} ({result.status})"]
-    else:
-        summary, notes_ = {"created": None, "path": None, "status": None}, ["refused: nothing written"]
-    _finish(Report([], result.findings, summary), fmt, output, quiet, verbose, notes=notes_)
+    if created is None:   # nothing sealed, nothing judged: why not
+        _finish(Report([], report.findings, {"created": None, "path": None, "status": None}), fmt, output, quiet,
+                verbose, notes=["refused: nothing written"])
+        return
+    notes_ = [f"created {report.summary['path']} ({report.summary['status']})"]
+    if not report.ok:   # sealed, and a pull request of it would fail: said now, not first by the CI
+        notes_.append(f"warning: the gate will fail {created}: {len(report.errors)} error(s) above; "
+                      "fix them and submit the next version")
+    _finish(report, fmt, output, quiet, verbose, notes=notes_, sealed=True, gate=True)
 
 
 def _ingest_options(f):
@@ -503,19 +508,17 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
            {"--output": output, "--summary-out": summary_out, **sets})
     frame, found = _load_table(results)
     check_filters(_rules(), {"submitter": only_submitter, "round": only_round}, frame)
-    held = [frame]
-    del frame   # compare lets the table go column by column as it takes the partner rows
-    notes = []
     if sets:
         agreement_display = output.as_posix() if output is not None and str(output) != "-" else "<agreement>"
-        report, wrote = stage.run(_rules(), held.pop(), p, verified_dir, post_deadline_dir, results.as_posix(),
-                                  agreement_display)
-        agreement, notes = report.agreement, [wrote]
+        agreement, report, wrote = stage.run(_rules(), frame, p, verified_dir, post_deadline_dir, results.as_posix(),
+                                             agreement_display)
+        notes = [wrote]
     else:
-        report = agreement = compare_mod.compare(_rules(), held.pop(), p.tolerance_pct, p.reference_submitter,
-                                                 p.reference_vendor)
-    agreement.read_findings = found
-    agreement.prefix = root.as_posix()   # the submissions root, as given: findings name its files under it
+        notes, agreement = [], compare_mod.compare(_rules(), frame, p.tolerance_pct, p.reference_submitter,
+                                                   p.reference_vendor)
+        report = agreement
+    # the table's findings first; findings name the table's files under the submissions root, as given
+    report = report.combine(before=found, prefix=root.as_posix())
     if summary_out:
         write_json(agreement.summary, summary_out)
     report = filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
@@ -535,8 +538,7 @@ def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verb
     from pipeline.core.files import write_table
     _guard({"RESULTS": results}, {"--verified-out": verified_out, "--post-deadline-out": post_deadline_out,
                                   "--output": output})
-    held = [partition_mod.read_with_status(results)]   # partition lets the table go column by column
-    report = partition_mod.partition(held.pop(), results.as_posix())
+    report = partition_mod.partition(partition_mod.read_with_status(results), results.as_posix())
     write_table(report.verified, verified_out)
     write_table(report.post_deadline, post_deadline_out)
     _finish(report, fmt, output, quiet, verbose, notes=[
@@ -641,7 +643,7 @@ def gate(paths, base, root, params_path, allow_maintenance, worktree, outputs, f
            {"--output": [p for _, p in targets]})
     report = gate_mod.run(_rules(), list(paths), root, base, params_path or DEFAULT_PARAMS,
                           allow_maintenance=allow_maintenance, worktree=worktree)
-    _finish(report, fmt, targets, quiet, verbose)
+    _finish(report, fmt, targets, quiet, verbose, gate=True)
 
 
 def report_inputs(f):
@@ -778,8 +780,8 @@ def scaling(results, reference_submitter, params_path, only_verdict, only_submit
     frame, found = _load_table(results)
     check_filters(_rules(), {"submitter": only_submitter, "round": only_round}, frame)
     report = scaling_mod.scaling(_rules(), frame, ref)
-    report.findings[:0] = found
-    report = filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
+    report = filtered(report.combine(before=found),
+                      {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
     _finish(report, fmt, output, quiet, verbose, SCALING_COLUMNS)
 
 
@@ -805,8 +807,7 @@ def record(results, tolerance_pct, reference_submitter, params_path, fmt, output
     _guard({"RESULTS": results, "--params": params_path}, {"--output": output})
     frame, found = _load_table(results)
     report = record_mod.partner_record(_rules(), frame, p.tolerance_pct, p.reference_submitter, p.reference_vendor)
-    report.read_findings = found
-    _finish(report, fmt, output, quiet, verbose, RECORD_COLUMNS)
+    _finish(report.combine(before=found), fmt, output, quiet, verbose, RECORD_COLUMNS)
 
 
 @cli.command(short_help="Recompute the claims of a ledger (claims.yaml).")
@@ -829,8 +830,7 @@ def claims(ledger, results, reference_submitter, params_path, only_verdict, fmt,
     book = ledger_mod.read_ledger(_rules(), ledger)
     frame, found = _load_table(results)
     report = claims_mod.check_claims(_rules(), book, frame, p.reference_submitter, p.reference_vendor)
-    report.findings[:0] = found
-    report = filtered(report, {"verdict": only_verdict})
+    report = filtered(report.combine(before=found), {"verdict": only_verdict})
     _finish(report, fmt, output, quiet, verbose, CLAIM_COLUMNS, exit_zero)
 
 
@@ -899,8 +899,7 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
     check_filters(_rules(), {"submitter": only_submitter, "round": only_round}, frame)
     report = crosscheck_mod.check(frame, published, tolerance_pct)
     # the published table's own warnings are not this check's; its errors are
-    report.findings[:0] = found
-    report.findings.extend(f for f in read_findings if f.severity == Severity.ERROR)
+    report = report.combine(before=found, after=[f for f in read_findings if f.severity == Severity.ERROR])
     report = filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
     _finish(report, fmt, output, quiet, verbose, CROSSCHECK_COLUMNS, exit_zero)
 

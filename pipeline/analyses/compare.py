@@ -30,7 +30,7 @@ verdict), or says why there is none (``context_note``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -42,7 +42,6 @@ from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, DEFAULT_REFERENCE_SU
                                  DEFAULT_TOLERANCE_PCT, DEVIATES, LABEL_UNVERIFIED, NO_REFERENCE, Row, plain,
                                  typed_rows)
 from pipeline.core.vocabulary import Severity, tally
-from pipeline.ingest.table import release_unused
 from pipeline.analyses import differences as systems
 from pipeline.analyses.reference import (COLUMNS, DECISION, MATCH, PARTNER_COLUMNS, REF_FIELDS, decision,
                                          deviation_finding, reference_index)
@@ -60,6 +59,8 @@ class CompareReport(ReportShape):
     reference_vendor: str = DEFAULT_REFERENCE_VENDOR
     read_findings: list[Finding] = field(default_factory=list)  # e.g. rows the table's schema refused
     prefix: str = ""  # before a row's source in a finding: the submissions root, from the repository root
+    after: list[Finding] = field(default_factory=list)  # a later step's (the split into the two sets)
+    more: dict = field(default_factory=dict)            # what a later step adds to the summary
     # decided texts held as categoricals (a few distinct values over a million rows), written as text
     text_columns: tuple[str, ...] = ()
 
@@ -69,6 +70,13 @@ class CompareReport(ReportShape):
         if not self.text_columns:
             return self.table
         return self.table.assign(**{c: _text(self.table[c]) for c in self.text_columns})
+
+    def combine(self, before: list[Finding] = (), after: list[Finding] = (), summary: dict | None = None,
+                prefix: str | None = None) -> "CompareReport":
+        """As :meth:`ReportShape.combine`, the deviations still built only when shown; SUMMARY: what a
+        later step adds to it; PREFIX: the submissions root the findings name the table's files under."""
+        return replace(self, read_findings=[*before, *self.read_findings], after=[*self.after, *after],
+                       more={**self.more, **(summary or {})}, prefix=self.prefix if prefix is None else prefix)
 
     @property
     def rows(self) -> list[Row]:
@@ -86,16 +94,17 @@ class CompareReport(ReportShape):
         return self.table.iloc[at if limit is None else at[:max(limit, 0)]]
 
     def finding_count(self) -> int:
-        return len(self.read_findings) + int((self.table["verdict"] == DEVIATES).sum())
+        return len(self.read_findings) + int((self.table["verdict"] == DEVIATES).sum()) + len(self.after)
 
     def error_count(self) -> int:
-        return (sum(1 for f in self.read_findings if f.severity == Severity.ERROR)
+        return (sum(1 for f in self.read_findings + self.after if f.severity == Severity.ERROR)
                 + int((self.table["verdict"] == DEVIATES).sum()))
 
     def findings_head(self, limit: int | None) -> list[Finding]:
         head = self.read_findings if limit is None else self.read_findings[:limit]
         deviating = self._deviating(None if limit is None else limit - len(head))
-        return head + [deviation_finding(r, self.prefix) for r in plain(deviating.to_dict("records"))]
+        head = head + [deviation_finding(r, self.prefix) for r in plain(deviating.to_dict("records"))]
+        return head + (self.after if limit is None else self.after[:max(limit - len(head), 0)])
 
     def row_count(self) -> int:
         return len(self.table)
@@ -126,6 +135,7 @@ class CompareReport(ReportShape):
             "partner_rows": len(t),
             **tally(t["verdict"], AGREEMENT_VERDICTS),
             "partners": per_partner,
+            **self.more,
         }
 
 
@@ -172,11 +182,7 @@ def compare(rules: Rules, results: pd.DataFrame, tolerance_pct: float = DEFAULT_
     refs = results[results["submitter"] == reference_submitter]
     ref_rows = _dicts(refs.assign(capped=_power_capped(rules, refs)), tuple(dict.fromkeys(REF_FIELDS + systems.SETUP)))
     by_key = reference_index(ref_rows)
-    del refs
-    keep = (results["submitter"] != reference_submitter).to_numpy()
-    held = [results]
-    del results   # the columns are let go one by one as they are taken (when the caller holds none: the CLI)
-    partners = _partner_rows(held, keep)
+    partners = results[(results["submitter"] != reference_submitter).to_numpy()].reset_index(drop=True)
     partners = partners.assign(capped=_power_capped(rules, partners))
     if partners.empty:
         return CompareReport(pd.DataFrame(columns=list(COLUMNS)), tolerance_pct, reference_submitter,
@@ -292,17 +298,3 @@ def _explain(rules: Rules, partners: pd.DataFrame, codes: np.ndarray, keys: list
             "context_per_accelerator": ctx,
             "context_deviation_pct": np.where(stated, rounded_pct(dev), np.nan)}
 
-
-def _partner_rows(held: list[pd.DataFrame], keep: np.ndarray) -> pd.DataFrame:
-    """``results[keep]`` (``results``: the one frame in ``held``, taken out),
-    one column at a time, each column let go once taken: at a million rows
-    the table and its partner copy are never both whole in memory (when no
-    one else holds the table)."""
-    results = held.pop()
-    names = list(results.columns)
-    taken = {}
-    for name in names:
-        taken[name] = results[name][keep].reset_index(drop=True)   # a filter: cheaper than a take
-        results = results.drop(columns=[name])
-        release_unused()
-    return pd.DataFrame(taken, columns=names)

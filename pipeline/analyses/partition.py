@@ -113,61 +113,13 @@ def read_with_status(path: Path) -> pd.DataFrame:
     return frame
 
 
-@dataclass
-class SetsReport(ReportShape):
-    """The agreement table (its rows, findings and summary are this report's)
-    and the verified and post-deadline sets of the results (``results``) and
-    of the agreement table (``agreements``)."""
-
-    agreement: CompareReport
-    results: PartitionReport
-    agreements: PartitionReport
-
-    def _split_findings(self) -> list[Finding]:
-        return self.results.findings + self.agreements.findings
-
-    @property
-    def rows(self) -> list[Row]:
-        return self.agreement.rows
-
-    @property
-    def findings(self) -> list[Finding]:
-        return self.agreement.findings + self._split_findings()
-
-    @property
-    def summary(self) -> dict:
-        return {**self.agreement.summary, "verified_results": len(self.results.verified),
-                "post_deadline_results": len(self.results.post_deadline)}
-
-    def finding_count(self) -> int:
-        return self.agreement.finding_count() + len(self._split_findings())
-
-    def error_count(self) -> int:
-        return self.agreement.error_count() + sum(f.severity == Severity.ERROR for f in self._split_findings())
-
-    def findings_head(self, limit: int | None) -> list[Finding]:
-        head = self.agreement.findings_head(limit)
-        rest = self._split_findings()
-        return head + (rest if limit is None else rest[:max(limit - len(head), 0)])
-
-    def row_count(self) -> int:
-        return self.agreement.row_count()
-
-    def rows_head(self, limit: int | None) -> list[Row]:
-        return self.agreement.rows_head(limit)
-
-    def any_unverified(self) -> bool:
-        return self.agreement.any_unverified()
-
-    def frame(self) -> pd.DataFrame:
-        return self.agreement.frame()
-
-
 def compare_and_partition(rules: Rules, results: pd.DataFrame, tolerance_pct: float, reference_submitter: str,
                           reference_vendor: str, display: str = "<table>",
-                          agreement_display: str = "<agreement>") -> SetsReport:
+                          agreement_display: str = "<agreement>"
+                          ) -> tuple[CompareReport, PartitionReport, PartitionReport]:
     """Compare every partner row of ``results`` with the reference
     (:func:`pipeline.analyses.compare.compare`), then split ``results`` and the
-    agreement table each into the verified and the post-deadline sets."""
+    agreement table each into the verified and the post-deadline sets: the
+    agreement report and the two splits."""
     agreement = compare(rules, results, tolerance_pct, reference_submitter, reference_vendor)
-    return SetsReport(agreement, partition(results, display), partition(agreement.frame(), agreement_display))
+    return agreement, partition(results, display), partition(agreement.frame(), agreement_display)

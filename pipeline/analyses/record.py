@@ -35,15 +35,11 @@ class RecordReport(ReportShape):
 
     table: list[dict] = field(default_factory=list)
     tolerance_pct: float | None = None
-    read_findings: list = field(default_factory=list)   # the table's, as it was read
+    findings: list = field(default_factory=list)   # the table's, as it was read
 
     @property
     def rows(self) -> list[Row]:
         return typed_rows("RecordRow", self.table)
-
-    @property
-    def findings(self) -> list:
-        return self.read_findings
 
     @property
     def summary(self) -> dict:

@@ -21,7 +21,7 @@ PARTNER_COLUMNS = ("round", "submitter", "system", "accelerator", "accelerator_v
 COLUMNS = PARTNER_COLUMNS + (
     "reference_submitter", "reference_system", "reference_value", "reference_source",
     "reference_status", "reference_rule", "deviation_pct", "tolerance_pct", "verdict", "reason",
-    "partner_status", "status", "label", "footnote",
+    "partner_result", "partner_status", "status", "label", "footnote",
     # how the systems differ (pipeline.analyses.differences), and a no-reference row's context
     "differences", "differs_in", "context_system", "context_source", "context_per_accelerator",
     "context_deviation_pct", "context_note")
@@ -136,7 +136,9 @@ def decision(rules: Rules, key: dict, candidates: list[dict], ref_vendor: str, r
     :func:`decide`), status, label and footnote."""
     out = decide(rules, key, candidates, ref_vendor, ref_submitter)
     status = agreement_status(key["status"], out["reference_status"])
-    return {**out, "status": status, "label": label(status), "footnote": footnote(status)}
+    # decided here once, so that no reader (the HTML report) decides again which rows are partner results
+    return {**out, "partner_result": on_vendor(rules, key["accelerator"], ref_vendor), "status": status,
+            "label": label(status), "footnote": footnote(status)}
 
 
 def reference_index(refs: list[dict]) -> dict[tuple, list[dict]]:

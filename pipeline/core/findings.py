@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pipeline.core.model import LABEL_UNVERIFIED, Row, Source, plain, typed_rows
 from pipeline.core.vocabulary import Severity
@@ -143,6 +143,8 @@ class Finding:
     found: str
     message: str
     severity: Severity = Severity.ERROR  # error: the data failed a check; warning: noted, not failing
+    # submit names the file the user gave; this is where its version holds it (what the gate names)
+    sealed: str | None = None
 
     def __post_init__(self) -> None:
         if self.code not in CODES:
@@ -164,13 +166,15 @@ class Finding:
         w = self.where
         return {"code": self.code, "file": w.path, "line": w.line, "row": w.row, "column": w.column,
                 "key": w.key, "place": w.place, "expected": self.expected, "found": self.found,
-                "message": self.message, "severity": self.severity}
+                "message": self.message, "severity": self.severity,
+                **({"sealed": self.sealed} if self.sealed else {})}
 
     def render(self) -> str:
         where = f"{self.file}: {self.place}" if self.place else self.file
         return (
             f"{where}: [{self.code}] {self.message} "
             f"(expected {self.expected}; found {self.found})"
+            + (f" [in the version: {self.sealed}]" if self.sealed else "")
         )
 
 
@@ -207,6 +211,11 @@ class ReportShape:
     @property
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == Severity.ERROR]
+
+    def combine(self, before: list[Finding] = (), after: list[Finding] = ()) -> "ReportShape":
+        """This report with the findings of the same run around its own: BEFORE (what reading its
+        input found), AFTER (what a later step found). Never patched in place."""
+        return replace(self, findings=[*before, *self.findings, *after])
 
     @property
     def ok(self) -> bool:

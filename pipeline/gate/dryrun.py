@@ -1,26 +1,31 @@
-"""``mlrepro submit --dry-run``: every gate check on the version a submit would
-seal, sealing nothing.
+"""``mlrepro submit``, with or without ``--dry-run``: the version sealed (or the
+one a submit would seal), judged as the gate judges a new version named by
+its folder: files, rows, the reference comparison, the clock (now),
+submitted_at, and withdrawals against the version it supersedes. One
+judgement (:func:`pipeline.gate.results.check`) for the three, so that they
+print the same verdict and reason for every row.
 
-The would-be version is sealed in a temporary copy of its context (the
-submitter's folder and the reference submitter's, same round), then judged as
-the gate judges a new version: files, rows, the reference comparison, the
-clock (now), submitted_at, and withdrawals against the version it supersedes.
-The submissions root itself is never written; locations name it as the user
-gave it.
+A dry run seals into a temporary copy of the context (the submitter's folder
+and the reference submitter's, same round) and never writes the submissions
+root; a submit seals into the root and judges what it sealed. Locations name
+the root as the user gave it; a finding on the submitted file names that file
+(as the user gave it), with where the version holds it beside it.
 """
 
 from __future__ import annotations
 
 import shutil
 import tempfile
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from pipeline.gate.judge import GateReport, counts
+from pipeline.core.findings import Finding
+from pipeline.gate.judge import GateReport, summarise
 from pipeline.core.rules import Rules
-from pipeline.gate.policy import local
+from pipeline.gate.policy import Policy, local
 from pipeline.gate.results import check
-from pipeline.gate.submit import seal
+from pipeline.gate.submit import SubmitResult, seal
 from pipeline.store import clock
 from pipeline.store.versions import Version, root_name
 
@@ -30,8 +35,6 @@ def dry_run(rules: Rules, source: Path, submitter: str, round_: str, status: str
             withdraws: list[dict] | None, params_path: Path | None, force: bool = False) -> GateReport:
     """The gate's report on the version ``submit`` would seal (a refusal's findings when it would refuse)."""
     pol = local(rules, params_path)
-    report = GateReport()
-    now = clock.now()
     with tempfile.TemporaryDirectory(prefix="mlrepro-dry-run-") as scratch:
         copy = Path(scratch) / "submissions"
         for who in dict.fromkeys((submitter, pol.reference_submitter)):
@@ -42,14 +45,44 @@ def dry_run(rules: Rules, source: Path, submitter: str, round_: str, status: str
         copy.mkdir(parents=True, exist_ok=True)
         sealed = seal(rules, source, submitter, round_, status, copy, root_name(root), submitted_at, fmt, notes,
                       withdraws, force)
-        report.findings.extend(sealed.findings)
-        if sealed.version is not None:
-            report.versions = [Version.named(round_, submitter, sealed.version.number)]
-            check(report, copy, root_name(root), pol, now)
-    report.summary = {"dry_run": True, "sealed": False, "status": sealed.status, "policy": pol.source,
-                      "clock": now.isoformat(),
-                      "versions": [v.display for v in report.versions], **counts(report),
-                      "tolerance_pct": pol.tolerance_pct, "reference_submitter": pol.reference_submitter,
-                      "reference_vendor": pol.reference_vendor, "withdrawals": report.withdrawals,
-                      "verdict": "pass" if report.ok else "fail"}
+        report = _judged(sealed, source, copy, root, pol, {"dry_run": True, "sealed": False,
+                                                            "status": sealed.status})
     return report
+
+
+def submitted(rules: Rules, source: Path, submitter: str, round_: str, status: str, root: Path,
+              submitted_at: datetime | None, fmt: str | None, notes: str | None,
+              withdraws: list[dict] | None, params_path: Path | None, force: bool = False) -> GateReport:
+    """Seal SOURCE as the next version under ROOT (:func:`pipeline.gate.submit.submit`), then judge
+    it as the gate will; None as ``summary["created"]`` when refused (nothing written)."""
+    sealed = seal(rules, source, submitter, round_, status, root, root_name(root), submitted_at, fmt, notes,
+                  withdraws, force)
+    v = sealed.version
+    return _judged(sealed, source, root, root, local(rules, params_path), {
+        "created": v and v.display, "path": v and v.path.as_posix(), "status": sealed.status})
+
+
+def _judged(sealed: SubmitResult, source: Path, where: Path, root: Path, pol: Policy, head: dict) -> GateReport:
+    """The gate's judgement of the version SEALED (under WHERE: ROOT or a copy of it)."""
+    report = GateReport()
+    now = clock.now()
+    report.findings.extend(sealed.findings)
+    if sealed.version is not None:
+        v = sealed.version
+        report.versions = [Version.named(v.round, v.submitter, v.number)]
+        check(report, where, root_name(root), pol, now)
+        holds = Version.named(v.round, v.submitter, v.number).display + "/" + source.name
+        report.findings[:] = [_as_given(f, root_name(root), holds, source) for f in report.findings]
+    report.summary = summarise(report, pol, now, head)
+    return report
+
+
+def _as_given(f: Finding, shown: str | None, holds: str, source: Path) -> Finding:
+    """A finding on the version's copy of SOURCE (HOLDS, relative to the root), at the file as the user
+    gave it, with the version's path beside it; any other finding as it is."""
+    prefix = f"{shown.rstrip('/')}/{holds}" if shown else holds
+    file = f.where.path
+    if file != prefix and not file.startswith(prefix + "/"):
+        return f
+    given = source.as_posix() + file[len(prefix):]
+    return replace(f, where=replace(f.where, file=given, root=None), sealed=str(f.where))

@@ -103,16 +103,10 @@ def run(rules: Rules, paths: list[Path], root: Path, base: str | None, params_pa
             pol, info = _on_folders(report, call, top)
         else:
             pol, info = _on_commits(report, call, top, base, allow_maintenance, worktree)
-    report.summary = {**info, "root": call.shown or ".", "policy": pol.source,
-                      "clock": call.now.isoformat(), "versions": [v.display for v in report.versions],
-                      **counts(report), "tolerance_pct": pol.tolerance_pct,
-                      "reference_submitter": pol.reference_submitter, "reference_vendor": pol.reference_vendor,
-                      "policy_changes": [{"file": f.file, "place": f.place, "old": f.expected, "new": f.found}
-                                         for f in report.findings if f.code == "policy-change"],
-                      "allow_maintenance": allow_maintenance,
-                      "flips": report.flips, "withdrawals": report.withdrawals,
-                      "not_compared": not_compared(report.rows, pol.reference_submitter),
-                      "verdict": "pass" if report.ok else "fail"}
+    report.summary = summarise(report, pol, call.now, {**info, "root": call.shown or "."}, {
+        "policy_changes": [{"file": f.file, "place": f.place, "old": f.expected, "new": f.found}
+                           for f in report.findings if f.code == "policy-change"],
+        "allow_maintenance": allow_maintenance, "flips": report.flips})
     return report
 
 
@@ -270,6 +264,16 @@ def _flips(report: GateReport, top: Path, base: tuple, head: str, root: str, par
 def _record_clock(rules: Rules, top: Path, rev: str, now) -> clock.Clock:
     """The clock of the visibility record REV holds (as git stores it)."""
     return clock.record_clock(rules, clock.read_record(gitstore.read(top, rev, clock.RECORD)), now)
+
+
+def summarise(report: GateReport, pol: policy_mod.Policy, now, head: dict, tail: dict = {}) -> dict:  # noqa: B006
+    """The summary of a judged report: the gate's, and submit's (sealed or a dry run), the same keys
+    around what each adds (HEAD first, TAIL before the withdrawals)."""
+    return {**head, "policy": pol.source, "clock": now.isoformat(), "versions": [v.display for v in report.versions],
+            **counts(report), "tolerance_pct": pol.tolerance_pct, "reference_submitter": pol.reference_submitter,
+            "reference_vendor": pol.reference_vendor, **tail, "withdrawals": report.withdrawals,
+            "not_compared": not_compared(report.rows, pol.reference_submitter),
+            "verdict": "pass" if report.ok else "fail"}
 
 
 def counts(report: GateReport) -> dict:

@@ -2,7 +2,9 @@
 
 Every function takes a report of the one shape (:class:`pipeline.core.findings.ReportShape`:
 ``summary``, ``rows``, ``findings``) and returns text; nothing here prints or
-exits. The gate's report adds ``versions`` and ``files``, used when present.
+exits. The gate's report (and submit's, judged as the gate judges) adds
+``versions`` and ``files``: the command that made it says so (``gate=True``),
+and its text, markdown and JUnit are the gate's.
 Standard library only (the gate starts fast), except ``csv`` of a typed table.
 
 ``json`` is ``report.to_dict()``: the document ``--format json`` prints is the
@@ -36,22 +38,22 @@ TEXT_LIMIT = 200  # text shows this many findings and rows; the other formats ho
 _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def _is_gate(report) -> bool:
-    return hasattr(report, "versions") and hasattr(report, "files")
-
-
 def findings_lines(report, limit: int | None = TEXT_LIMIT) -> list[str]:
     """At most ``limit`` findings, then how many more there are (only those shown are built)."""
     lines = [escape.text(f"{f.severity}: {f.render()}") for f in report.findings_head(limit)]
     return _more(lines, report.finding_count(), "findings")
 
 
-def render(report, fmt: str, columns: tuple[str, ...] | None = None, limit: int | None = TEXT_LIMIT) -> str:
+def render(report, fmt: str, columns: tuple[str, ...] | None = None, limit: int | None = TEXT_LIMIT,
+           gate: bool = False) -> str:
+    """REPORT in FMT; GATE: a gated report (:mod:`pipeline.gate.judge`), in the gate's own words."""
     if fmt == "text":
-        return text(report, columns, limit)
+        return gate_text(report) if gate else text(report, columns, limit)
     if fmt == "csv":
         return as_csv(report)
-    return {"json": as_json, "junit": junit, "github": github, "markdown": markdown}[fmt](report)
+    if fmt in ("junit", "github", "markdown"):
+        return {"junit": junit, "github": github, "markdown": markdown}[fmt](report, gate=gate)
+    return as_json(report)
 
 
 # ---- text ---------------------------------------------------------------------------------
@@ -112,8 +114,6 @@ def text(report, columns: tuple[str, ...] | None = None, limit: int | None = TEX
     """Findings (``severity: file: place: [code] message``), the rows as a table
     (``columns``; none: no table), the MLCommons footnote when a row is
     unverified, and a summary line. At most ``limit`` findings and rows."""
-    if _is_gate(report):
-        return gate_text(report, with_findings)
     lines = findings_lines(report, limit) if with_findings else []
     if columns:
         rows = report.rows_head(limit)   # columns as wide as the widest cell shown
@@ -144,6 +144,8 @@ def gate_verdict(report) -> str:
 
 def _base_line(summary: dict) -> str:
     """What the gate judged against: the git base, or (submit --dry-run) the version submit would seal."""
+    if summary.get("created"):
+        return f"sealed {summary['created']} ({summary.get('status')}), judged as the gate judges it"
     if summary.get("dry_run"):
         status = summary.get("status")
         return "dry run, nothing sealed: " + (f"submit would seal it {status}" if status else "submit would refuse it")
@@ -187,9 +189,9 @@ def _gate_extra_lines(report, limit: int | None = TEXT_LIMIT) -> list[str]:
     return lines
 
 
-def verdict_line(report) -> str:
+def verdict_line(report, gate: bool = False) -> str:
     """The last line of the text report: what a command prints when it writes a file."""
-    return gate_verdict(report) if _is_gate(report) else summary_line(report)
+    return gate_verdict(report) if gate else summary_line(report)
 
 
 # ---- json and csv -------------------------------------------------------------------------
@@ -227,10 +229,10 @@ def _row_source(r: dict) -> str:
 
 # ---- junit ----------------------------------------------------------------------------------
 
-def junit(report) -> str:
+def junit(report, gate: bool = False) -> str:
     """One test case per row (a result, a claim, a suite) and per file with
-    findings that no row holds; error findings are failures."""
-    name = "mlrepro gate" if _is_gate(report) else "mlrepro"
+    findings that no row holds (GATE: and per file checked); error findings are failures."""
+    name = "mlrepro gate" if gate else "mlrepro"
     suite = ET.Element("testsuite", name=name)
     row_findings, file_findings = _by_line(report.findings)
     for r in report.rows:
@@ -246,7 +248,7 @@ def junit(report) -> str:
             ET.SubElement(case, "skipped", message=f"{said}: {r['reason']}" if r.get("reason") else said)
     for (file, _line), found in row_findings.items():       # lines without a row
         file_findings.setdefault(file, []).extend(found)
-    for file in sorted(set(getattr(report, "files", [])) | set(file_findings)):
+    for file in sorted(set(report.files if gate else ()) | set(file_findings)):
         case = ET.SubElement(suite, "testcase", classname=_version_of(file), name=f"file {file}",
                              file=file)
         for f in file_findings.get(file, []):
@@ -297,7 +299,7 @@ def _failure(case: ET.Element, f: Finding) -> None:
 
 # ---- github -----------------------------------------------------------------------------------
 
-def github(report) -> str:
+def github(report, gate: bool = False) -> str:
     """Workflow commands, so that each finding lands on its file and line in a pull request."""
     lines = []
     for f in report.findings:
@@ -311,7 +313,7 @@ def github(report) -> str:
         line = "" if x["line"] is None else f",line={x['line']}"
         lines.append(f"::notice file={escape.gh_property(x['file'])}{line},title=not-compared::"
                      f"{escape.gh_data(word(x['outcome']) + ': ' + x['reason'])}")
-    lines.append(verdict_line(report))
+    lines.append(verdict_line(report, gate))
     return "\n".join(lines)
 
 
@@ -341,9 +343,9 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return out
 
 
-def markdown(report, limit: int = 100) -> str:
+def markdown(report, limit: int = 100, gate: bool = False) -> str:
     """A summary for a pull-request comment or $GITHUB_STEP_SUMMARY."""
-    if _is_gate(report):
+    if gate:
         out = _gate_head(report, limit)
         results = report.rows
         if results:
@@ -388,7 +390,7 @@ def markdown(report, limit: int = 100) -> str:
 def _gate_head(report, limit: int | None = 100) -> list[str]:
     s = report.summary
     icon = "✅" if report.ok else "❌"
-    judged = (_base_line(s).capitalize() if s.get("dry_run")
+    judged = (_base_line(s).capitalize() if s.get("dry_run") or s.get("created")
               else f"Base {escape.md_code(s.get('base') or '-')} ({s.get('versioning')})")
     out = [f"## {icon} mlrepro gate: {'passed' if report.ok else 'failed'}", "",
            f"{judged}; reference {escape.md_code(s.get('reference_submitter'))}, "
@@ -415,11 +417,11 @@ def _version_counts(report, display: str) -> list[object]:
     return [display, len(rows), *got.values(), errors]
 
 
-def write_report(report, path: str | Path, fmt: str | None = None) -> None:
+def write_report(report, path: str | Path, fmt: str | None = None, gate: bool = False) -> None:
     """A report to a file: the format its extension names (.json the JSON
     document, .csv and .parquet the table, .xml JUnit, .md markdown, else text)."""
     path = Path(path)
     if path.suffix == ".parquet" or (path.suffix == ".csv" and fmt in (None, "csv")):
         write_table(report.frame(), path)
         return
-    write_text(render(report, fmt or BY_EXTENSION.get(path.suffix, "text"), limit=None), path)
+    write_text(render(report, fmt or BY_EXTENSION.get(path.suffix, "text"), limit=None, gate=gate), path)

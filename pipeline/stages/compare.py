@@ -9,25 +9,32 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.analyses.partition import SetsReport, compare_and_partition
+from pipeline.analyses.compare import CompareReport
+from pipeline.analyses.partition import PartitionReport, compare_and_partition
 from pipeline.core.files import write_table
 from pipeline.core.params import Compare
 from pipeline.core.rules import Rules
 
 
 def run(rules: Rules, results: pd.DataFrame, params: Compare, verified_dir: Path, post_deadline_dir: Path,
-        display: str = "<table>", agreement_display: str = "<agreement>") -> tuple[SetsReport, str]:
-    """RESULTS compared and split, the two sets written; the report and what was written, in a line."""
-    report = compare_and_partition(rules, results, params.tolerance_pct, params.reference_submitter,
-                                   params.reference_vendor, display, agreement_display)
-    return report, write_sets(report, verified_dir, post_deadline_dir)
+        display: str = "<table>", agreement_display: str = "<agreement>"
+        ) -> tuple[CompareReport, CompareReport, str]:
+    """RESULTS compared and split, the two sets written: the agreement, the stage's report (the
+    agreement with the split's findings and counts) and what was written, in a line."""
+    agreement, split, agreements = compare_and_partition(
+        rules, results, params.tolerance_pct, params.reference_submitter, params.reference_vendor, display,
+        agreement_display)
+    report = agreement.combine(after=split.findings + agreements.findings, summary={
+        "verified_results": len(split.verified), "post_deadline_results": len(split.post_deadline)})
+    return agreement, report, write_sets(split, agreements, verified_dir, post_deadline_dir)
 
 
-def write_sets(report: SetsReport, verified_dir: Path, post_deadline_dir: Path) -> str:
+def write_sets(results: PartitionReport, agreements: PartitionReport, verified_dir: Path,
+               post_deadline_dir: Path) -> str:
     """The two sets of the results and of the agreement table (results.csv and
     agreement.csv in each folder); what was written, in a line."""
-    for name, split in (("results", report.results), ("agreement", report.agreements)):
+    for name, split in (("results", results), ("agreement", agreements)):
         write_table(split.verified, verified_dir / f"{name}.csv")
         write_table(split.post_deadline, post_deadline_dir / f"{name}.csv")
-    return (f"wrote {verified_dir.as_posix()}/ ({len(report.results.verified)} verified) and "
-            f"{post_deadline_dir.as_posix()}/ ({len(report.results.post_deadline)} post-deadline)")
+    return (f"wrote {verified_dir.as_posix()}/ ({len(results.verified)} verified) and "
+            f"{post_deadline_dir.as_posix()}/ ({len(results.post_deadline)} post-deadline)")

@@ -105,27 +105,26 @@ def report_all(rules: Rules, paths: Paths, reference_submitter: str = DEFAULT_RE
     ledger = claims.check_claims(rules, claims_ledger.read_ledger(rules, paths.ledger), frame, reference_submitter,
                                  reference_vendor)
     _write(ledger, found, paths.claims)
-    out.add("claims", [paths.claims], ledger.summary, ledger.findings[len(found):])
+    out.add("claims", [paths.claims], ledger.summary, ledger.findings)
 
     efficiency = scaling.scaling(rules, frame, reference_submitter)
     _write(efficiency, found, paths.scaling)
-    out.add("scaling", [paths.scaling], efficiency.summary, efficiency.findings[len(found):])
+    out.add("scaling", [paths.scaling], efficiency.summary, efficiency.findings)
 
     if paths.record is not None:   # from the judged table the report shows, verified rows only
         judged = table.read_frame(paths.agreement, dtype=str, keep_default_na=False, na_values=[""])
         kept = record.record(judged)
         _write(kept, found, paths.record)
-        out.add("record", [paths.record], kept.summary, kept.findings[len(found):])
+        out.add("record", [paths.record], kept.summary, kept.findings)
 
     rows = crosscheck.records(frame) if paths.crosscheck else []   # the table's rows, built once for every table
     for published_path, path in paths.crosscheck:
         published, read_findings = crosscheck.load_published(rules, [published_path])
-        looked_up = crosscheck.check(rows, published)
         # the published table's own warnings are not this check's; its errors are
-        looked_up.findings.extend(f for f in read_findings if f.severity == Severity.ERROR)
+        looked_up = crosscheck.check(rows, published).combine(
+            after=[f for f in read_findings if f.severity == Severity.ERROR])
         _write(looked_up, found, path)
-        out.add(f"crosscheck {published_path.as_posix()}", [path], looked_up.summary,
-                looked_up.findings[len(found):])
+        out.add(f"crosscheck {published_path.as_posix()}", [path], looked_up.summary, looked_up.findings)
 
     doc = html_report.build(rules, html_report.Inputs(paths.results, paths.agreement, paths.rejected, paths.versions,
                                                paths.scaling, paths.claims, None, paths.validation,
@@ -140,8 +139,7 @@ def report_all(rules: Rules, paths: Paths, reference_submitter: str = DEFAULT_RE
 
 def _write(report, table_findings: list[Finding], path: Path) -> None:
     """A step's report as its command writes it: the table's findings first."""
-    report.findings[:0] = table_findings
-    write_report(report, path)
+    write_report(report.combine(before=table_findings), path)
 
 
 def write_metrics(counts: metrics.Metrics, out: Path | None, folder: Path | None) -> None:

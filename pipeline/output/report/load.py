@@ -18,13 +18,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.analyses.reference import on_vendor
 from pipeline.core.model import DEFAULT_REFERENCE_VENDOR, LABEL_UNVERIFIED, VERIFIED
 from pipeline.core.rules import Rules
 from pipeline.ingest import table as table_mod
 
 NO_ROUND = "(round not stated)"
-PARTNER = "partner_result"   # the agreement column the report adds: a result on the reference vendor's parts
+PARTNER = "partner_result"   # the agreement column of a result on the reference vendor's parts (compare's)
 
 
 @dataclass
@@ -123,8 +122,8 @@ def load(rules: Rules, inputs: Inputs) -> Data:
     """Every input (the validation last)."""
     agreement = read_csv(inputs.agreement)
     vendor = inputs.reference_vendor
-    accelerators = agreement.get("accelerator", pd.Series("", index=agreement.index, dtype=str)).fillna("")
-    agreement[PARTNER] = accelerators.map({a: on_vendor(rules, a, vendor) for a in set(accelerators)}).astype(bool)
+    # as compare judged it (a CSV holds the text True/False)
+    agreement[PARTNER] = agreement[PARTNER].astype(str).eq("True") if PARTNER in agreement else False
     data = Data(table_mod.read(inputs.results), agreement, read_csv(inputs.rejected), read_csv(inputs.versions),
                 None, None, None, vendor)
     data.scaling = _rows(_read_json(inputs.scaling, "scaling", data), "scaling", inputs.scaling, data)
