@@ -535,8 +535,7 @@ def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verb
     from pipeline.core.files import write_table
     _guard({"RESULTS": results}, {"--verified-out": verified_out, "--post-deadline-out": post_deadline_out,
                                   "--output": output})
-    held = [partition_mod.read_with_status(results)]   # partition lets the table go column by column
-    report = partition_mod.partition(held.pop(), results.as_posix())
+    report = partition_mod.partition(partition_mod.read_with_status(results), results.as_posix())
     write_table(report.verified, verified_out)
     write_table(report.post_deadline, post_deadline_out)
     _finish(report, fmt, output, quiet, verbose, notes=[
