@@ -1,20 +1,18 @@
 """The canonical table of a whole submissions root, read one submitter at a
-time, and the join of per-submitter ingest outputs.
+time: the DVC pipeline's ``ingest`` stage (:func:`ingest_root`).
 
-:func:`ingest_root` is the DVC pipeline's ``ingest`` stage: every
-``<round>/<submitter>/`` folder under the root is ingested on its own (the
-newest sealed version of each status is used) into four parts,
-``results.parquet``, ``rejected.csv``, ``findings.json`` and ``versions.csv``,
-and the parts are joined by :func:`merge_parts`. With a cache folder, a
-submitter's parts are kept under a key made of everything they are computed
-from: the submitter folder's files (path and bytes), the code of the
-``pipeline`` package, the rules under ``schemas/`` and the interpreter's
-version. A new partner folder, or a new version of one partner, is read on
-the next run; every unchanged submitter comes from the cache. A cached part
-is the very bytes a fresh read writes, so the joined outputs do not depend on
-what was cached (a test checks it).
-
-:func:`merge` joins the parts found under a folder (``mlrepro merge``).
+Every ``<round>/<submitter>/`` folder under the root is ingested on its own
+(the newest sealed version of each status is used) into its :class:`Part`:
+its rows, its rejected and excluded rows, its findings and its versions; the
+rows of every submitter read are checked against the table schema in one
+call, and the parts are joined. With a cache folder, a submitter's part is
+kept as four files (``results.parquet``, ``rejected.csv``, ``findings.json``,
+``versions.csv``) under a key made of everything it is computed from: the
+submitter folder's files (path and bytes), the code of the ``pipeline``
+package, the rules under ``schemas/`` and the interpreter's version. A new
+partner folder, or a new version of one partner, is read on the next run;
+every unchanged submitter comes from the cache. The joined outputs do not
+depend on what was cached (a test checks it).
 """
 
 from __future__ import annotations
@@ -48,8 +46,8 @@ _FOLDER_PREFIX = re.compile(r"^([^/]+/[^/]+)/")
 
 @dataclass
 class MergeReport(TableReport):
-    """findings: the joined table's own (schema); ``recorded``: every finding
-    the ingest stages recorded, kept as data."""
+    """``recorded``: every finding the ingest recorded, kept as data;
+    ``findings``: none of the joined table's own (its parts' rows were checked)."""
 
     table: pd.DataFrame
     rejected: pd.DataFrame
@@ -66,38 +64,28 @@ class MergeReport(TableReport):
                 "recorded_findings": len(self.recorded), **self.cache}
 
 
-def merge_parts(rules: Rules, parts: list[Path], display: str = "<table>") -> MergeReport:
-    """Join part folders, in the order given, into one validated table
-    (``display`` names it in the schema's findings)."""
-    tables, rejected, findings, versions = [], [], [], []
-    for d in parts:
-        missing = [n for n in PARTS if not (d / n).exists()]
-        if missing:
-            raise ConfigError(f"{d}: incomplete ingest output, missing {missing}")
-        tables.append(table.read_frame(d / "results.parquet"))
-        rejected.append(table.read_frame(d / "rejected.csv", dtype=str, keep_default_na=False))
-        findings.extend(json.loads((d / "findings.json").read_text(encoding="utf-8")))
-        versions.append(table.read_frame(d / "versions.csv", dtype=str, keep_default_na=False))
-    frame = _stack([d / "results.parquet" for d in parts], tables)
+@dataclass
+class Part:
+    """One submitter's share of the ingest stage: its accepted rows (checked
+    against the table schema), its rejected and excluded rows, its findings
+    (as data) and its versions. :func:`write_part` and :func:`read_part` keep
+    it in the cache as the four files of PARTS."""
+
+    table: pd.DataFrame
+    rejected: pd.DataFrame
+    findings: list[dict]
+    versions: pd.DataFrame
+
+
+def merge_parts(parts: list[Part]) -> MergeReport:
+    """Join the submitters' parts, in the order given, into one table. Their
+    rows were checked against the table schema when each part was read (a
+    cached part was checked by the same code and rules): not again here."""
+    frame = table.coerce(pd.concat([p.table for p in parts], ignore_index=True))
     frame = frame.sort_values(["round", "submitter", "source"], kind="stable").reset_index(drop=True)
-    accepted, bad, found = table.validate(rules, frame, display)
-    rej = pd.concat(rejected, ignore_index=True)
-    if len(bad):
-        rej = pd.concat([rej, pd.DataFrame({"source": bad["source"], "outcome": REJECTED,
-                                            "codes": "schema-violation",
-                                            "reason": "the row fails the canonical table schema"})],
-                        ignore_index=True)
-    return MergeReport(accepted.reset_index(drop=True), rej, findings + [f.to_dict() for f in found],
-                       pd.concat(versions, ignore_index=True), found)
-
-
-def _stack(paths: list[Path], frames: list[pd.DataFrame]) -> pd.DataFrame:
-    """The parts' tables (``frames``, as read from ``paths``) as one canonical
-    frame: what ``table.read`` of each part, stacked, gives, with the columns'
-    types set once for all the rows rather than once per part."""
-    if all(list(f.columns) == list(table.COLUMNS) for f in frames):
-        return table.coerce(pd.concat(frames, ignore_index=True))
-    return pd.concat([table.read(p) for p in paths], ignore_index=True)
+    return MergeReport(frame, pd.concat([p.rejected for p in parts], ignore_index=True),
+                       [f for p in parts for f in p.findings],
+                       pd.concat([p.versions for p in parts], ignore_index=True), [])
 
 
 # ---- a whole root, one submitter at a time, through a cache ----------------------------
@@ -116,44 +104,39 @@ def ingest_root(rules: Rules, root: Path, cache: Path | None = None) -> MergeRep
         raise ConfigError(f"{root}: no <round>/<submitter> folders")
     code = code_digest(rules)
     record = _record_lines(root)
-    counts = {"submitters_read": 0, "submitters_cached": 0}
-    with tempfile.TemporaryDirectory(prefix="mlrepro-ingest-") as work:
-        entries, to_read = {}, []
-        for folder in folders:
-            name = f"{folder.parent.name}-{folder.name}"
-            key = folder_key(folder, root, code, record.get(folder.relative_to(root).as_posix(), ""))
-            entries[folder] = cache / f"{name}.{key[:24]}" if cache else None
-            if entries[folder] is None or not all((entries[folder] / n).is_file() for n in PARTS):
-                to_read.append((folder, Path(work) / name))
-        ingest_submitters(rules, to_read, root, folders)
-        parts = dict(to_read)
-        for folder, part in to_read:
-            if entries[folder] is not None:
-                parts[folder] = _store(part, entries[folder])
-        counts = {"submitters_read": len(to_read), "submitters_cached": len(folders) - len(to_read)}
-        report = merge_parts(rules, [parts.get(folder) or entries[folder] for folder in folders])
+    entries = {}
+    for folder in folders:
+        key = folder_key(folder, root, code, record.get(folder.relative_to(root).as_posix(), ""))
+        entries[folder] = cache / f"{folder.parent.name}-{folder.name}.{key[:24]}" if cache else None
+    to_read = [f for f in folders if entries[f] is None or not all((entries[f] / n).is_file() for n in PARTS)]
+    parts = dict(zip(to_read, ingest_submitters(rules, to_read, root, folders)))
+    for folder in folders:
+        if folder not in parts:
+            parts[folder] = read_part(entries[folder])
+        elif entries[folder] is not None:
+            _store(parts[folder], entries[folder])
+    report = merge_parts([parts[folder] for folder in folders])
     report.recorded[:0] = [f.to_dict() for f in misplaced_files(root)]
     if cache is not None:
         _prune(cache, list(entries.values()))
-    report.cache = counts
+    report.cache = {"submitters_read": len(to_read), "submitters_cached": len(folders) - len(to_read)}
     return report
 
 
-def ingest_submitters(rules: Rules, todo: list[tuple[Path, Path]], root: Path, folders: list[Path]) -> None:
-    """Each (submitter folder, out) of ``todo`` read into its four parts at
-    ``out``: the bytes that :func:`write_part` of its ingest alone writes. The
-    rows of all of them are checked against the table schema in one call (a
-    call costs about the same for 10 rows as for 1,000)."""
+def ingest_submitters(rules: Rules, todo: list[Path], root: Path, folders: list[Path]) -> list[Part]:
+    """Each submitter folder of ``todo`` read into its part: what reading it
+    alone gives. The rows of all of them are checked against the table schema
+    in one call (a call costs about the same for 10 rows as for 1,000)."""
     from pipeline.store import clock
     from pipeline.ingest import submissions as ingest, walk
 
     visible = clock.project_clock(rules, root) or (lambda version: None)
     scans: walk.Scans = {}   # the root's versions found once for all the folders, each folder read once
     collected = [ingest.read_unchecked(rules, [folder], root=root, visible=visible, scans=scans)
-                 for folder, _ in todo]
+                 for folder in todo]
     verdicts = validate_each(rules, [frame for _, frame in collected], root.as_posix())
-    for (folder, out), (report, _), validated in zip(todo, collected, verdicts):
-        write_part(ingest.settle(report, validated), root, [f for f in folders if f != folder], out)
+    return [part_of(ingest.settle(report, validated), root, [f for f in folders if f != folder])
+            for folder, (report, _), validated in zip(todo, collected, verdicts)]
 
 
 def validate_each(rules: Rules, frames: list[pd.DataFrame], root: str | None = None
@@ -179,18 +162,33 @@ def validate_each(rules: Rules, frames: list[pd.DataFrame], root: str | None = N
     return out
 
 
-def write_part(report, root: Path, others: list[Path], out: Path) -> None:
-    """One submitter's four parts. Findings about other submitters' folders
-    (the store lists the whole root) are left to their own parts."""
-    from pipeline.core.files import write_json, write_table
+def part_of(report, root: Path, others: list[Path]) -> Part:
+    """One submitter's ingest as its part. Findings about other submitters'
+    folders (the store lists the whole root) are left to their own parts."""
     foreign = {f.relative_to(root).as_posix() for f in others}
     # files outside every submitter folder are the root's: recorded once, by ingest_root
     findings = [f for f in report.findings if _owner(f.where.file) not in foreign and f.code != "misplaced-file"]
+    return Part(report.table, report.dispositions_frame(), [f.to_dict() for f in findings],
+                versions_frame(report.versions))
+
+
+def write_part(part: Part, out: Path) -> None:
+    """A part as the four files of PARTS in the folder ``out``."""
+    from pipeline.core.files import write_json, write_table
+
     out.mkdir(parents=True, exist_ok=True)
-    write_table(report.table, out / "results.parquet")
-    write_table(report.dispositions_frame(), out / "rejected.csv")
-    write_json([f.to_dict() for f in findings], out / "findings.json")
-    write_table(versions_frame(report.versions), out / "versions.csv")
+    write_table(part.table, out / "results.parquet")
+    write_table(part.rejected, out / "rejected.csv")
+    write_json(part.findings, out / "findings.json")
+    write_table(part.versions, out / "versions.csv")
+
+
+def read_part(folder: Path) -> Part:
+    """A part :func:`write_part` wrote."""
+    return Part(table.read_frame(folder / "results.parquet"),
+                table.read_frame(folder / "rejected.csv", dtype=str, keep_default_na=False),
+                json.loads((folder / "findings.json").read_text(encoding="utf-8")),
+                table.read_frame(folder / "versions.csv", dtype=str, keep_default_na=False))
 
 
 def versions_frame(versions: list[dict]) -> pd.DataFrame:
@@ -241,20 +239,18 @@ def _hash_tree(digest, base: Path, skip: tuple[str, ...] = ()) -> None:
             digest.update(f"D\0{rel}\0".encode())
 
 
-def _store(part: Path, entry: Path) -> Path:
-    """Copy ``part`` into the cache as ``entry``, whole or not at all."""
+def _store(part: Part, entry: Path) -> None:
+    """Write ``part`` into the cache as ``entry``, whole or not at all."""
     entry.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{entry.name}.", dir=entry.parent))
     try:
-        for name in PARTS:
-            shutil.copyfile(part / name, tmp / name)
+        write_part(part, tmp)
         if entry.exists():
             shutil.rmtree(entry)
         os.replace(tmp, entry)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)
-    return entry
 
 
 def _prune(cache: Path, used: list[Path]) -> None:
