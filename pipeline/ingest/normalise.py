@@ -20,7 +20,6 @@ from dataclasses import dataclass, field, replace
 from pipeline.core import limits
 from pipeline.core.rules import Rules
 from pipeline.core.findings import Finding, located
-from pipeline.core.formulas import plausible
 from pipeline.core.model import SET_ASIDE
 from pipeline.core.vocabulary import Severity
 from pipeline.ingest import resolve
@@ -188,6 +187,7 @@ class _Memo:
         self.memo: dict[str, dict] = {part: {} for part in KEYS}
         self.labels: dict[tuple, tuple] = {}   # the labels a row must back up -> their problems
         self.longest = limits.cap(rules, "field_length")
+        self.low, self.high = resolve.bounds(rules)["value"]
         self.parts = [(part, self.memo[part], KEYS[part]) for part in ROW_PARTS]
 
     def add(self, records) -> tuple[list[Finding], list[Disposition]]:
@@ -248,9 +248,9 @@ class _Memo:
 
     def _value(self, text: str | None) -> tuple[float | None, tuple]:
         """A plain number in the plausible range, as typed, at once; anything else as the resolver judges it."""
-        if text is not None and resolve.NUMBER.match(text) and plausible(value := float(text)):
+        if text is not None and resolve.NUMBER.match(text) and self.low <= (value := float(text)) <= self.high:
             return value, ()
-        value, problems = resolve.resolve_value(clean(text))
+        value, problems = resolve.resolve_value(self.rules, clean(text))
         return value, tuple(problems)
 
     def _result_id(self, text: str | None) -> tuple[str | None, tuple]:
