@@ -21,7 +21,7 @@ def ingest_alone(folder, root, others, out):
     """One submitter folder's four parts, read on its own: what ingest_submitters writes for it."""
     from pipeline.ingest import submissions
 
-    merge.write_part(submissions.ingest(RULES, [folder], root=root), root, others, out)
+    merge.write_part(merge.part_of(submissions.ingest(RULES, [folder], root=root), root, others), out)
 
 
 def _same(a: pd.DataFrame, b: pd.DataFrame) -> bool:
@@ -75,7 +75,8 @@ def test_the_parts_of_submitters_read_together_are_the_bytes_of_each_read_alone(
     tampered.write_text(tampered.read_text().replace("142136", "142137"))
     folders = merge.submitter_folders(root)
     together = tmp_path / "together"
-    merge.ingest_submitters(RULES, [(f, together / f"{f.parent.name}-{f.name}") for f in folders], root, folders)
+    for f, part in zip(folders, merge.ingest_submitters(RULES, folders, root, folders)):
+        merge.write_part(part, together / f"{f.parent.name}-{f.name}")
     for folder in folders:
         name = f"{folder.parent.name}-{folder.name}"
         alone = tmp_path / "alone" / name
@@ -96,7 +97,7 @@ def test_the_submitters_read_together_scan_the_root_for_versions_once(monkeypatc
     monkeypatch.setattr(walk, "find_versions", lambda root: scans.append(root) or real(root))
     root = REPO / "submissions"
     folders = merge.submitter_folders(root)[:3]
-    merge.ingest_submitters(RULES, [(f, tmp_path / f"{f.parent.name}-{f.name}") for f in folders], root, folders)
+    merge.ingest_submitters(RULES, folders, root, folders)
     assert scans == [root]
     ingest_alone(folders[0], root, folders[1:], tmp_path / "alone")
     assert scans == [root, root]

@@ -25,7 +25,6 @@ from pipeline.core.model import label_frame
 from pipeline.core.rules import Rules
 from pipeline.core.vocabulary import Severity
 from pipeline.ingest import table
-from pipeline.ingest.table import release_unused
 
 
 @dataclass
@@ -73,32 +72,12 @@ def partition(frame: pd.DataFrame, display: str = "<table>") -> PartitionReport:
         found.append(located("invalid-choice", where, "verified or post-deadline", frame.at[idx, "status"],
                              "a row without a valid status goes to neither set"
                              + (f" (the result at {source})" if source else "")))
-    rows = len(frame)
-    held = [frame]
-    del frame   # the sets are taken column by column as the table is let go (when the caller holds none)
-    verified, post = (label_frame(part) for part in _split(held, is_verified.to_numpy(), is_post.to_numpy()))
-    if (verified["status"] != VERIFIED).any() or len(verified) + len(post) + len(found) != rows:
+    verified, post = label_frame(frame[is_verified]), label_frame(frame[is_post])
+    if (verified["status"] != VERIFIED).any() or len(verified) + len(post) + len(found) != len(frame):
         found.append(located("invariant-broken", Source(display),
                              "each row in exactly one set", "a row in both or neither",
                              "partition invariant broken"))
     return PartitionReport(verified.reset_index(drop=True), post.reset_index(drop=True), found)
-
-
-def _split(held: list[pd.DataFrame], *masks) -> list[pd.DataFrame]:
-    """``frame[mask]`` for each mask (``frame``: the one frame in ``held``,
-    taken out), one column at a time, each column let go once taken: at a
-    million rows the table and its sets are never both whole in memory."""
-    frame = held.pop()
-    names = list(frame.columns)
-    taken: list[dict] = [{} for _ in masks]
-    for name in names:
-        column = frame[name]
-        for out, mask in zip(taken, masks):
-            out[name] = column[mask]   # the table's index labels kept (a filter: cheaper than a take)
-        del column
-        frame = frame.drop(columns=[name])
-        release_unused()
-    return [pd.DataFrame(out, columns=names) for out in taken]
 
 
 def read_with_status(path: Path) -> pd.DataFrame:

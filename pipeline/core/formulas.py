@@ -1,9 +1,15 @@
-"""Every formula of the project, defined once; each takes a number or a numpy
-column alike. The reference is always the denominator, every bound
-inclusive; a tiny epsilon absorbs binary floating point (104/100 - 1 is not
-exactly 0.04), so that 4.00% counts as within 4%. A value outside the
-plausible range (:func:`plausible`) never reaches a formula; each is still
-total over any float (x / 0 is nan, an overflow stays infinite).
+"""Every formula of the project, defined once (each takes a number or a
+numpy column alike, so that the row path and the columnar path share it).
+
+The reference is always the denominator, and every bound is inclusive. A
+tiny epsilon absorbs binary floating point (104/100 - 1 is not exactly 0.04),
+so that a deviation printed as 4.00% counts as within a 4% tolerance.
+
+A result value is judged once, where it is read (the plausible range is a
+check of the table schema, schemas/results.v3.yaml): a value outside it
+never reaches a formula. Each formula is still
+total over any float: a number over zero is not a number (nan), and a figure
+that overflows stays infinite; neither raises.
 """
 
 from __future__ import annotations
@@ -13,20 +19,6 @@ import math
 from pipeline.core.model import AGREE, DEVIATES
 
 EPSILON = 1e-9
-
-# The range of a plausible published result, whatever its units. MLPerf's
-# published results lie far inside it (the smallest seen: 0.018 samples/s,
-# Wan-2.2 Offline; the largest: 2.5 million tokens/s, a cluster). Outside it a
-# value is a typo or garbage (0, -0.0, a subnormal, 1e308, inf, nan); inside
-# it every formula here stays finite (the largest ratio of two values is 1e18).
-PLAUSIBLE_VALUE = (1e-6, 1e12)
-
-
-def plausible(value):
-    """Whether a result value lies within PLAUSIBLE_VALUE, bounds included (a
-    number or a numpy column; nan is never plausible)."""
-    low, high = PLAUSIBLE_VALUE
-    return (value >= low) & (value <= high)
 
 
 def _over(numerator, denominator):

@@ -83,6 +83,14 @@ def parts_in_name(rules: Rules, text: str) -> tuple[Part, ...]:
     return tuple(out)
 
 
+@memo()
+def canonical(rules: Rules, token: str) -> str | None:
+    """The registry's name a token of a system id means, or None: asked once
+    per distinct token (``EPYC``, ``9575F`` and ``MI355X`` recur in every
+    submitter's ids; each system's id is new)."""
+    return rules.canonical_accelerator(token)
+
+
 @memo(maxsize=4096)
 def parts_in_system_id(rules: Rules, system_id: str | None) -> dict[str, int | None]:
     """Registered parts a system id names -> the count it states before the
@@ -92,18 +100,18 @@ def parts_in_system_id(rules: Rules, system_id: str | None) -> dict[str, int | N
     found: dict[str, int | None] = {}
     for token in (system_id or "").split("_"):
         nodes = _ID_NODES.match(token)
-        name = rules.canonical_accelerator(nodes.group(3)) if nodes else None
+        name = canonical(rules, nodes.group(3)) if nodes else None
         if name:
             found[name] = (found.get(name) or 0) + int(nodes.group(1)) * int(nodes.group(2))
             continue
         m = _ID_PART.match(token)
         if m:
-            name = rules.canonical_accelerator(m.group(2))
+            name = canonical(rules, m.group(2))
             if name:
                 found[name] = (found.get(name) or 0) + int(m.group(1))
                 continue
         for word in token.split("-"):
-            name = rules.canonical_accelerator(re.sub(r"x\d+$", "", word, flags=re.IGNORECASE))
+            name = canonical(rules, re.sub(r"x\d+$", "", word, flags=re.IGNORECASE))
             if name:
                 found.setdefault(name, None)
     return dict(sorted(found.items()))
@@ -117,7 +125,7 @@ def nodes_in_system_id(rules: Rules, system_id: str | None) -> tuple[int, tuple[
     nodes, per_node = 0, set()
     for token in (system_id or "").split("_"):
         m = _ID_NODES.match(token)
-        if m and rules.canonical_accelerator(m.group(3)):
+        if m and canonical(rules, m.group(3)):
             nodes += int(m.group(1))
             per_node.add(int(m.group(2)))
     return (nodes, tuple(sorted(per_node))) if nodes else None

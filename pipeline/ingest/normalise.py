@@ -17,9 +17,9 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass, field, replace
 
+from pipeline.core import limits
 from pipeline.core.rules import Rules
 from pipeline.core.findings import Finding, located
-from pipeline.core.formulas import plausible
 from pipeline.core.model import SET_ASIDE
 from pipeline.core.vocabulary import Severity
 from pipeline.ingest import resolve
@@ -58,7 +58,6 @@ PARTS: dict[str, tuple[str, ...]] = {
     "accelerators": ("accelerator", "accelerator_variant", "composition", "accelerators_per_node", "nodes",
                      "total_accelerators"),
     "system_name": ("system_name",),
-    "result_id": ("result_id",),
     "origin": ("source", "status", "submission_version"),
     "description": resolve.DESCRIPTION,
 }
@@ -66,8 +65,9 @@ PARTS: dict[str, tuple[str, ...]] = {
 
 class Accepted:
     """The accepted rows of one ingest, as columns: per row, a code into each
-    part's distinct values, the value, and the row's line in its file
-    (-1 for none). :meth:`frame` makes the canonical table of them."""
+    part's distinct values, the value, the result id (one per row: never
+    worth a code) and the row's line in its file (-1 for none).
+    :meth:`frame` makes the canonical table of them."""
 
     def __init__(self) -> None:
         self.distinct: dict[str, list[tuple]] = {part: [] for part in PARTS}
@@ -75,6 +75,7 @@ class Accepted:
         self.codes: dict[str, array] = {part: array("q") for part in PARTS}
         self.value = array("d")
         self.line = array("q")
+        self.result_id: list[str | None] = []
 
     def __len__(self) -> int:
         return len(self.value)
@@ -109,6 +110,7 @@ class Accepted:
                 else:
                     columns[name] = pd.array(values, dtype=kind).take(codes)
         columns["value"] = np.frombuffer(self.value, dtype=np.float64).copy() if n else np.zeros(0)
+        columns["result_id"] = pd.array(self.result_id, dtype=dtype("result_id"))
         return pd.DataFrame({name: columns[name] for name in COLUMNS}, index=pd.RangeIndex(n), copy=False)
 
 
@@ -157,107 +159,107 @@ class Normaliser:
                            result.dispositions + dispositions)
 
 
+# part -> the raw fields its resolver reads (its answer's key), in the resolver's order
+KEYS: dict[str, tuple[str, ...]] = {
+    "accelerators": ("accelerator", "platform", "accelerators_per_node", "nodes", "total_accelerators"),
+    "round": ("round",),
+    "submitter": ("submitter",),
+    "system": ("system",),
+    "benchmark": ("model", "scenario", "units", "round", "used_model"),
+    "division": ("division",),
+    "availability": ("availability",),
+    "system_name": ("system_name",),
+    "description": (*resolve.DESCRIPTION, "platform", "nodes"),
+}
+ROW_PARTS = ("round", "submitter", "system", "benchmark", "division", "availability", "system_name", "description")
+# the order a row's problems are reported in
+REPORTED = ("round", "submitter", "system", "benchmark", "value", "division", "availability", "accelerators",
+            "labels", "system_name", "result_id", "description")
+
+
 class _Memo:
-    """One context's resolvers, each answered once per distinct raw input:
-    raw input -> (code of the part's value, or -1 when the part fails; its problems)."""
+    """One context's resolvers, each answered once per distinct raw input
+    (:data:`KEYS`): raw input -> (code of the part's value, or -1 when the
+    part fails; its problems; whether the row's labels need checking)."""
 
     def __init__(self, rules: Rules, ctx: Context, accepted: Accepted):
         self.rules, self.ctx, self.accepted = rules, ctx, accepted
-        self.memo: dict[str, dict] = {part: {} for part in PARTS}
+        self.memo: dict[str, dict] = {part: {} for part in KEYS}
         self.labels: dict[tuple, tuple] = {}   # the labels a row must back up -> their problems
+        self.longest = limits.cap(rules, "field_length")
+        self.low, self.high = resolve.bounds(rules)["value"]
+        self.parts = [(part, self.memo[part], KEYS[part]) for part in ROW_PARTS]
 
     def add(self, records) -> tuple[list[Finding], list[Disposition]]:
-        ctx, accepted = self.ctx, self.accepted
-        memo = self.memo
-        rounds, submitters, systems = memo["round"], memo["submitter"], memo["system"]
-        benchmarks, divisions, availabilities = memo["benchmark"], memo["division"], memo["availability"]
-        accelerators, names, ids = memo["accelerators"], memo["system_name"], memo["result_id"]
-        descriptions = memo["description"]
-        codes = accepted.codes
-        put = {part: codes[part].append for part in PARTS}
-        put_round, put_submitter, put_system = put["round"], put["submitter"], put["system"]
-        put_benchmark, put_division, put_availability = put["benchmark"], put["division"], put["availability"]
-        put_accelerators, put_name, put_id, put_origin = (put["accelerators"], put["system_name"],
-                                                          put["result_id"], put["origin"])
-        put_description = put["description"]
-        put_value, put_line = accepted.value.append, accepted.line.append
-        number = resolve.NUMBER.match
         found: list[Finding] = []
         dispositions: list[Disposition] = []
         last_source, origin = None, -1
         for rec in records:
             get = rec.fields.get
-            key = (get("accelerator"), get("platform"), get("accelerators_per_node"), get("nodes"),
-                   get("total_accelerators"))
-            acc = accelerators.get(key) or self._accelerators(key)
+            acc = self._ask("accelerators", tuple(map(get, KEYS["accelerators"])))
             if acc[2]:
                 dispositions.append(Disposition(rec.cell, SET_ASIDE, "", EXCLUDED_CPU))
                 continue
             if get("power") == "true":
                 label = self._labels(rec)
-                if label:
-                    here = _located(rec, (label,))
-                    found.extend(here)
-                    if any(f.severity == Severity.ERROR for f in here):
-                        dispositions.append(rejection(rec.cell, here))
-                        continue
-                dispositions.append(Disposition(rec.cell, SET_ASIDE, "", EXCLUDED_POWER))
+                here = _located(rec, (label,))
+                found.extend(here)
+                bad = any(f.severity == Severity.ERROR for f in here)
+                dispositions.append(rejection(rec.cell, here) if bad
+                                    else Disposition(rec.cell, SET_ASIDE, "", EXCLUDED_POWER))
                 continue
-            round_text = get("round")
-            rnd = rounds.get(round_text) or self._round(round_text)
-            text = get("submitter")
-            sub = submitters.get(text) or self._submitter(text)
-            text = get("system")
-            system = systems.get(text) or self._system(text)
-            key = (get("model"), get("scenario"), get("units"), round_text, get("used_model"))
-            bench = benchmarks.get(key) or self._benchmark(key)
-            text = get("division")
-            division = divisions.get(text) or self._choice("division", text)
-            text = get("availability")
-            availability = availabilities.get(text) or self._choice("availability", text)
-            text = get("value")
-            value_problems: tuple = ()
-            if text is not None and number(text) and plausible(value := float(text)):
-                pass   # a plain number in the plausible range, as typed
-            else:
-                value, problems = resolve.resolve_value(clean(text))
-                value_problems = tuple(problems)
-            text = get("system_name")
-            name = names.get(text) or self._text("system_name", text)
-            text = get("result_id")
-            rid = ids.get(text) or self._text("result_id", text)
+            answers = [memo.get(key := tuple(map(get, fields))) or self._ask(part, key)
+                       for part, memo, fields in self.parts]
+            value, value_problems = self._value(get("value"))
+            rid, rid_problems = self._result_id(get("result_id"))
             # the labels a partner must back up: a power cap in the system's id or
             # name, the network division (flags kept with each distinct text)
-            label = self._labels(rec) if system[2] or name[2] or division[2] else ()
-            key = (get("host_processor"), get("host_processors_per_node"), get("framework"),
-                   get("operating_system"), get("weight_data_types"), get("platform"), get("nodes"))
-            desc = descriptions.get(key) or self._description(key)
-            if rnd[1] or sub[1] or system[1] or bench[1] or value_problems or division[1] or \
-                    availability[1] or acc[1] or label or name[1] or rid[1] or desc[1]:
-                here = _located(rec, (rnd[1], sub[1], system[1], bench[1], value_problems, division[1],
-                                      availability[1], acc[1], label, name[1], rid[1], desc[1]))
+            label = self._labels(rec) if any(a[2] for a in answers) else ()
+            if acc[1] or label or value_problems or rid_problems or any(a[1] for a in answers):
+                by_part = {part: a[1] for part, a in zip(ROW_PARTS, answers)}
+                by_part.update(accelerators=acc[1], labels=label, value=value_problems, result_id=rid_problems)
+                here = _located(rec, tuple(by_part[part] for part in REPORTED))
                 found.extend(here)
                 if any(f.severity == Severity.ERROR for f in here):
                     dispositions.append(rejection(rec.cell, here))
                     continue
             if rec.source is not last_source:
                 last_source = rec.source
-                origin = accepted.code("origin", (last_source.file, ctx.status, ctx.submission_version))
-            put_round(rnd[0])
-            put_submitter(sub[0])
-            put_system(system[0])
-            put_benchmark(bench[0])
-            put_division(division[0])
-            put_availability(availability[0])
-            put_accelerators(acc[0])
-            put_name(name[0])
-            put_id(rid[0])
-            put_description(desc[0])
-            put_origin(origin)
-            put_value(value)
-            at = rec.line if rec.line is not None else rec.row
-            put_line(-1 if at is None else at)
+                origin = self.accepted.code("origin", (last_source.file, self.ctx.status,
+                                                       self.ctx.submission_version))
+            self._put(answers, acc[0], origin, value, rid, rec.line if rec.line is not None else rec.row)
         return found, dispositions
+
+    def _ask(self, part: str, key: tuple) -> tuple:
+        """The answer for a part of a record, given the raw fields it reads:
+        its memo's, else its resolver's (kept for the next row)."""
+        return self.memo[part].get(key) or getattr(self, f"_{part}")(*key)
+
+    def _put(self, answers: list[tuple], accelerators: int, origin: int, value: float, rid, at) -> None:
+        """One accepted row into the columns."""
+        codes = self.accepted.codes
+        for part, answer in zip(ROW_PARTS, answers):
+            codes[part].append(answer[0])
+        codes["accelerators"].append(accelerators)
+        codes["origin"].append(origin)
+        self.accepted.value.append(value)
+        self.accepted.result_id.append(rid)
+        self.accepted.line.append(-1 if at is None else at)
+
+    def _value(self, text: str | None) -> tuple[float | None, tuple]:
+        """A plain number in the plausible range, as typed, at once; anything else as the resolver judges it."""
+        if text is not None and resolve.NUMBER.match(text) and self.low <= (value := float(text)) <= self.high:
+            return value, ()
+        value, problems = resolve.resolve_value(self.rules, clean(text))
+        return value, tuple(problems)
+
+    def _result_id(self, text: str | None) -> tuple[str | None, tuple]:
+        """A result id kept as given (each row has its own: not memoised), and
+        the problems of its characters (plain short text has none)."""
+        value = clean(text)
+        if value is None or (value.isascii() and len(value) <= self.longest):
+            return value, ()
+        return value, resolve.characters(self.rules, "result_id", value, self.ctx.published)
 
     # each resolver asked once per distinct raw input: the answer is memoised
 
@@ -275,21 +277,32 @@ class _Memo:
 
     def _round(self, text: str | None) -> tuple:
         value, problems = resolve.resolve_round(self.rules, clean(text), self.ctx.round)
-        return self._answer("round", text, (value,), problems, (("round", clean(text)),))
+        return self._answer("round", (text,), (value,), problems, (("round", clean(text)),))
 
     def _submitter(self, text: str | None) -> tuple:
         value, problems = resolve.resolve_submitter(clean(text), self.ctx.submitter)
-        return self._answer("submitter", text, (value,), problems, (("submitter", value),))
+        return self._answer("submitter", (text,), (value,), problems, (("submitter", value),))
 
     def _system(self, text: str | None) -> tuple:
         value, problems = resolve.resolve_required("system", clean(text))
-        return self._answer("system", text, (value,), problems, (("system", value),))
+        return self._answer("system", (text,), (value,), problems, (("system", value),))
+
+    def _division(self, text: str | None) -> tuple:
+        return self._choice("division", text)
+
+    def _availability(self, text: str | None) -> tuple:
+        return self._choice("availability", text)
 
     def _choice(self, name: str, text: str | None) -> tuple:
         value, problems = resolve.resolve_choice(name, clean(text), self.rules.choices(name))
-        return self._answer(name, text, (value,), problems, ((name, clean(text)),))
+        return self._answer(name, (text,), (value,), problems, ((name, clean(text)),))
 
-    def _benchmark(self, key: tuple) -> tuple:
+    def _system_name(self, text: str | None) -> tuple:
+        """A text kept as given, and the problems of its characters."""
+        value = clean(text)
+        return self._answer("system_name", (text,), (value,), (), (("system_name", value),))
+
+    def _benchmark(self, *key) -> tuple:
         model_text, scenario_text, units, round_text, used_text = map(clean, key)
         values, problems = resolve.resolve_benchmark(
             self.rules, model_text, scenario_text, units, resolve.round_name(round_text, self.ctx.round),
@@ -298,7 +311,7 @@ class _Memo:
                             (("model", model_text), ("used_model", used_text), ("scenario", scenario_text),
                              ("units", units)))
 
-    def _accelerators(self, key: tuple) -> tuple:
+    def _accelerators(self, *key) -> tuple:
         """Also whether the row is CPU-only (no accelerator named, none per
         node: excluded); a partner's row whose system id names an
         accelerator is not (it is refused)."""
@@ -313,7 +326,7 @@ class _Memo:
         self.memo["accelerators"][key] = out = (code, problems, cpu)
         return out
 
-    def _description(self, key: tuple) -> tuple:
+    def _description(self, *key) -> tuple:
         """The system description as stated (texts kept as given), and a host
         count that contradicts the system id. Free text, not a name: its
         characters are not checked (a published processor name holds a
@@ -332,11 +345,6 @@ class _Memo:
         if problems is None:
             self.labels[key] = problems = resolve.resolve_labels(self.rules, *key, self.ctx.published)
         return problems
-
-    def _text(self, part: str, text: str | None) -> tuple:
-        """A text kept as given (system name, result id), and the problems of its characters."""
-        value = clean(text)
-        return self._answer(part, text, (value,), (), ((part, value),))
 
 
 def _located(rec: RawRecord, groups: tuple) -> list[Finding]:

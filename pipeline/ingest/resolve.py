@@ -23,8 +23,7 @@ import math
 import re
 
 from pipeline.core import limits, textcheck
-from pipeline.core.rules import Rules, canonical_units, memo
-from pipeline.core.formulas import PLAUSIBLE_VALUE, plausible
+from pipeline.core.rules import SCHEMA_FILE, Rules, canonical_units, memo
 from pipeline.ingest import composition
 from pipeline.core.model import WARNING
 
@@ -49,8 +48,14 @@ def parse_count(text: str) -> int | None:
     return int(text.split(".", 1)[0]) if _INTEGER.match(text) else None
 
 
-# Sanity bounds: far above any real system, low enough to catch typos and garbage.
-MAX_COUNT = {"accelerators_per_node": 1024, "nodes": 100_000, "total_accelerators": 10_000_000}
+@memo()
+def bounds(rules: Rules) -> dict[str, tuple]:
+    """Column -> (lowest, highest), inclusive: the ``in_range`` checks of the
+    table schema (schemas/results.v3.yaml), the plausible value and the
+    largest counts, read as data (pandera is not needed to read them)."""
+    columns = rules.load_yaml(SCHEMA_FILE)["columns"]
+    return {name: (spec["checks"]["in_range"]["min_value"], spec["checks"]["in_range"]["max_value"])
+            for name, spec in columns.items() if "in_range" in (spec.get("checks") or {})}
 
 
 Problem = tuple
@@ -236,11 +241,11 @@ def resolve_benchmark(rules: Rules, model_text: str | None, scenario_text: str |
     return (model, used, scenario, units), problems
 
 
-def resolve_value(text: str | None):
+def resolve_value(rules: Rules, text: str | None):
     if text is None:
         return None, _required("value", text)
     value = parse_number(text)
-    low, high = PLAUSIBLE_VALUE
+    low, high = bounds(rules)["value"]
     if value is None and (NUMBER.match(text) or _NOT_FINITE.match(text)):   # 1e999, inf, nan
         return None, [("invalid-value", "value", f"a number from {low:g} to {high:g}", text,
                        "the value is not a finite number")]
@@ -250,7 +255,7 @@ def resolve_value(text: str | None):
     if value <= 0:
         return None, [("invalid-value", "value", "a number greater than 0", text,
                        "the value must be positive")]
-    if not plausible(value):
+    if not low <= value <= high:
         return None, [("invalid-value", "value", f"a number from {low:g} to {high:g}", text,
                        "the value is outside the plausible range of a published result")]
     return value, []
@@ -266,12 +271,12 @@ def resolve_choice(name: str, text: str | None, allowed: tuple[str, ...]):
     return value, []
 
 
-def _count(name: str, text: str | None, required: bool) -> tuple[int | None, list[Problem]]:
+def _count(rules: Rules, name: str, text: str | None, required: bool) -> tuple[int | None, list[Problem]]:
     if text is None:
         return None, ([("missing-value", name, "a whole number >= 1", None, f"{name} is empty")]
                       if required else [])
     value = parse_count(text)
-    bound = MAX_COUNT[name]
+    bound = bounds(rules)[name][1]
     if value is None or not 1 <= value <= bound:
         code = "malformed-number" if value is None else "invalid-value"
         return None, [(code, name, f"a whole number from 1 to {bound}", text,
@@ -343,10 +348,10 @@ def resolve_accelerators(rules: Rules, text: str | None, platform: str | None, p
                                   None, "the published table gives no accelerators per node for a "
                                   "named accelerator (an integrated GPU): 1 is assumed", WARNING)]
     else:
-        per_node, problems = _count("accelerators_per_node", per_node_text, required=True)
-    nodes, more = _count("nodes", nodes_text, required=True)
+        per_node, problems = _count(rules, "accelerators_per_node", per_node_text, required=True)
+    nodes, more = _count(rules, "nodes", nodes_text, required=True)
     problems += more
-    total_given, more = _count("total_accelerators", total_text, required=False)
+    total_given, more = _count(rules, "total_accelerators", total_text, required=False)
     problems += more
     fail = (None, None, None, per_node, nodes, None)
     if text is None:

@@ -15,10 +15,9 @@ import pandas as pd
 from pipeline.core.errors import ConfigError, DataError
 from pipeline.core.escape import csv_restore_frame
 from pipeline.core.findings import Finding, located
-from pipeline.core.formulas import PLAUSIBLE_VALUE, plausible
 from pipeline.core.imports import absent
 from pipeline.core.model import Source
-from pipeline.ingest.resolve import MAX_COUNT
+from pipeline.ingest.resolve import bounds
 from pipeline.core.rules import SCHEMA_FILE, Rules, memo
 
 COLUMNS = (
@@ -123,12 +122,22 @@ def validate(rules: Rules, frame: pd.DataFrame, display: str = "<table>", root: 
         if idx is None or pd.isna(idx):
             raise ConfigError(f"table schema failed as a whole: {case.check} on {case.column}")
         bad_index.add(idx)
-        where = row_source(frame, idx, display, root)
-        findings.append(located(
-            "schema-violation", where.at(column=case.column),
-            str(case.check), case.failure_case, "the row fails the canonical table schema"))
+        where = row_source(frame, idx, display, root).at(column=case.column)
+        limits = bounds(rules).get(case.column)
+        if limits is not None and str(case.check).startswith("in_range"):
+            findings.append(located("invalid-value", where, _range_text(case.column, limits), case.failure_case,
+                                    f"the {case.column} is outside the plausible range"))
+        else:
+            findings.append(located("schema-violation", where, str(case.check), case.failure_case,
+                                    "the row fails the canonical table schema"))
     mask = frame.index.isin(list(bad_index))
     return frame[~mask], frame[mask], findings
+
+
+def _range_text(column: str, limits: tuple) -> str:
+    """What a column's bounds allow, as a finding's expected value."""
+    low, high = limits
+    return f"a whole number from {low} to {high}" if column in INT_COLUMNS else f"a number from {low:g} to {high:g}"
 
 
 def row_source(frame: pd.DataFrame, idx, display: str, root: str | None = None) -> Source:
@@ -211,23 +220,24 @@ def load(rules: Rules, path: str | Path) -> tuple[pd.DataFrame, list[Finding]]:
             where = row_source(frame, idx, display)
             found.append(located(code, where.at(column=col), expected, frame.at[idx, col], message))
 
+    limits = bounds(rules)
     for col in (*INT_COLUMNS, "value"):   # a number that does not convert: named, row dropped
         numbers = pd.to_numeric(frame[col], errors="coerce")
         wrong = numbers.isna() | ((numbers % 1 != 0) if col in INT_COLUMNS else False)
         drop(wrong, col, "schema-violation", "an integer" if col in INT_COLUMNS else "a number",
              "the row fails the canonical table schema")
         bad |= wrong
-        # beyond what any real result holds, where a later step would overflow; <= 0 is the schema's
-        implausible = ~wrong & ((numbers > MAX_COUNT[col]) if col in INT_COLUMNS
-                                else (numbers > 0) & ~plausible(numbers))
-        expected = (f"a whole number from 1 to {MAX_COUNT[col]}" if col in INT_COLUMNS
-                    else "a number from {:g} to {:g}".format(*PLAUSIBLE_VALUE))
-        drop(implausible, col, "invalid-value", expected, f"the {col} is outside the plausible range")
+        # the schema's bounds, before a count beyond them overflows its integer column
+        implausible = ~wrong & ~numbers.between(*limits[col])
+        drop(implausible, col, "invalid-value", _range_text(col, limits[col]),
+             f"the {col} is outside the plausible range")
         bad |= implausible
-    counts = frame["composition"].astype("str").str.findall(r":(\d+)")
-    absurd = counts.map(lambda found: any(len(c.lstrip("0")) > 8 or int(c) > MAX_COUNT["total_accelerators"] for c in found))
-    drop(absurd, "composition", "invalid-value",
-         f"accelerator counts from 1 to {MAX_COUNT['total_accelerators']}", "an accelerator count is absurd")
+    largest = limits["total_accelerators"][1]
+    counts = frame["composition"].astype("str").str.extractall(r":0*(\d+)")[0]
+    too_big = (counts.str.len() > len(str(largest))) | (pd.to_numeric(counts.str.slice(0, 20)) > largest)
+    absurd = pd.Series(frame.index.isin(too_big[too_big].index.get_level_values(0)), index=frame.index)
+    drop(absurd, "composition", "invalid-value", f"accelerator counts from 1 to {largest}",
+         "an accelerator count is absurd")
     bad |= absurd
     kept = frame.loc[~bad, list(COLUMNS)] if bad.any() else frame[list(COLUMNS)]   # no copy of 1M good rows
     accepted, _, more = validate(rules, coerce(kept), display)
