@@ -28,7 +28,7 @@ run: install
 	@printf '%s\n' '' \
 	  'outputs, by stage (dvc dag):' \
 	  '  ingest   data/results.parquet            canonical table (accepted rows)' \
-	  '           data/rejected.csv               rejected and excluded rows, with reasons' \
+	  '           data/rejected.csv               rejected and set-aside rows, with reasons' \
 	  '           data/findings.json              every finding' \
 	  '           data/versions.csv               submission versions, used or superseded' \
 	  '  compare  data/agreement.csv              partner rows against the reference (verdicts)' \

@@ -414,7 +414,7 @@ RESULT_COLUMNS = ("status", "round", "submitter", "accelerator", "system", "mode
 @click.option("--status", type=STATUS_CHOICE,
               help="Status of raw files (manifests carry their own; a table in published/ is verified unless told).")
 @click.option("--rejected-out", type=click.Path(dir_okay=False, path_type=Path),
-              help="CSV of rejected and excluded rows.")
+              help="CSV of rejected and set-aside rows.")
 @click.option("--findings-out", type=click.Path(dir_okay=False, path_type=Path), help="JSON of all findings.")
 @click.option("--versions-out", type=click.Path(dir_okay=False, path_type=Path),
               help="CSV of versions, used or superseded.")
@@ -549,7 +549,7 @@ def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verb
 
 @cli.command("ingest-all", short_help="The ingest stage: every submission into the canonical table.")
 @click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@output_file("--rejected-out", "CSV of rejected and excluded rows.")
+@output_file("--rejected-out", "CSV of rejected and set-aside rows.")
 @output_file("--findings-out", "JSON of every recorded finding.")
 @output_file("--versions-out", "CSV of versions, used or superseded.")
 @click.option("--cache", type=click.Path(file_okay=False, path_type=Path),
@@ -654,7 +654,7 @@ def report_inputs(f):
     f = click.option("--versions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
                      help="Submission versions, used or superseded (data/versions.csv).")(f)
     f = click.option("--rejected", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
-                     help="Rejected and excluded inputs (data/rejected.csv).")(f)
+                     help="Rejected and set-aside inputs (data/rejected.csv).")(f)
     f = click.option("--agreement", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
                      help="Agreement table of `mlrepro compare` (data/agreement.csv).")(f)
     return click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))(f)
@@ -721,9 +721,9 @@ def report(results, agreement, rejected, versions, superseded, scaling, claims, 
 @click.option("--agreement", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
               help="Agreement table of `mlrepro compare`.")
 @click.option("--rejected", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
-              help="Rejected and excluded inputs.")
+              help="Rejected and set-aside inputs.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
-              metavar="FILE", help="Write metrics.json (accepted, rejected and excluded rows) to FILE; "
+              metavar="FILE", help="Write metrics.json (accepted, rejected and set-aside rows) to FILE; "
                                    "'-' (or no -o) is standard output.")
 @click.option("--details-out", type=click.Path(file_okay=False, path_type=Path),
               help="Folder of the agreement counts per status, round and partner (default: OUTPUT "

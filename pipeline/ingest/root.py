@@ -50,7 +50,7 @@ class MergeReport(TableReport):
 @dataclass
 class Part:
     """One submitter's share of the ingest stage: its accepted rows (checked
-    against the table schema), its rejected and excluded rows, its findings
+    against the table schema), its rejected and set-aside rows, its findings
     (as data) and its versions. :func:`write_part` and :func:`read_part` keep
     it in the cache as the four files of PARTS."""
 

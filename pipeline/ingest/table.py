@@ -50,16 +50,6 @@ def schema(rules: Rules):
     return loaded
 
 
-def release_unused() -> None:
-    """Hand the memory of freed Arrow columns back to the system now (Arrow's
-    allocator keeps it for reuse otherwise): called while a million-row table
-    is let go column by column, so that the peak is the table plus one column."""
-    import sys
-
-    if "pyarrow" in sys.modules:   # the text columns are Arrow's; without pyarrow there is nothing to hand back
-        sys.modules["pyarrow"].default_memory_pool().release_unused()
-
-
 def to_frame(rows: list[dict]) -> pd.DataFrame:
     """Rows (dicts) to a frame with the canonical columns and dtypes."""
     if not rows:   # built once: ingest starts every report with it
