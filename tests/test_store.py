@@ -466,14 +466,6 @@ def test_a_recorded_time_moves_a_cached_submitter_too(tmp_path):
     assert [r["status"] for r in read_csv(tmp_path / "v.csv")] == ["verified"]
 
 
-def test_an_uncommitted_version_in_a_repository_becomes_visible_now(tmp_path):
-    repo, root = _git_root(tmp_path)
-    submit(root, DATA / "results-dell.csv")
-    doc = run_json("validate", root, expect=1)
-    [late] = [f for f in doc["findings"] if f["code"] == "verified-after-deadline"]
-    assert "not in record/visible.yaml yet" in late["found"]
-
-
 # ---- submit --dry-run ---------------------------------------------------------------------
 
 def as_amd(tmp_path):
