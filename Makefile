@@ -44,9 +44,10 @@ run: install
 	  '           reports/deviation.csv           the data of dvc plots show'
 	$(BIN)/python bin/restore-lock dvc repro
 
-## test: the whole test suite
+## test: the whole test suite, on two cores (pytest-xdist; tests/conftest.py says how it is
+## split: --dist loadgroup, the tests sharing a module's fixture on one worker)
 test: install
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2 --dist loadgroup
 
 ## docs: the generated reference pages (docs/cli.md, docs/findings.md) from the code
 docs: install
