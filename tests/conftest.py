@@ -88,20 +88,6 @@ def shared(tmp_path_factory, name: str, build: Callable[[Path], object]) -> Path
     return folder
 
 
-@pytest.hookimpl(tryfirst=True)   # before pytest-xdist reads the groups off the items
-def pytest_collection_modifyitems(config, items):
-    """`make test` runs the suite on two pytest-xdist workers, ``--dist
-    loadgroup``: a test goes to whichever worker is free, except that the tests
-    of a module that share a module-scoped fixture (an ingest of the shipped
-    submissions, a DVC project that has run) form one group, run by one
-    worker, so that the fixture is built once. (A folder every module reads is
-    built once per run instead: :func:`shared`.)"""
-    for item in items:
-        defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
-        if any(found and found[-1].scope in ("module", "class") for found in defs.values()):
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
-
-
 @pytest.fixture(autouse=True)
 def _clean_environment(monkeypatch):
     """A developer's shell may set these; every test starts without them (the
