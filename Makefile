@@ -44,9 +44,13 @@ run: install
 	  '           reports/deviation.csv           the data of dvc plots show'
 	$(BIN)/python bin/restore-lock dvc repro
 
-## test: the whole test suite
+## test: the whole test suite, on two cores (pytest-xdist): --dist loadfile sends each test
+## file to whichever worker is free, so a module's fixtures (an ingest of the shipped
+## submissions, a DVC project that has run) are built once; a folder many files read is
+## built once per run (tests/conftest.py: shared). (loadgroup would balance finer, but
+## pytest-xdist 3.8 cannot tag node ids under pytest 9: its groups are silently ignored.)
 test: install
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2 --dist loadfile
 
 ## docs: the generated reference pages (docs/cli.md, docs/findings.md) from the code
 docs: install

@@ -7,12 +7,16 @@ samples live in ``tests/data``. Nothing here reads outside the project.
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import fcntl
 import json
 import os
 import shutil
 import stat
+import subprocess
 from pathlib import Path
+from typing import Callable
 
 import pytest
 from click.testing import CliRunner
@@ -61,6 +65,29 @@ def normalised(result, ctx):
     return SimpleNamespace(frame=accepted.frame(), findings=done.findings, dispositions=done.dispositions)
 
 
+def shared(tmp_path_factory, name: str, build: Callable[[Path], object]) -> Path:
+    """A folder built once per test run, for the tests to read (a test that
+    changes it works on its own copy). Under pytest-xdist every worker has its
+    own basetemp inside the run's; the first worker to ask builds it there,
+    under a lock, and the others wait for it and read it. ``build`` fills the
+    empty folder it is given; a build that fails leaves no folder behind."""
+    base = tmp_path_factory.getbasetemp()
+    top = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder, done = top / f"shared-{name}", top / f"shared-{name}.done"
+    with open(top / f"shared-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            try:
+                build(folder)
+            except BaseException:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
+            done.touch()
+    return folder
+
+
 @pytest.fixture(autouse=True)
 def _clean_environment(monkeypatch):
     """A developer's shell may set these; every test starts without them (the
@@ -89,6 +116,21 @@ def run(*args: object, expect: int | None = None):
             f"exit {result.exit_code}, expected {expect}\nstdout:\n{result.stdout}\n"
             f"stderr:\n{result.stderr}\nexception: {result.exception!r}")
     return result
+
+
+def invoke(cwd: Path, *args: object, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``mlrepro ARGS`` run in CWD as the console script runs there (without
+    the shell's GITHUB_* and MLREPRO_* variables, with ENV), in this process:
+    what ``subprocess.run`` would return, without an interpreter's start and
+    imports. A test whose point is the process itself runs the console script."""
+    unset = {k: None for k in os.environ if k.startswith(("GITHUB_", "MLREPRO_"))}
+    with contextlib.chdir(cwd):
+        result = CliRunner().invoke(cli, [str(a) for a in args], prog_name="mlrepro",
+                                    env={**unset, **(env or {})})
+    # an exception the CLI let through would be the console script's traceback
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    return subprocess.CompletedProcess(["mlrepro", *map(str, args)], result.exit_code, result.stdout,
+                                       result.stderr)
 
 
 def run_json(*args: object, expect: int | None = None) -> dict:

@@ -10,7 +10,10 @@
   repository (a new git repository on main holding the project's files) at
   today's date, after the README's two set-up commands (``make install``, the
   project's .venv linked in, and ``. .venv/bin/activate``: .venv/bin first on
-  PATH), and ends with the exit code it declares."""
+  PATH), and ends with the exit code it declares. A document that runs
+  `make run` starts from a copy in which `make run` has already run once (the
+  pipeline from nothing is tests/test_dvc_pipeline.py's): its own `make run`
+  then reruns what its earlier blocks changed."""
 
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, shared
 
 from pipeline.cli import cli
 from pipeline.output.docs import pages
@@ -122,10 +125,23 @@ def _env(work: Path) -> dict[str, str]:
 DOCS_WITH_BLOCKS = [doc for doc in DOCS if runnable_blocks(doc.read_text(encoding="utf-8"))]
 
 
+def made_run(tmp_path_factory, tmp_path: Path) -> Path:
+    """A fresh copy after one `make run`, built once per test run (conftest.shared), copied for a test."""
+    def build(folder: Path) -> None:
+        work = fresh_copy(folder)
+        done = subprocess.run(["make", "run"], cwd=work, env=_env(work), capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"make run exited {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+
+    work = tmp_path / "clone"
+    shutil.copytree(shared(tmp_path_factory, "docs-made-run", build) / "clone", work, symlinks=True)
+    return work
+
+
 @pytest.mark.parametrize("doc", DOCS_WITH_BLOCKS, ids=lambda p: p.relative_to(REPO).as_posix())
-def test_every_runnable_block_runs_as_written(doc, tmp_path):
-    work = fresh_copy(tmp_path)
-    for number, (body, expected) in enumerate(runnable_blocks(doc.read_text(encoding="utf-8")), 1):
+def test_every_runnable_block_runs_as_written(doc, tmp_path, tmp_path_factory):
+    blocks = runnable_blocks(doc.read_text(encoding="utf-8"))
+    work = made_run(tmp_path_factory, tmp_path) if any("make run" in body for body, _ in blocks) else fresh_copy(tmp_path)
+    for number, (body, expected) in enumerate(blocks, 1):
         done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", body], cwd=work, env=_env(work),
                               capture_output=True, text=True, timeout=600)
         assert done.returncode == expected, (

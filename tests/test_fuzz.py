@@ -24,6 +24,7 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from conftest import RULES, canonical_row
+from test_gate import base_repo  # noqa: F401  (the fixture: the gate tests' base repository)
 from pipeline.analyses import claims, ledger as claims_ledger
 from pipeline.ingest import submissions as ingest, table
 from pipeline import readers
@@ -350,13 +351,14 @@ PARTNER_FILE = st.one_of(
 
 
 @pytest.fixture(scope="module")
-def gate_repo(tmp_path_factory) -> Path:
+def gate_repo(base_repo, tmp_path_factory) -> Path:
     """main: the project's schemas with round v9.9 (deadline ahead), AMD's and
-    Dell's v1; the branch ``pr`` is where each example's version is committed."""
+    Dell's v1 (a copy of the gate tests' base); the branch ``pr`` is where each
+    example's version is committed."""
     from gitrepo import git
-    from test_gate import base_repository
 
-    repo = base_repository(tmp_path_factory.mktemp("fuzz-gate") / "repo")
+    repo = tmp_path_factory.mktemp("fuzz-gate") / "repo"
+    shutil.copytree(base_repo, repo, symlinks=True)
     git(repo, "checkout", "-q", "-b", "pr")
     return repo
 

@@ -1,8 +1,10 @@
-"""`mlrepro gate`: every case runs the console script in a temporary git
-repository with real commits: a base on `main` (the project's policy --
-schemas/ with a round v9.9 whose deadline is ahead, added as a maintainer
-would, and params.yaml -- then AMD's reference v1 and a partner's v1, sealed
-with `mlrepro submit`), then a branch with the change."""
+"""`mlrepro gate`: every case runs the command in a temporary git repository
+with real commits: a base on `main` (the project's policy -- schemas/ with a
+round v9.9 whose deadline is ahead, added as a maintainer would, and
+params.yaml -- then AMD's reference v1 and a partner's v1, sealed with
+`mlrepro submit`), then a branch with the change. The command runs in this
+process (the interpreter's start and imports are most of a gate's time); one
+case per exit code runs the console script itself, as CI does."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ON_TIME, LATE, REPO
+from conftest import ON_TIME, LATE, REPO, invoke, shared
 from gitrepo import commit, git, init
 
 ROUND = "v9.9"
@@ -58,11 +60,16 @@ AMD = {"Server": "100282", "Offline": "110000"}
 DELL_SYSTEM = "PowerEdge_XE9785_8xMI355X"
 
 
-def mlrepro(repo: Path, *args: object, env: dict | None = None) -> subprocess.CompletedProcess:
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "MLREPRO_"))}
-    full_env.update(env or {})
-    done = subprocess.run([str(MLREPRO), *map(str, args)], cwd=repo, capture_output=True,
-                          text=True, env=full_env, timeout=120)
+def mlrepro(repo: Path, *args: object, env: dict | None = None, process: bool = False) -> subprocess.CompletedProcess:
+    """``mlrepro ARGS`` in REPO: in this process (conftest.invoke), or, with
+    PROCESS, the console script itself, as CI runs it."""
+    if not process:
+        done = invoke(repo, *args, env=env)
+    else:
+        full_env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "MLREPRO_"))}
+        full_env.update(env or {})
+        done = subprocess.run([str(MLREPRO), *map(str, args)], cwd=repo, capture_output=True,
+                              text=True, env=full_env, timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
     return done
 
@@ -80,7 +87,10 @@ def submit(repo: Path, text: str, submitter: str, status: str = "verified",
 
 @pytest.fixture(scope="session")
 def base_repo(tmp_path_factory) -> Path:
-    return base_repository(tmp_path_factory.mktemp("base") / "repo")
+    """The base repository, built once for the whole run (conftest.shared):
+    every module that imports this fixture, and every xdist worker, reads the
+    same one; a test changes its own copy (``repo``)."""
+    return shared(tmp_path_factory, "gate-base", lambda folder: base_repository(folder / "repo")) / "repo"
 
 
 def base_repository(repo: Path) -> Path:
@@ -103,9 +113,9 @@ def repo(base_repo, tmp_path) -> Path:
     return copy
 
 
-def gate(repo: Path, *args: object, env: dict | None = None) -> subprocess.CompletedProcess:
-    """The console script, as CI runs it."""
-    return mlrepro(repo, "gate", "--base", "main", *args, env=env)
+def gate(repo: Path, *args: object, env: dict | None = None, process: bool = False) -> subprocess.CompletedProcess:
+    """``mlrepro gate --base main ARGS`` (PROCESS: the console script, as CI runs it)."""
+    return mlrepro(repo, "gate", "--base", "main", *args, env=env, process=process)
 
 
 def sealed_version(repo: Path, submitter: str, number: int, text: str, name: str = "results.csv",
@@ -127,7 +137,7 @@ def sealed_version(repo: Path, submitter: str, number: int, text: str, name: str
 def test_a_good_new_version_passes(repo):
     submit(repo, csv_text("Dell", {"Server": "101000", "Offline": "108000"}, DELL_SYSTEM), "Dell")
     commit(repo, "Dell v2")
-    done = gate(repo, "--format", "json")
+    done = gate(repo, "--format", "json", process=True)   # the console script's exit 0, as CI runs it
     assert done.returncode == 0, done.stdout + done.stderr
     doc = json.loads(done.stdout)
     assert doc["summary"]["verdict"] == "pass"
@@ -171,7 +181,7 @@ def test_a_deviating_result_fails_with_junit_and_github_annotations(repo):
     commit(repo, "Dell v2 with a low Offline figure")
     path = "submissions/v9.9/Dell/v2/results.csv"
 
-    github = gate(repo, "--format", "github")
+    github = gate(repo, "--format", "github", process=True)   # the console script's exit 1
     assert github.returncode == 1
     errors = [line for line in github.stdout.splitlines() if line.startswith("::error ")]
     assert errors == [
@@ -323,14 +333,14 @@ def test_named_version_folders_without_git(tmp_path, base_repo):
 
 
 def test_an_unknown_base_is_a_usage_error(repo):
-    done = mlrepro(repo, "gate", "--base", "no-such-branch")
+    done = mlrepro(repo, "gate", "--base", "no-such-branch", process=True)
     assert done.returncode == 2
     assert "no-such-branch" in done.stderr
 
 
 def test_no_git_and_no_paths_is_a_configuration_error(tmp_path):
     (tmp_path / "submissions").mkdir()
-    done = mlrepro(tmp_path, "gate")
+    done = mlrepro(tmp_path, "gate", process=True)
     assert done.returncode == 3
     assert "not inside a git repository" in done.stderr
 

@@ -49,19 +49,19 @@ def test_cli_json_rows_are_both_sets(tmp_path):
                                                                 ("sys0", "unverified")]
 
 
-def test_a_row_without_a_valid_status_goes_to_neither_set(tmp_path):
-    results = tmp_path / "results.csv"
-    write_canonical(results, rows_with(["verified", "post-deadline"]))
-    text = results.read_text().replace(",post-deadline,", ",pending,")
-    results.write_text(text)
-    verified, post = tmp_path / "v.csv", tmp_path / "p.csv"
-    doc = run_json("partition", results, "--verified-out", verified, "--post-deadline-out", post,
-                   expect=1)
-    [f] = doc["findings"]
-    assert f["code"] == "invalid-choice" and f["found"] == "pending"
-    assert (f["line"], f["column"]) == (3, "status")
-    assert f["message"].endswith("(the result at v6.0/S1/v1/results.csv:3)")
-    assert len(read_csv(verified)) == 1 and read_csv(post) == []
+def test_a_row_without_a_valid_status_goes_to_neither_set_located_at_its_line():
+    """In memory: a table read from a CSV file names the file's line (the
+    header is line 1), any other table its row."""
+    frame = table.to_frame(rows_with(["verified", "post-deadline"])).assign(status=["verified", "pending"])
+    report = partition.partition(frame, "results.csv")
+    [f] = report.findings
+    assert (f.code, f.found, f.where.path, f.where.line, f.where.column) == (
+        "invalid-choice", "pending", "results.csv", 3, "status")
+    assert f.message.endswith("(the result at v6.0/S1/v1/results.csv:3)")
+    assert list(report.verified["system"]) == ["sys0"] and report.post_deadline.empty
+    assert report.summary == {"verified": 1, "post_deadline": 0, "rejected": 1}
+    [f] = partition.partition(frame, "results.parquet").findings
+    assert (f.where.line, f.where.row) == (None, 2)
 
 
 def test_an_agreement_table_can_be_partitioned_too(tmp_path):

@@ -311,15 +311,18 @@ def test_a_late_verified_submission_is_sealed_as_declared(root):
 
 # ---- submit for real teams ------------------------------------------------------
 
-def test_twenty_concurrent_submits_each_take_the_next_number(root, tmp_path):
-    """Twenty processes at once: twenty versions v1..v20, no error, nothing half-written."""
+def test_concurrent_submits_each_take_the_next_number(root, tmp_path):
+    """Eight processes at once (each a console script: the lock is between
+    processes): eight versions v1..v8, no error, nothing half-written."""
     import os
     import subprocess
 
     from conftest import REPO
 
+    count = 8
+
     sources = []
-    for i in range(20):
+    for i in range(count):
         path = tmp_path / f"in{i}" / "results.csv"
         path.parent.mkdir()
         path.write_text((DATA / "results-dell.csv").read_text().replace("100282", str(100000 + i)))
@@ -331,19 +334,19 @@ def test_twenty_concurrent_submits_each_take_the_next_number(root, tmp_path):
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
              for src in sources]
     results = [(p.wait(timeout=300), p.stdout.read(), p.stderr.read()) for p in procs]
-    assert [code for code, _, _ in results] == [0] * 20, [err for _, _, err in results if err]
+    assert [code for code, _, _ in results] == [0] * count, [err for _, _, err in results if err]
     import json as json_mod
     created = sorted(json_mod.loads(out)["summary"]["created"] for _, out, _ in results)
-    assert created == sorted(f"v6.0/Dell/v{n}" for n in range(1, 21))
+    assert created == sorted(f"v6.0/Dell/v{n}" for n in range(1, count + 1))
     folder = root / "v6.0" / "Dell"
-    assert sorted(p.name for p in folder.iterdir()) == sorted(f"v{n}" for n in range(1, 21))
+    assert sorted(p.name for p in folder.iterdir()) == sorted(f"v{n}" for n in range(1, count + 1))
     values = set()
-    for n in range(1, 21):
+    for n in range(1, count + 1):
         m = manifest_of(root, version=n)
         assert m["version"] == n and m.get("supersedes") == (n - 1 if n > 1 else None)
         values.add(hashlib.sha256((folder / f"v{n}" / "results.csv").read_bytes()).hexdigest())
         assert m["files"][0]["sha256"] in values
-    assert len(values) == 20
+    assert len(values) == count
     run_json("validate", root, expect=0)
 
 
@@ -465,14 +468,6 @@ def test_a_recorded_time_moves_a_cached_submitter_too(tmp_path):
     _record(repo, {"v6.0/Dell/v1": "2026-02-21T00:00:00Z"})
     run(*args, expect=0)
     assert [r["status"] for r in read_csv(tmp_path / "v.csv")] == ["verified"]
-
-
-def test_an_uncommitted_version_in_a_repository_becomes_visible_now(tmp_path):
-    repo, root = _git_root(tmp_path)
-    submit(root, DATA / "results-dell.csv")
-    doc = run_json("validate", root, expect=1)
-    [late] = [f for f in doc["findings"] if f["code"] == "verified-after-deadline"]
-    assert "not in record/visible.yaml yet" in late["found"]
 
 
 # ---- submit --dry-run ---------------------------------------------------------------------
