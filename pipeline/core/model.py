@@ -186,7 +186,7 @@ COLUMN_TYPES: dict[str, object] = {
     "deviation_pct": _NUMBER, "tolerance_pct": float, "verdict": str, "reason": str,
     "partner_status": str, "differences": str, "differs_in": str, "context_system": _TEXT,
     "context_source": _TEXT, "context_per_accelerator": _NUMBER, "context_deviation_pct": _NUMBER,
-    "context_note": str,
+    "context_note": str, "partner_result": bool,
     # scaling
     "expected": _NUMBER, "efficiency_pct": _NUMBER, "references": list, "missing": list,
     # claims
