@@ -99,6 +99,8 @@ def test_a_tolerance_that_is_no_bound_is_a_usage_error(tmp_path, tolerance):
 
 
 @pytest.mark.parametrize("text", ["compare:\n  tolerance_pct: -2\n", "compare:\n  tolerance_pct: .nan\n",
+                                  "compare:\n  tolerance_pct: .inf\n", "compare:\n  tolerance_pct: 150\n",
+                                  "compare:\n  tolerance_pc: 3\n", "compare:\n", "comparison: {}\n",
                                   "compare: [1\n", "- just a list\n"])
 def test_a_broken_params_file_is_a_configuration_error(tmp_path, text):
     params = tmp_path / "params.yaml"
@@ -106,6 +108,15 @@ def test_a_broken_params_file_is_a_configuration_error(tmp_path, text):
     results = write_canonical(tmp_path / "results.csv", [ref(), partner("D1", 100000.0)])
     result = run("compare", results, "-o", tmp_path / "a.csv", "--params", params, expect=3)
     assert result.stderr.startswith("configuration error: ")
+
+
+def test_a_params_file_error_names_the_line_the_key_and_what_is_expected(tmp_path):
+    params = tmp_path / "params.yaml"
+    params.write_text("compare:\n  reference_submitter: AMD\n  tolerance_pct: 400\n")
+    results = write_canonical(tmp_path / "results.csv", [ref(), partner("D1", 100000.0)])
+    stderr = run("compare", results, "-o", tmp_path / "a.csv", "--params", params, expect=3).stderr
+    assert f"{params}:3: key compare.tolerance_pct: expected the agreement tolerance in percent" in stderr
+    assert "found 400" in stderr and "params.schema.json" in stderr
 
 
 def test_outputs_agreement_table_and_summary(tmp_path):

@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
-import math
+import functools
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from jsonschema.exceptions import best_match
 
 from pipeline.core.errors import ConfigError, UsageError
-
 from pipeline.core.model import DEFAULT_PARAMS as DEFAULTS
+from pipeline.core.rules import problem, validator
 
 DEFAULT_FILE = Path("params.yaml")   # the project's, read from the working folder (may be absent)
+# The format of params.yaml is this version of the tool's (not a policy of a schemas folder),
+# so its schema ships with the code.
+SCHEMA = Path(__file__).with_name("params.schema.json")
+
+
+@functools.cache
+def _schema() -> dict:
+    return json.loads(SCHEMA.read_text(encoding="utf-8"))
 
 
 def load(path: Path | None) -> dict:
@@ -21,26 +31,23 @@ def load(path: Path | None) -> dict:
     if path is None or not path.exists():
         return params
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        text = path.read_text(encoding="utf-8")
+        data = yaml.safe_load(text)
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping")
+    data = {} if data is None else data
+    error = best_match(validator(_schema()).iter_errors(data))
+    if error is not None:
+        raise ConfigError(problem(path, text, SCHEMA.name, error))
     for section, values in data.items():
-        if isinstance(values, dict):
-            params.setdefault(section, {}).update(values)
-        else:
-            params[section] = values
-    tol = params["compare"]["tolerance_pct"]
-    if not _bound(tol):
-        raise ConfigError(f"{path}: compare.tolerance_pct must be a finite number >= 0, not {tol!r}")
+        params[section].update(values)
     return params
 
 
 def _bound(tolerance: object) -> bool:
-    """A tolerance that bounds something: a finite number >= 0 (NaN would make every row deviate)."""
-    return (not isinstance(tolerance, bool) and isinstance(tolerance, (int, float))
-            and math.isfinite(tolerance) and tolerance >= 0)
+    """A tolerance the schema accepts (NaN would make every row deviate)."""
+    tolerance_schema = _schema()["properties"]["compare"]["properties"]["tolerance_pct"]
+    return validator(tolerance_schema).is_valid(tolerance)
 
 
 def read(path: Path | None) -> dict:

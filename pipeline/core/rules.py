@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -41,6 +42,18 @@ ROUND_SCHEMA = f"{RULES_DIR}/round.schema.json"   # every rules/<round>.yaml
 _ROUND_FILE = re.compile(rf"{RULES_DIR}/v\d+\.\d+\.yaml")
 _TABLE_SCHEMA = re.compile(r"results\.v\d+\.yaml")   # pandera's own format, checked by pandera
 _FORMATS = jsonschema.FormatChecker(formats=("regex",))   # a pattern is a Python regular expression
+# JSON has no NaN or infinity: a YAML number JSON could not write (.nan, .inf) is no number
+# (every bound, minimum or maximum, would pass NaN).
+Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "number", lambda checker, value: jsonschema.Draft202012Validator.TYPE_CHECKER.is_type(value, "number")
+        and math.isfinite(value)))
+
+
+def validator(schema: dict) -> jsonschema.Draft202012Validator:
+    """A validator of SCHEMA (draft 2020-12, finite numbers, Python regular expressions)."""
+    return Validator(schema, format_checker=_FORMATS)
 
 
 def memo(maxsize: int | None = None):
@@ -153,7 +166,7 @@ class Rules:
         path = path if path.is_file() else default_folder() / name
         try:
             with open(path, encoding="utf-8") as fh:
-                return jsonschema.Draft202012Validator(json.load(fh), format_checker=_FORMATS)
+                return validator(json.load(fh))
         except (OSError, ValueError) as exc:
             raise ConfigError(f"cannot load {path}: {exc}") from exc
 
