@@ -26,6 +26,8 @@ about post-deadline results is computed on every result.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pandas as pd
 
@@ -96,10 +98,9 @@ def check_claims(rules: Rules, ledger: Ledger, results: pd.DataFrame, reference_
     """Every claim of the ledger against RESULTS; the reference submitter and
     vendor (``compare.*`` of params.yaml) decide which results are partner
     results and what they are compared with."""
-    report = Report(findings=list(ledger.findings))
-    for cid, line in ledger.invalid:
-        row = _row(cid, None, INVALID, "the claim's ledger entry is invalid (see findings)")
-        report.rows.append({**row, "line": line, "including_post_deadline": None})
+    findings = list(ledger.findings)
+    rows = [{**_row(cid, None, INVALID, "the claim's ledger entry is invalid (see findings)"), "line": line,
+             "including_post_deadline": None} for cid, line in ledger.invalid]
     every = Results(rules, results)
     late = bool(every.late.any())
     official = Results(rules, results[~every.late]) if late else every   # the results verified claims were made on
@@ -111,14 +112,12 @@ def check_claims(rules: Rules, ledger: Ledger, results: pd.DataFrame, reference_
                                           if late and not unverified else None)
         if "scope" not in row:   # a record claim states its own (the generations it compared)
             row["scope"] = _scope(claim, every if unverified else official, ledger)
-        report.rows.append(row)
-        report.findings.extend(found)
-    rows = typed_rows("ClaimRow", sorted(report.rows, key=lambda r: r["line"] or 0))
-    verdicts: dict[str, int] = {}
-    for r in rows:
-        verdicts[r["verdict"]] = verdicts.get(r["verdict"], 0) + 1
-    return Report(rows, report.findings, {"claims": len(rows), **dict(sorted(verdicts.items())),
-                                          "unverified": sum(r["label"] == LABEL_UNVERIFIED for r in rows)})
+        rows.append(row)
+        findings.extend(found)
+    rows = typed_rows("ClaimRow", sorted(rows, key=lambda r: r["line"] or 0))
+    verdicts = Counter(r["verdict"] for r in rows)
+    return Report(rows, findings, {"claims": len(rows), **dict(sorted(verdicts.items())),
+                                   "unverified": sum(r["label"] == LABEL_UNVERIFIED for r in rows)})
 
 
 def _scope(claim: Claim, results: Results, ledger: Ledger) -> dict:

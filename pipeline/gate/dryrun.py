@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 
 from pipeline.core.findings import Finding, Report
-from pipeline.gate.judge import Gated, judged
+from pipeline.gate.judge import Judging, judged
 from pipeline.core.rules import Rules
 from pipeline.gate.policy import Policy, local
 from pipeline.gate.results import check
@@ -64,7 +64,7 @@ def submitted(rules: Rules, source: Path, submitter: str, round_: str, status: s
 
 def _judged(sealed: SubmitResult, source: Path, where: Path, root: Path, pol: Policy, head: dict) -> Report:
     """The gate's judgement of the version SEALED (under WHERE: ROOT or a copy of it)."""
-    report = Gated()
+    report = Judging()
     now = clock.now()
     report.findings.extend(sealed.findings)
     if sealed.version is not None:

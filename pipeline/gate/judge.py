@@ -59,7 +59,7 @@ DVC_YAML = "dvc.yaml"          # the base's pipeline: what it generates
 
 
 @dataclass
-class Gated:
+class Judging:
     """The gate's judgement as it is made (:func:`judged` makes it the report):
     the versions gated, a row per result line, the findings, the files checked
     (as the user names them), the shipped verdicts a maintenance change flips
@@ -100,7 +100,7 @@ def run(rules: Rules, paths: list[Path], root: Path, base: str | None, params_pa
     if worktree and (top is None or (paths and not base)):
         raise UsageError("--worktree judges a git change: run it inside a git repository, without PATHs "
                          "or with --base")
-    report = Gated()
+    report = Judging()
     with tempfile.TemporaryDirectory(prefix="mlrepro-gate-") as scratch:
         call = _Call(list(paths), root if root.is_absolute() else cwd / root, root_name(root), params_path, cwd,
                      clock.now(), Path(scratch), rules)
@@ -114,7 +114,7 @@ def run(rules: Rules, paths: list[Path], root: Path, base: str | None, params_pa
         "allow_maintenance": allow_maintenance, "flips": report.flips})
 
 
-def _judge_versions(report: Gated, root: Path, call: _Call, pol: policy_mod.Policy,
+def _judge_versions(report: Judging, root: Path, call: _Call, pol: policy_mod.Policy,
                     committed: clock.Clock | None = None) -> None:
     """Check the gated versions under ROOT with POLICY, whose rules must load."""
     if not report.versions:
@@ -132,7 +132,7 @@ def _judge_versions(report: Gated, root: Path, call: _Call, pol: policy_mod.Poli
 
 # ---- named folders, read from disk ---------------------------------------------------------
 
-def _on_folders(report: Gated, call: _Call, top: Path | None) -> tuple[policy_mod.Policy, dict]:
+def _on_folders(report: Judging, call: _Call, top: Path | None) -> tuple[policy_mod.Policy, dict]:
     if not call.paths:
         raise ConfigError("not inside a git repository: give the version folders to gate")
     if not call.root.is_dir():
@@ -173,7 +173,7 @@ def _in_repository(path: Path, top: Path, what: str) -> str:
     return "" if rel == "." else rel
 
 
-def _on_commits(report: Gated, call: _Call, top: Path, base: str | None, allow: bool,
+def _on_commits(report: Judging, call: _Call, top: Path, base: str | None, allow: bool,
                 worktree: bool) -> tuple[policy_mod.Policy, dict]:
     root = _in_repository(call.root, top, "--root")
     params = _in_repository(call.params if call.params.is_absolute() else call.cwd / call.params, top, "--params")
@@ -238,7 +238,7 @@ def _join(root: str, rel: str) -> str:
     return f"{root}/{rel}" if root else rel
 
 
-def _flips(report: Gated, top: Path, base: tuple, head: str, root: str, params: str, call: _Call) -> None:
+def _flips(report: Judging, top: Path, base: tuple, head: str, root: str, params: str, call: _Call) -> None:
     """Every shipped result whose verdict or status differs between the base
     (its submissions and policy) and the head (its own)."""
     (base_commit, base_pol), head_tree = base, head
@@ -270,7 +270,7 @@ def _record_clock(rules: Rules, top: Path, rev: str, now) -> clock.Clock:
     return clock.record_clock(rules, clock.read_record(gitstore.read(top, rev, clock.RECORD)), now)
 
 
-def judged(report: Gated, pol: policy_mod.Policy, now, head: dict, tail: dict = {}) -> Report:  # noqa: B006
+def judged(report: Judging, pol: policy_mod.Policy, now, head: dict, tail: dict = {}) -> Report:  # noqa: B006
     """The judgement as its report: the gate's, and submit's (sealed or a dry run), the summary's
     keys the same around what each adds (HEAD first, TAIL before the withdrawals)."""
     ok = not any(f.severity == Severity.ERROR for f in report.findings)
@@ -282,7 +282,7 @@ def judged(report: Gated, pol: policy_mod.Policy, now, head: dict, tail: dict = 
         "verdict": "pass" if ok else "fail"}, files=report.files)
 
 
-def counts(report: Gated) -> dict:
+def counts(report: Judging) -> dict:
     outcomes = [r.get("verdict") or r["outcome"] for r in report.rows]
     counted = tally(outcomes, (AGREE, DEVIATES, NO_REFERENCE, REFERENCE, EXCLUDED, REJECTED, SET_ASIDE))
     return {"results": len(report.rows), **{k.replace("-", "_"): n for k, n in counted.items()}}
