@@ -3,11 +3,8 @@
 Invariants (checked on every run, reported as findings if ever broken):
 every accepted row is in exactly one set; no post-deadline row is in the
 verified set. Rows without a valid status go to neither, with a finding.
-
-:func:`compare_and_partition` is the pipeline's step after the table: the
-agreement table, and the verified and post-deadline sets of the results and
-of the agreement table (the compare stage, :mod:`pipeline.stages.compare`,
-writes them).
+The compare stage (:mod:`pipeline.stages.compare`) splits the results and
+the agreement table, and writes the sets.
 """
 
 from __future__ import annotations
@@ -17,12 +14,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.analyses.compare import compare
 from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, TableReport, located
-from pipeline.core.model import POST_DEADLINE, VERIFIED, Source
-from pipeline.core.model import label_frame
-from pipeline.core.rules import Rules
+from pipeline.core.model import POST_DEADLINE, VERIFIED, Source, label_frame
 from pipeline.ingest import table
 
 
@@ -73,14 +67,3 @@ def read_with_status(path: Path) -> pd.DataFrame:
         raise table.TableUnreadable(path, "a table with a status column", "no status column")
     return frame
 
-
-def compare_and_partition(rules: Rules, results: pd.DataFrame, tolerance_pct: float, reference_submitter: str,
-                          reference_vendor: str, display: str = "<table>",
-                          agreement_display: str = "<agreement>"
-                          ) -> tuple[TableReport, Sets, Sets]:
-    """Compare every partner row of ``results`` with the reference
-    (:func:`pipeline.analyses.compare.compare`), then split ``results`` and the
-    agreement table each into the verified and the post-deadline sets: the
-    agreement report and the two splits."""
-    agreement = compare(rules, results, tolerance_pct, reference_submitter, reference_vendor)
-    return agreement, partition(results, display), partition(agreement.frame(), agreement_display)
