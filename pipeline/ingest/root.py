@@ -31,8 +31,9 @@ _FOLDER_PREFIX = re.compile(r"^([^/]+/[^/]+)/")
 class Part:
     """One submitter's share of the ingest stage: its accepted rows (checked
     against the table schema), its rejected and set-aside rows, its findings
-    (as data) and its versions. :func:`write_part` and :func:`read_part` keep
-    it in the cache as the four files of PARTS."""
+    (as data) and its versions; joined (:func:`merge_parts`), the whole root's.
+    The ingest stage's :func:`write_part` and :func:`read_part` keep it in the
+    cache as the four files of PARTS."""
 
     table: pd.DataFrame
     rejected: pd.DataFrame
