@@ -438,7 +438,7 @@ def ingest(sources, status, rejected_out, findings_out, versions_out, input_fmt,
         from pipeline.ingest.root import versions_frame
 
         write_table(versions_frame(report.versions), versions_out)
-    _finish(report, fmt, output, quiet, verbose, RESULT_COLUMNS, exit_zero)
+    _finish(report.report(), fmt, output, quiet, verbose, RESULT_COLUMNS, exit_zero)
 
 
 @cli.command(short_help="Check submissions or raw files; change nothing.")
@@ -538,12 +538,12 @@ def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verb
     from pipeline.core.files import write_table
     _guard({"RESULTS": results}, {"--verified-out": verified_out, "--post-deadline-out": post_deadline_out,
                                   "--output": output})
-    report = partition_mod.partition(partition_mod.read_with_status(results), results.as_posix())
-    write_table(report.verified, verified_out)
-    write_table(report.post_deadline, post_deadline_out)
-    _finish(report, fmt, output, quiet, verbose, notes=[
-        f"wrote {verified_out} ({len(report.verified)} verified)",
-        f"wrote {post_deadline_out} ({len(report.post_deadline)} unverified: {UNVERIFIED_FOOTNOTE})"],
+    sets = partition_mod.partition(partition_mod.read_with_status(results), results.as_posix())
+    write_table(sets.verified, verified_out)
+    write_table(sets.post_deadline, post_deadline_out)
+    _finish(sets.report(), fmt, output, quiet, verbose, notes=[
+        f"wrote {verified_out} ({len(sets.verified)} verified)",
+        f"wrote {post_deadline_out} ({len(sets.post_deadline)} unverified: {UNVERIFIED_FOOTNOTE})"],
         exit_zero_flag=exit_zero)
 
 
@@ -942,9 +942,9 @@ def report_all(results, agreement, rejected, versions, superseded, validation, l
                         plot_data or output.parent / "deviation.csv", [tuple(pair) for pair in crosschecks],
                         superseded, record_out)
     _guard({**paths.inputs(), "--params": params_path}, paths.outputs())
-    report = stage.report_all(_rules(), paths, p.reference_submitter, p.reference_vendor, p.tolerance_pct)
+    report, notes = stage.report_all(_rules(), paths, p.reference_submitter, p.reference_vendor, p.tolerance_pct)
     if not quiet:
-        for note in report.notes:   # an input the HTML report could not use
+        for note in notes:   # an input the HTML report could not use
             click.echo(f"warning: {note}", err=True)
     _finish(report, fmt, None, quiet, verbose, ("step", "wrote", "summary"), exit_zero)
 

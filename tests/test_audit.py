@@ -354,7 +354,7 @@ import sys
 from pipeline.analyses import audit
 from pipeline.core.rules import Rules
 report = audit.audit(Rules.load(), {str(sets['verified'])!r}, {str(sets['post'])!r})
-assert report.success and report.suites
+assert report.summary["success"] and report.rows
 print(*(type(sys.modules.get(name)).__name__ for name in audit.GX_DEFERRED))
 """)
     assert out.split() == ["_LazyModule"] * len(audit.GX_DEFERRED)
@@ -376,7 +376,7 @@ import json, sys
 from pipeline.analyses import audit
 from pipeline.core.rules import Rules
 report = audit.audit(Rules.load(), {str(sets['verified'])!r}, {str(sets['post'])!r}, suites_folder={str(tmp_path)!r})
-results = report.results["kl"]["results"]
+results = report.extra["results"]["kl"]["results"]
 print(json.dumps([[r["success"], r["exception_info"]["raised_exception"]] for r in results]))
 print(type(sys.modules["scipy.stats"]).__name__)
 """)

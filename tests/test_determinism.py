@@ -130,14 +130,14 @@ def test_outputs_do_not_depend_on_the_hash_seed(tmp_path):
 def _ingest_all(root: Path, out: Path, cache: Path | None) -> dict[str, bytes]:
     from pipeline.stages import ingest as merge
     from pipeline.core.files import write_json, write_table
-    report = merge.ingest_root(RULES, root, cache)
+    merged, read = merge.ingest_root(RULES, root, cache)
     out.mkdir(parents=True, exist_ok=True)
-    write_table(report.table, out / "results.parquet")
-    write_table(report.rejected, out / "rejected.csv")
-    write_json(report.recorded, out / "findings.json")
-    write_table(report.versions, out / "versions.csv")
+    write_table(merged.table, out / "results.parquet")
+    write_table(merged.rejected, out / "rejected.csv")
+    write_json(merged.findings, out / "findings.json")
+    write_table(merged.versions, out / "versions.csv")
     files = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
-    return {**files, "cache": json.dumps(report.cache).encode()}
+    return {**files, "cache": json.dumps(read).encode()}
 
 
 def test_the_ingest_cache_changes_no_byte(tmp_path):
@@ -170,19 +170,18 @@ def test_the_ingest_cache_changes_no_byte(tmp_path):
 
 def test_the_audit_result_is_the_same_bytes_each_run_and_data_docs_keep_the_umask(tmp_path):
     from pipeline.analyses import audit
-    from pipeline.stages import ingest as merge
+    from pipeline.stages import audit as stage, ingest as merge
     from pipeline.core.files import write_table
-    report = merge.ingest_root(RULES, REPO / "submissions")
-    parts = partition.partition(report.table, "results")
+    merged, _ = merge.ingest_root(RULES, REPO / "submissions")
+    parts = partition.partition(merged.table, "results")
     verified, post, versions = tmp_path / "verified.csv", tmp_path / "post.csv", tmp_path / "versions.csv"
     write_table(parts.verified, verified)
     write_table(parts.post_deadline, post)
-    write_table(report.versions, versions)          # the Data Docs show the data's time, from it
+    write_table(merged.versions, versions)          # the Data Docs show the data's time, from it
     docs = tmp_path / "site"
-    docs.mkdir(mode=0o700)
     mask = os.umask(0o022)
     try:
-        with_docs = audit.audit(RULES, verified, post, docs, versions=versions)
+        with_docs = stage.run(RULES, verified, post, tmp_path, docs=docs, versions=versions)
     finally:
         os.umask(mask)
     without = audit.audit(RULES, verified, post)

@@ -18,7 +18,7 @@ from pipeline.analyses.claims import check_claims
 from pipeline.analyses.differences import Difference, differences
 from pipeline.analyses.ledger import Claim, Ledger
 from pipeline.analyses.record import ALL_ROUNDS, record
-from pipeline.core.model import AGREE, DEVIATES, DOES_NOT_HOLD, HOLDS, NO_REFERENCE, POST_DEADLINE
+from pipeline.core.model import AGREE, DEVIATES, DOES_NOT_HOLD, HOLDS, NO_REFERENCE, POST_DEADLINE, plain
 from pipeline.ingest import table
 from pipeline.ingest.submissions import ingest
 
@@ -176,7 +176,7 @@ def _record_ledger() -> Ledger:
 
 def test_the_record_counts_each_partner_per_generation_and_round():
     kept = record(compare_mod.compare(RULES, frame(_record_rows())).frame())
-    by = {(r["accelerator"], r["round"]): r for r in kept.table}
+    by = {(r["accelerator"], r["round"]): r for r in kept.rows}
     assert set(by) == {("MI325X", "v5.1"), ("MI325X", ALL_ROUNDS), ("MI355X", "v6.0"), ("MI355X", ALL_ROUNDS)}
     assert (by["MI355X", "v6.0"]["compared"], by["MI355X", "v6.0"]["agree"]) == (2, 2)
     assert by["MI355X", "v6.0"]["worst_deviation_pct"] == pytest.approx(-3.0)
@@ -187,8 +187,8 @@ def test_a_post_deadline_result_never_changes_the_record_or_its_claim():
     rows = _record_rows()
     late = partner("Dell", 50000.0, scenario="Interactive", status=POST_DEADLINE, line=9)
     late_ref = canonical_row(scenario="Interactive", status=POST_DEADLINE, source="v6.0/AMD/v2/results.csv:2")
-    before = record(compare_mod.compare(RULES, frame(rows)).frame()).table
-    after = record(compare_mod.compare(RULES, frame(rows + [late, late_ref])).frame()).table
+    before = record(compare_mod.compare(RULES, frame(rows)).frame()).rows
+    after = record(compare_mod.compare(RULES, frame(rows + [late, late_ref])).frame()).rows
     assert before == after
     claims_before = check_claims(RULES, _record_ledger(), frame(rows)).rows
     claims_after = check_claims(RULES, _record_ledger(), frame(rows + [late, late_ref])).rows
@@ -215,7 +215,7 @@ def test_mlrepro_record_prints_the_record_the_library_computes(tmp_path):
         ["Dell", "MI355X", "v6.0", "2", "2", "0", "0", "-3"],
         ["Dell", "MI355X", "all", "rounds", "2", "2", "0", "0", "-3"]]
     as_json = run("record", path, "--format", "json", expect=0).stdout
-    assert json.loads(as_json)["rows"] == record(compare_mod.compare(RULES, frame(_record_rows())).frame()).table
+    assert json.loads(as_json)["rows"] == plain(record(compare_mod.compare(RULES, frame(_record_rows())).frame()).rows)
 
 
 # ---- the gate: a failing row says how its system differs (the one journey here) -----------

@@ -59,7 +59,7 @@ def test_a_row_without_a_valid_status_goes_to_neither_set_located_at_its_line():
         "invalid-choice", "pending", "results.csv", 3, "status")
     assert f.message.endswith("(the result at v6.0/S1/v1/results.csv:3)")
     assert list(report.verified["system"]) == ["sys0"] and report.post_deadline.empty
-    assert report.summary == {"verified": 1, "post_deadline": 0, "rejected": 1}
+    assert report.report().summary == {"verified": 1, "post_deadline": 0, "rejected": 1}
     [f] = partition.partition(frame, "results.parquet").findings
     assert (f.where.line, f.where.row) == (None, 2)
 

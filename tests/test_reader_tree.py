@@ -93,7 +93,7 @@ def test_records_carry_the_system_facts_and_their_places(real_read):
 
 def test_ingest_reads_a_raw_tree():
     report = ingest(RULES, [TREE], status="verified")
-    assert len(report.table) == 30 and report.ok
+    assert len(report.table) == 30 and report.report().ok
     assert set(report.table["round"]) == {"v5.1"}
     assert set(report.table["accelerator"]) == {"MI300X", "MI325X"}
     assert report.table["source"].str.contains(DETAIL).all()
@@ -266,7 +266,7 @@ def test_ingest_accounts_for_every_result_of_a_faulty_tree(mutated):
     report = ingest(RULES, [root], status="verified", round_="v5.1")
     assert len(report.table) == 21
     assert sum(d.outcome == "rejected" for d in report.dispositions) == 9
-    assert not report.ok
+    assert not report.report().ok
 
 
 # ---- system descriptions --------------------------------------------------------------

@@ -127,7 +127,7 @@ def ingest_doc(cwd: Path, name: str) -> dict:
 
     with contextlib.chdir(cwd):
         report = ingest(RULES, [Path(name)], None, "v5.1", "verified")
-    doc = report.to_dict()
+    doc = report.report().to_dict()
     doc["dispositions"] = [d.to_dict() for d in report.dispositions]
     return doc
 

@@ -38,9 +38,9 @@ def reports(tmp_path_factory) -> dict:
     split.post_deadline.to_csv(post, index=False)
     published, _ = crosscheck.load_published(RULES, sorted((REPO / "published").rglob("summary*")))
     return {
-        "ResultRow": read,
+        "ResultRow": read.report(),
         "AgreementRow": compare.compare(RULES, results),
-        "PartitionRow": split,
+        "PartitionRow": split.report(),
         "ScalingRow": scaling.scaling(RULES, results),
         "ClaimRow": claims.check_claims(RULES, claims_ledger.read_ledger(RULES, REPO / "claims.yaml"), results),
         "CrosscheckRow": crosscheck.check(results, published),

@@ -12,9 +12,9 @@ against the suite parameter ``units_keys`` (every pair the round rules
 allow). A failed expectation is a finding (``expectation-failed``) naming
 the file, the CSV lines and the column.
 
-GX runs offline (analytics and progress bars off, no network); its Data
-Docs index lists the validations with scripts from CDNs, so the audit writes
-the same list into the page as HTML (:func:`list_offline`).
+GX runs offline (analytics and progress bars off, no network). The audit
+stage (:mod:`pipeline.stages.audit`) makes GX's Data Docs offline and stable;
+nothing here writes a file but GX's own site builder.
 
 The result is byte-identical for the same inputs: GX's random ids become
 uuid5s of the inputs and the place in the result; its clock readings become
@@ -28,26 +28,23 @@ import hashlib
 import json
 import logging
 import os
-import re
 import uuid
 import warnings
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from html import escape
 from pathlib import Path
 
 import pandas as pd
 from jsonschema.exceptions import best_match
 
-from pipeline.analyses import site_assets
 from pipeline.core.rules import Rules, problem
 from pipeline.core.errors import ConfigError
 from pipeline.core.escape import csv_restore_frame
-from pipeline.core.findings import Finding, ReportShape, located
+from pipeline.core.findings import Finding, Report, located
 from pipeline.core.imports import deferred
-from pipeline.core.model import POST_DEADLINE, VERIFIED, Row, Source, typed_rows
-from pipeline.core.files import atomic_path, umask
+from pipeline.core.model import POST_DEADLINE, VERIFIED, Source, typed_rows
+
 SUITE_SCHEMA = "expectations.schema.json"   # every suite's shape (name, expectations, meta.mlrepro.runs_on)
 SITE = "mlrepro"
 # GX stamps runs with the clock; the audit pins every stamp of validation.json to this instant.
@@ -120,31 +117,6 @@ def read_set(path: Path) -> pd.DataFrame:
         frame["model_scenario_units"] = (frame["model"].astype("str") + "|" + frame["scenario"].astype("str")
                                          + "|" + frame["units"].astype("str"))
     return frame
-
-
-@dataclass
-class AuditReport(ReportShape):
-    suites: list[dict] = field(default_factory=list)
-    results: dict = field(default_factory=dict)
-    findings: list[Finding] = field(default_factory=list)
-    gx_log: list[str] = field(default_factory=list)
-
-    extra_keys = ("gx_log", "results")
-
-    @property
-    def success(self) -> bool:
-        return all(s["success"] for s in self.suites)
-
-    @property
-    def rows(self) -> list[Row]:
-        return typed_rows("SuiteRow", self.suites)
-
-    @property
-    def summary(self) -> dict:
-        return {"suites": len(self.suites), "failed_suites": sum(not s["success"] for s in self.suites),
-                "expectations": sum(s["expectations_loaded"] for s in self.suites),
-                "failed_expectations": sum(s["failed"] for s in self.suites), "success": self.success}
-
 
 
 @contextmanager
@@ -258,9 +230,11 @@ def _version(value) -> str:
 
 
 def audit(rules: Rules, verified: Path, post_deadline: Path, docs_dir: Path | None = None,
-          suites_folder: Path | None = None, versions: Path | None = None) -> AuditReport:
-    """Run every suite on its set; failed expectations become findings. The
-    Data Docs (``docs_dir``) need ``versions`` for the data's time."""
+          suites_folder: Path | None = None, versions: Path | None = None) -> Report:
+    """Run every suite on its set; failed expectations become findings; one
+    row per suite; GX's results and log beside them. GX builds its Data Docs
+    into ``docs_dir`` (the audit stage makes the site offline and stable:
+    :mod:`pipeline.stages.audit`); they need ``versions`` for the data's time."""
     suite_files = read_suite_files(rules, suites_folder)
     sets = {VERIFIED: (Path(verified), read_set(verified)),
             POST_DEADLINE: (Path(post_deadline), read_set(post_deadline))}
@@ -274,94 +248,28 @@ def audit(rules: Rules, verified: Path, post_deadline: Path, docs_dir: Path | No
     targets = {name: (frame, [(path, i + 2) for i in range(len(frame))]) for name, (path, frame) in sets.items()}
     targets["both"] = (pd.concat([f.assign(set=name) for name, (_, f) in sets.items()], ignore_index=True),
                        targets[VERIFIED][1] + targets[POST_DEADLINE][1])
-    report = AuditReport()
+    suites, results, found, log = [], {}, [], []
     seed = _inputs_digest([Path(verified), Path(post_deadline)] + [s.path for s in suite_files])
-    with _quiet_gx(report.gx_log):
+    with _quiet_gx(log):
         context = _context(docs_dir)
         source = context.data_sources.add_pandas("mlrepro")
         for suite_file in suite_files:
             frame, places = targets[suite_file.runs_on]
-            suite = load_suite(context, suite_file, report.gx_log)
+            suite = load_suite(context, suite_file, log)
             doc = pin(_validate(rules, context, source, suite, frame, data_time, with_docs=docs_dir is not None),
                       f"{seed}:{suite_file.name}")
-            found = [_finding(r, places, suite_file) for r in doc["results"] if not r["success"]]
-            report.results[suite_file.name] = doc
-            report.findings.extend(found)
-            report.suites.append({
+            failed = [_finding(r, places, suite_file) for r in doc["results"] if not r["success"]]
+            results[suite_file.name] = doc
+            found.extend(failed)
+            suites.append({
                 "suite": suite_file.name, "file": _display(suite_file.path), "runs_on": suite_file.runs_on,
                 "rows": len(frame), "expectations_in_file": len(suite_file.expectations),
                 "expectations_loaded": len(suite.expectations), "success": bool(doc["success"]),
-                "failed": len(found), "statistics": doc["statistics"]})
-    if docs_dir is not None:
-        pin_site(Path(docs_dir), data_time)
-        list_offline(Path(docs_dir), report, data_time)
-        site_assets.localise(Path(docs_dir))
-        _ordinary_modes(Path(docs_dir))
-    return report
-
-
-# What GX writes into its pages that differs between runs of the same inputs: the clock
-# in its logo's URL (``logo-long.png?d=20261201T000758.019632Z``, a cache-buster), the
-# batch's ``ge_load_time`` and random ids of the collapsible blocks (uuid4).
-_URL_STAMP = re.compile(rb"\?d=\d{8}T\d{6}\.\d{6}Z(&)?")
-_STAMP = re.compile(rb"\b\d{8}T\d{6}\.\d{6}Z\b")
-_BLOCK_ID = re.compile(rb"(collapse-body-)([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
-
-
-def pin_site(folder: Path, data_time: datetime) -> None:
-    """The Data Docs site with GX's clock stamps pinned to the data's time (the
-    logo's cache-buster dropped) and its random block ids derived from the page
-    and their order, so that the same inputs give the same bytes."""
-    stamp = data_time.strftime("%Y%m%dT%H%M%S.%fZ").encode()
-    for page in sorted(folder.rglob("*.html")):
-        raw = page.read_bytes()
-        ids: dict[bytes, bytes] = {}
-
-        def block_id(m: re.Match) -> bytes:
-            name = f"mlrepro-docs:{page.relative_to(folder).as_posix()}:{len(ids)}"
-            new = ids.setdefault(m.group(2), str(uuid.uuid5(uuid.NAMESPACE_URL, name)).encode())
-            return m.group(1) + new
-
-        pinned = _URL_STAMP.sub(lambda m: b"?" if m.group(1) else b"", raw)
-        pinned = _BLOCK_ID.sub(block_id, _STAMP.sub(stamp, pinned))
-        if pinned != raw:
-            with atomic_path(page) as tmp:
-                tmp.write_bytes(pinned)
-
-
-# GX's index page: the table its scripts fill with the validations (empty in the HTML).
-_VALIDATIONS_TABLE = re.compile(
-    rb'(<table\s+id="[^"]+"\s+class="table-sm ge-index-page-validation-results-table"[^>]*>)\s*</table>')
-
-
-def list_offline(folder: Path, report: AuditReport, data_time: datetime) -> None:
-    """Write the list of validations into the site's index as HTML (GX's
-    scripts, when they load, draw their own over it), with the data's time
-    and what it is."""
-    index = folder / "index.html"
-    raw = index.read_bytes()
-    found = _VALIDATIONS_TABLE.search(raw)
-    if found is None:
-        raise ConfigError(f"{index}: GX's list of validations is not where great_expectations "
-                          "1.24 writes it; the offline list cannot be added")
-    when = data_time.strftime("%Y-%m-%d %H:%M:%S UTC")
-    rows = []
-    for suite in sorted(report.suites, key=lambda s: s["suite"]):
-        name = suite["suite"]
-        pages = sorted(p.relative_to(folder).as_posix() for p in (folder / "validations" / name).rglob("*.html"))
-        status = "Success" if suite["success"] else f"Failed: {suite['failed']} of {suite['expectations_loaded']}"
-        result = f'<a href="{escape(pages[0])}">{status}</a>' if pages else status
-        rows.append(f"<tr><td>{result}</td><td>{when}</td><td>{escape(name)}</td><td>{escape(suite['runs_on'])}"
-                    f"</td><td>{suite['rows']}</td><td>{suite['expectations_loaded']}</td>"
-                    f'<td><a href="expectations/{escape(name)}.html">{escape(name)}</a></td></tr>')
-    note = (f'<p class="mlrepro-data-time">Data as of {when}: the newest submission time (submitted_at) of the '
-            "submission versions whose results the two sets hold. Each page's Run Time is this time, so the "
-            "same data gives the same pages.</p>")
-    table = (found.group(1) + b"<thead><tr><th>Status</th><th>Run Time</th><th>Asset Name</th><th>Set</th>"
-             b"<th>Rows</th><th>Expectations</th><th>Expectation Suite</th></tr></thead><tbody>"
-             + "".join(rows).encode() + b"</tbody></table>")
-    with atomic_path(index) as tmp:
-        tmp.write_bytes(raw[:found.start()] + note.encode() + table + raw[found.end():])
+                "failed": len(failed), "statistics": doc["statistics"]})
+    summary = {"suites": len(suites), "failed_suites": sum(not s["success"] for s in suites),
+               "expectations": sum(s["expectations_loaded"] for s in suites),
+               "failed_expectations": sum(s["failed"] for s in suites), "success": all(s["success"] for s in suites)}
+    return Report(typed_rows("SuiteRow", suites), found, summary, {"gx_log": log, "results": results})
 
 
 def _inputs_digest(paths: list[Path]) -> str:
@@ -390,15 +298,6 @@ def pin(doc, seed: str, where: str = ""):
         else:
             out[key] = pin(value, seed, place)
     return out
-
-
-def _ordinary_modes(folder: Path) -> None:
-    """Folders and files of the Data Docs site as the umask makes them (the
-    site is built in a private temporary folder, mode 0700)."""
-    mask = umask()
-    for path in [folder, *folder.rglob("*")]:
-        if not path.is_symlink():
-            path.chmod((0o777 if path.is_dir() else 0o666) & ~mask)
 
 
 def _validate(rules: Rules, context, source, suite, frame: pd.DataFrame, run_time: datetime, with_docs: bool) -> dict:

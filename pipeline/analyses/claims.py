@@ -26,7 +26,7 @@ about post-deadline results is computed on every result.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -36,12 +36,12 @@ from pipeline.analyses import scaling
 from pipeline.analyses.compare import compare
 from pipeline.analyses.record import ALL_ROUNDS, record as record_of
 from pipeline.analyses.ledger import INT_KEYS, Claim, Ledger
-from pipeline.core.findings import Finding, ReportShape, located
+from pipeline.core.findings import Finding, Report, located
 from pipeline.core.formulas import PCT_DIGITS, ratio, share_pct, within
 from pipeline.core.model import (AGREE, AMBIGUOUS, CHERRY_PICKED, COMPARISON_DISCLAIMER,
                                  DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEVIATES, DOES_NOT_HOLD,
                                  HOLDS, INVALID, LABEL_INCLUDING_POST_DEADLINE, LABEL_UNVERIFIED,
-                                 NO_REFERENCE, POST_DEADLINE, UNMATCHED, UNVERIFIED_FOOTNOTE, VERIFIED, Row,
+                                 NO_REFERENCE, POST_DEADLINE, UNMATCHED, UNVERIFIED_FOOTNOTE, VERIFIED,
                                  Source, footnote, label, typed_rows)
 from pipeline.core.vocabulary import Severity
 
@@ -49,20 +49,6 @@ from pipeline.core.vocabulary import Severity
 STATED = (("round", "round (version)"), ("division", "division"),
           ("availability", "category (availability)"), ("status", "verified/unverified status"),
           ("scenario", "scenario"), ("total_accelerators", "accelerator count"), ("model", "model"))
-
-
-@dataclass
-class ClaimsReport(ReportShape):
-    rows: list[Row] = field(default_factory=list)   # ClaimRow (see check_claims())
-    findings: list[Finding] = field(default_factory=list)
-
-    @property
-    def summary(self) -> dict:
-        verdicts: dict[str, int] = {}
-        for r in self.rows:
-            verdicts[r["verdict"]] = verdicts.get(r["verdict"], 0) + 1
-        return {"claims": len(self.rows), **dict(sorted(verdicts.items())),
-                "unverified": sum(r["label"] == LABEL_UNVERIFIED for r in self.rows)}
 
 
 # ---- recomputing claims ---------------------------------------------------------------
@@ -108,14 +94,13 @@ def _brief(row: dict) -> dict:
 
 
 def check_claims(rules: Rules, ledger: Ledger, results: pd.DataFrame, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
-                 reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> ClaimsReport:
+                 reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> Report:
     """Every claim of the ledger against RESULTS; the reference submitter and
     vendor (``compare.*`` of params.yaml) decide which results are partner
     results and what they are compared with."""
-    report = ClaimsReport(findings=list(ledger.findings))
-    for cid, line in ledger.invalid:
-        row = _row(cid, None, INVALID, "the claim's ledger entry is invalid (see findings)")
-        report.rows.append({**row, "line": line, "including_post_deadline": None})
+    findings = list(ledger.findings)
+    rows = [{**_row(cid, None, INVALID, "the claim's ledger entry is invalid (see findings)"), "line": line,
+             "including_post_deadline": None} for cid, line in ledger.invalid]
     every = Results(rules, results)
     late = bool(every.late.any())
     official = Results(rules, results[~every.late]) if late else every   # the results verified claims were made on
@@ -127,10 +112,12 @@ def check_claims(rules: Rules, ledger: Ledger, results: pd.DataFrame, reference_
                                           if late and not unverified else None)
         if "scope" not in row:   # a record claim states its own (the generations it compared)
             row["scope"] = _scope(claim, every if unverified else official, ledger)
-        report.rows.append(row)
-        report.findings.extend(found)
-    report.rows = typed_rows("ClaimRow", sorted(report.rows, key=lambda r: r["line"] or 0))
-    return report
+        rows.append(row)
+        findings.extend(found)
+    rows = typed_rows("ClaimRow", sorted(rows, key=lambda r: r["line"] or 0))
+    verdicts = Counter(r["verdict"] for r in rows)
+    return Report(rows, findings, {"claims": len(rows), **dict(sorted(verdicts.items())),
+                                   "unverified": sum(r["label"] == LABEL_UNVERIFIED for r in rows)})
 
 
 def _scope(claim: Claim, results: Results, ledger: Ledger) -> dict:
@@ -422,7 +409,7 @@ def _record(claim, results, ledger, refs):
     reference_submitter, _ = refs
     agreement, positions = _agreement_of(results, results.mask(dict(claim.subject)), claim.claimed, refs)
     table = agreement.frame().iloc[positions]
-    overall = [r for r in record_of(table, claim.claimed).table if r["round"] == ALL_ROUNDS]
+    overall = [r for r in record_of(table, claim.claimed).rows if r["round"] == ALL_ROUNDS]
     row = _row(claim.id, claim, NO_REFERENCE)
     compared = sum(r["compared"] for r in overall)
     notes = [f"{r['submitter']} {r['accelerator']}: " + (

@@ -30,121 +30,40 @@ verdict), or says why there is none (``context_note``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-
 import numpy as np
 import pandas as pd
 
-from pipeline.core.findings import Finding, ReportShape
+from pipeline.core.findings import TableReport
 from pipeline.core.formulas import VERDICT_WITHIN, deviation_pct, rate, rounded_pct, within
 from pipeline.core.rules import Rules
 from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR,
-                                 DEFAULT_TOLERANCE_PCT, DEVIATES, LABEL_UNVERIFIED, NO_REFERENCE, Row, plain,
-                                 typed_rows)
-from pipeline.core.vocabulary import Severity, tally
+                                 DEFAULT_TOLERANCE_PCT, DEVIATES, NO_REFERENCE)
+from pipeline.core.vocabulary import tally
 from pipeline.analyses import differences as systems
 from pipeline.analyses.reference import (COLUMNS, DECISION, MATCH, PARTNER_COLUMNS, REF_FIELDS, decision,
                                          deviation_finding, reference_index)
 from pipeline.ingest.resolve import DESCRIPTION
 
 
-@dataclass
-class CompareReport(ReportShape):
-    """The agreement table, one row per partner result, and one
+def summary(table: pd.DataFrame, tolerance_pct: float, reference_submitter: str, reference_vendor: str) -> dict:
+    """The agreement table's counts, overall and per partner, under the parameters it was judged with."""
+    per_partner = {}
+    for submitter, group in table.groupby("submitter", sort=True):
+        p = tally(group["verdict"], AGREEMENT_VERDICTS)
+        p["compared"] = p[AGREE] + p[DEVIATES]
+        p["agreement_rate"] = rate(p[AGREE], p["compared"])
+        per_partner[str(submitter)] = {"compared": p.pop("compared"), **p}
+    return {"tolerance_pct": tolerance_pct, "reference_submitter": reference_submitter,
+            "reference_vendor": reference_vendor, "partner_rows": len(table),
+            **tally(table["verdict"], AGREEMENT_VERDICTS), "partners": per_partner}
+
+
+def _judged(table: pd.DataFrame, tolerance_pct: float, reference_submitter: str, reference_vendor: str,
+            text_columns: tuple[str, ...] = ()) -> TableReport:
+    """The agreement table, one row per partner result, as a report: one
     ``deviates-from-reference`` error per row out of tolerance."""
-
-    table: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(COLUMNS)))
-    tolerance_pct: float = DEFAULT_TOLERANCE_PCT
-    reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER
-    reference_vendor: str = DEFAULT_REFERENCE_VENDOR
-    read_findings: list[Finding] = field(default_factory=list)  # e.g. rows the table's schema refused
-    prefix: str = ""  # before a row's source in a finding: the submissions root, from the repository root
-    after: list[Finding] = field(default_factory=list)  # a later step's (the split into the two sets)
-    more: dict = field(default_factory=dict)            # what a later step adds to the summary
-    # decided texts held as categoricals (a few distinct values over a million rows), written as text
-    text_columns: tuple[str, ...] = ()
-
-    def frame(self) -> pd.DataFrame:
-        """The table as it is written: the decided texts back as text columns
-        (the same file as when they were text all along)."""
-        if not self.text_columns:
-            return self.table
-        return self.table.assign(**{c: _text(self.table[c]) for c in self.text_columns})
-
-    def combine(self, before: list[Finding] = (), after: list[Finding] = (), summary: dict | None = None,
-                prefix: str | None = None) -> "CompareReport":
-        """As :meth:`ReportShape.combine`, the deviations still built only when shown; SUMMARY: what a
-        later step adds to it; PREFIX: the submissions root the findings name the table's files under."""
-        return replace(self, read_findings=[*before, *self.read_findings], after=[*self.after, *after],
-                       more={**self.more, **(summary or {})}, prefix=self.prefix if prefix is None else prefix)
-
-    @property
-    def rows(self) -> list[Row]:
-        """The agreement rows, typed (``AgreementRow``)."""
-        return self.rows_head(None)
-
-    @property
-    def findings(self) -> list[Finding]:
-        return self.findings_head(None)
-
-    # Text output shows a few findings and rows of a table that may hold a million:
-    # only those are built (one finding per deviating row would be 500,000 objects).
-    def _deviating(self, limit: int | None = None) -> pd.DataFrame:
-        at = np.flatnonzero((self.table["verdict"] == DEVIATES).to_numpy())
-        return self.table.iloc[at if limit is None else at[:max(limit, 0)]]
-
-    def finding_count(self) -> int:
-        return len(self.read_findings) + int((self.table["verdict"] == DEVIATES).sum()) + len(self.after)
-
-    def error_count(self) -> int:
-        return (sum(1 for f in self.read_findings + self.after if f.severity == Severity.ERROR)
-                + int((self.table["verdict"] == DEVIATES).sum()))
-
-    def findings_head(self, limit: int | None) -> list[Finding]:
-        head = self.read_findings if limit is None else self.read_findings[:limit]
-        deviating = self._deviating(None if limit is None else limit - len(head))
-        head = head + [deviation_finding(r, self.prefix) for r in plain(deviating.to_dict("records"))]
-        return head + (self.after if limit is None else self.after[:max(limit - len(head), 0)])
-
-    def row_count(self) -> int:
-        return len(self.table)
-
-    def rows_head(self, limit: int | None) -> list[Row]:
-        return typed_rows("AgreementRow", (self.table if limit is None else self.table.head(limit)).to_dict("records"))
-
-    def rows_at(self, positions) -> list[Row]:
-        """The agreement rows at these positions of the table, typed."""
-        return typed_rows("AgreementRow", self.table.iloc[positions].to_dict("records"))
-
-    def any_unverified(self) -> bool:
-        return bool((self.table["label"] == LABEL_UNVERIFIED).any())
-
-    @property
-    def summary(self) -> dict:
-        t = self.table
-        per_partner = {}
-        for submitter, group in t.groupby("submitter", sort=True):
-            p = tally(group["verdict"], AGREEMENT_VERDICTS)
-            p["compared"] = p[AGREE] + p[DEVIATES]
-            p["agreement_rate"] = rate(p[AGREE], p["compared"])
-            per_partner[str(submitter)] = {"compared": p.pop("compared"), **p}
-        return {
-            "tolerance_pct": self.tolerance_pct,
-            "reference_submitter": self.reference_submitter,
-            "reference_vendor": self.reference_vendor,
-            "partner_rows": len(t),
-            **tally(t["verdict"], AGREEMENT_VERDICTS),
-            "partners": per_partner,
-            **self.more,
-        }
-
-
-def _text(column: pd.Series) -> pd.Series:
-    """A categorical column as a text column: each category's text taken per row
-    (by Arrow; astype("str") goes through a million Python objects)."""
-    texts = pd.array(column.cat.categories.to_numpy(dtype=object), dtype="str")
-    return pd.Series(texts.take(column.cat.codes.to_numpy(), allow_fill=True), index=column.index,
-                     name=column.name)
+    return TableReport(table, "AgreementRow", summary(table, tolerance_pct, reference_submitter, reference_vendor),
+                       flag=("verdict", DEVIATES), finding_of=deviation_finding, text_columns=text_columns)
 
 
 def _power_capped(rules: Rules, frame: pd.DataFrame) -> pd.Series:
@@ -171,7 +90,7 @@ def _dicts(frame: pd.DataFrame, columns: tuple[str, ...]) -> list[dict]:
 
 def compare(rules: Rules, results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
             reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
-            reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> CompareReport:
+            reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> TableReport:
     """The reference is decided once per distinct decision key (a handful per
     round); deviations and verdicts are computed as columns."""
     absent = [c for c in DESCRIPTION if c not in results.columns]   # a v2 table: no description
@@ -185,8 +104,7 @@ def compare(rules: Rules, results: pd.DataFrame, tolerance_pct: float = DEFAULT_
     partners = results[(results["submitter"] != reference_submitter).to_numpy()].reset_index(drop=True)
     partners = partners.assign(capped=_power_capped(rules, partners))
     if partners.empty:
-        return CompareReport(pd.DataFrame(columns=list(COLUMNS)), tolerance_pct, reference_submitter,
-                             reference_vendor)
+        return _judged(pd.DataFrame(columns=list(COLUMNS)), tolerance_pct, reference_submitter, reference_vendor)
     codes = partners.groupby(list(DECISION), sort=False, dropna=False).ngroup().to_numpy()
     firsts = pd.Series(range(len(codes))).groupby(codes).first().to_numpy()
     keys = _dicts(partners.iloc[firsts], DECISION)
@@ -195,7 +113,7 @@ def compare(rules: Rules, results: pd.DataFrame, tolerance_pct: float = DEFAULT_
     table = partners[list(PARTNER_COLUMNS)]   # copy-on-write: adding columns leaves partners as it is
     texts = []
     for col in decisions.columns:  # categorical: one copy of each decided text, not one per row
-        if isinstance(decisions[col].dtype, pd.StringDtype):   # text written as text: see CompareReport.frame
+        if isinstance(decisions[col].dtype, pd.StringDtype):   # text written as text: see TableReport.frame
             texts.append(col)
         if col != "reference_value" and (decisions[col].dtype == object or col in texts):
             per_key = pd.Categorical(decisions[col].to_numpy(dtype=object))   # categories from the few keys
@@ -222,8 +140,7 @@ def compare(rules: Rules, results: pd.DataFrame, tolerance_pct: float = DEFAULT_
             texts.append(col)
         else:
             table[col] = explained[col]
-    return CompareReport(table[list(COLUMNS)], tolerance_pct, reference_submitter, reference_vendor,
-                         text_columns=tuple(texts))
+    return _judged(table[list(COLUMNS)], tolerance_pct, reference_submitter, reference_vendor, tuple(texts))
 
 
 EXPLAINED = ("differences", "differs_in", "context_system", "context_source", "context_per_accelerator",

@@ -67,22 +67,17 @@ def check(table: pd.DataFrame | list[dict], published: Mapping[str, pd.DataFrame
             index.setdefault(tuple(rec[k] for k in KEY), []).append(rec)
     verified = [r for r in rows if r["status"] == VERIFIED]
     checked = [r for r in verified if str(r["round"]) in published]
-    report = Report()
+    looked_up, findings = [], []
     for rec in checked:
         row, found = _verdict(rec, index.get(tuple(rec[k] for k in KEY), []), tolerance_pct)
-        report.rows.append({k: row.get(k) for k in COLUMNS})
-        report.findings.extend(found)
-    report.rows = typed_rows("CrosscheckRow", report.rows)
-    counts = {v: sum(1 for r in report.rows if r["verdict"] == v) for v in VERDICTS}
-    report.summary = {
-        "tolerance_pct": tolerance_pct,
-        "published_rounds": sorted(published),
-        "checked": len(report.rows),
-        **counts,
+        looked_up.append({k: row.get(k) for k in COLUMNS})
+        findings.extend(found)
+    looked_up = typed_rows("CrosscheckRow", looked_up)
+    return Report(looked_up, findings, {
+        "tolerance_pct": tolerance_pct, "published_rounds": sorted(published), "checked": len(looked_up),
+        **{v: sum(1 for r in looked_up if r["verdict"] == v) for v in VERDICTS},
         "not_checked_post_deadline": sum(1 for r in rows if r["status"] != VERIFIED),
-        "not_checked_no_published_table": len(verified) - len(checked),
-    }
-    return report
+        "not_checked_no_published_table": len(verified) - len(checked)})
 
 
 def records(frame: pd.DataFrame) -> list[dict]:

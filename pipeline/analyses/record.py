@@ -12,14 +12,12 @@ rows per round, a row per partner and generation over every round
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import pandas as pd
 
-from pipeline.core.findings import ReportShape
+from pipeline.core.findings import Report
 from pipeline.core.formulas import PCT_DIGITS
 from pipeline.core.model import (AGREE, DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR,
-                                 DEFAULT_TOLERANCE_PCT, DEVIATES, EXCLUDED, VERIFIED, Row, typed_rows)
+                                 DEFAULT_TOLERANCE_PCT, DEVIATES, EXCLUDED, VERIFIED, typed_rows)
 from pipeline.core.rules import Rules
 from pipeline.analyses.compare import compare
 from pipeline.analyses.metrics import counts
@@ -29,25 +27,12 @@ COLUMNS = ("submitter", "accelerator", "round", "results", "compared", "agree", 
            "agreement_rate", "worst_deviation_pct", "worst_round", "worst_model", "worst_scenario")
 
 
-@dataclass
-class RecordReport(ReportShape):
-    """The record: one row per partner, generation and round (and over every round)."""
-
-    table: list[dict] = field(default_factory=list)
-    tolerance_pct: float | None = None
-    findings: list = field(default_factory=list)   # the table's, as it was read
-
-    @property
-    def rows(self) -> list[Row]:
-        return typed_rows("RecordRow", self.table)
-
-    @property
-    def summary(self) -> dict:
-        overall = [r for r in self.table if r["round"] == ALL_ROUNDS]
-        return {"tolerance_pct": self.tolerance_pct, "partners": len({r["submitter"] for r in overall}),
-                "generations": sorted({r["accelerator"] for r in overall if r["compared"]}),
-                "compared": sum(r["compared"] for r in overall), "agree": sum(r["agree"] for r in overall),
-                "deviates": sum(r["deviates"] for r in overall)}
+def _summary(rows: list[dict], tolerance_pct: float | None) -> dict:
+    overall = [r for r in rows if r["round"] == ALL_ROUNDS]
+    return {"tolerance_pct": tolerance_pct, "partners": len({r["submitter"] for r in overall}),
+            "generations": sorted({r["accelerator"] for r in overall if r["compared"]}),
+            "compared": sum(r["compared"] for r in overall), "agree": sum(r["agree"] for r in overall),
+            "deviates": sum(r["deviates"] for r in overall)}
 
 
 def _round_key(name: str) -> tuple:
@@ -69,7 +54,7 @@ def _scope(group: pd.DataFrame, round_: str) -> dict:
     return out
 
 
-def record(agreement: pd.DataFrame, tolerance_pct: float | None = None) -> RecordReport:
+def record(agreement: pd.DataFrame, tolerance_pct: float | None = None) -> Report:
     """The record of every partner from compare's table (``agreement``: its
     rows, any extra column ignored): verified agreement rows only, partner
     results only (``excluded`` rows are not partner results)."""
@@ -83,11 +68,12 @@ def record(agreement: pd.DataFrame, tolerance_pct: float | None = None) -> Recor
         for round_ in sorted(set(group["round"].astype("str")), key=_round_key):
             rows.append({**head, **_scope(group[group["round"].astype("str") == round_], round_)})
         rows.append({**head, **_scope(group, ALL_ROUNDS)})
-    return RecordReport([{c: r[c] for c in COLUMNS} for r in rows], tolerance_pct)
+    rows = [{c: r[c] for c in COLUMNS} for r in rows]
+    return Report(typed_rows("RecordRow", rows), [], _summary(rows, tolerance_pct))
 
 
 def partner_record(rules: Rules, results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
                    reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
-                   reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> RecordReport:
+                   reference_vendor: str = DEFAULT_REFERENCE_VENDOR) -> Report:
     """The record of a canonical results table: compare's judgement, then :func:`record`."""
     return record(compare(rules, results, tolerance_pct, reference_submitter, reference_vendor).frame(), tolerance_pct)

@@ -20,36 +20,20 @@ than a node. A row is unverified as soon as the cluster or one reference is.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import pandas as pd
 
 from pipeline.core.rules import Rules, is_latency
 from pipeline.core.vocabulary import ScalingVerdict
 from pipeline.core.formulas import EPSILON, efficiency_pct, linear_expectation
-from pipeline.core.findings import Finding, ReportShape
+from pipeline.core.findings import Report
 from pipeline.core.model import (DEFAULT_REFERENCE_SUBMITTER, LABEL_UNVERIFIED, POST_DEADLINE,
-                                 VERIFIED, Row, footnote, label, typed_rows)
+                                 VERIFIED, footnote, label, typed_rows)
 
 LOOKUP = ("same-submitter", "reference-submitter", "any-submitter")
 SUB_LINEAR, LINEAR, SUPER_LINEAR, NO_REFERENCE, NOT_APPLICABLE = VERDICTS = tuple(ScalingVerdict)
 MATCH = ("round", "model", "scenario", "units", "division")
 ROW_COLUMNS = ("round", "submitter", "system", "model", "scenario", "units", "division", "nodes",
                "total_accelerators", "composition", "value", "source")
-
-
-@dataclass
-class ScalingReport(ReportShape):
-    rows: list[Row] = field(default_factory=list)   # ScalingRow (see scaling())
-    reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER
-    findings: list[Finding] = field(default_factory=list)
-
-    @property
-    def summary(self) -> dict:
-        counts = {v: sum(r["verdict"] == v for r in self.rows) for v in VERDICTS}
-        return {"reference_submitter": self.reference_submitter,
-                "multi_node_rows": len(self.rows), **counts,
-                "unverified": sum(r["label"] == LABEL_UNVERIFIED for r in self.rows)}
 
 
 def composition(row: dict) -> dict[str, int]:
@@ -139,10 +123,12 @@ def _finish(out: dict, verdict: str, statuses: set, reason: str = "") -> dict:
     return out
 
 
-def scaling(rules: Rules, results: pd.DataFrame, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER) -> ScalingReport:
+def scaling(rules: Rules, results: pd.DataFrame, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER) -> Report:
     """A scaling row for every multi-node result of the table."""
     index = single_node_index(rules, results)
     multi = results[results["nodes"] > 1].sort_values(
         ["round", "submitter", "system", "model", "scenario", "status"], kind="stable")
-    return ScalingReport(typed_rows("ScalingRow", (scale_row(r, index, reference_submitter)
-                                                   for r in multi.to_dict("records"))), reference_submitter)
+    rows = typed_rows("ScalingRow", (scale_row(r, index, reference_submitter) for r in multi.to_dict("records")))
+    return Report(rows, [], {"reference_submitter": reference_submitter, "multi_node_rows": len(rows),
+                             **{v: sum(r["verdict"] == v for r in rows) for v in VERDICTS},
+                             "unverified": sum(r["label"] == LABEL_UNVERIFIED for r in rows)})

@@ -10,13 +10,12 @@ division), or left out. The current verdicts never change here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from pipeline.core.findings import Finding, ReportShape
-from pipeline.core.model import DEVIATES, Row, typed_rows
+from pipeline.core.findings import Finding, TableReport
+from pipeline.core.model import DEVIATES
 from pipeline.core.rules import Rules
 from pipeline.core.vocabulary import SupersededFate, tally
 from pipeline.store.manifests import load_manifest, withdrawal_for
@@ -29,24 +28,12 @@ COLUMNS = ("round", "submitter", "version", "superseded_by", "fate", "withdrawal
            "status", "label", "source")
 
 
-@dataclass
-class SupersededReport(ReportShape):
-    table: pd.DataFrame
-    findings: list[Finding] = field(default_factory=list)
-
-    @property
-    def rows(self) -> list[Row]:
-        return typed_rows("SupersededRow", self.table.to_dict("records"))
-
-    @property
-    def summary(self) -> dict:
-        withdrawn = self.table[self.table["fate"] == WITHDRAWN]
-        return {"superseded_versions": int(self.table[["round", "submitter", "version"]].drop_duplicates().shape[0]),
-                "superseded_results": len(self.table), "withdrawn": len(withdrawn),
-                "withdrawn_deviating": tally(withdrawn["verdict"], (DEVIATES,))[DEVIATES]}
-
-    def frame(self) -> pd.DataFrame:
-        return self.table
+def _judged(table: pd.DataFrame, findings: list[Finding]) -> TableReport:
+    withdrawn = table[table["fate"] == WITHDRAWN]
+    return TableReport(table, "SupersededRow", {
+        "superseded_versions": int(table[["round", "submitter", "version"]].drop_duplicates().shape[0]),
+        "superseded_results": len(table), "withdrawn": len(withdrawn),
+        "withdrawn_deviating": tally(withdrawn["verdict"], (DEVIATES,))[DEVIATES]}, findings)
 
 
 def _truthy(value) -> bool:
@@ -54,7 +41,7 @@ def _truthy(value) -> bool:
 
 
 def judge_superseded(rules: Rules, root: Path, results: pd.DataFrame, versions: pd.DataFrame, tolerance_pct: float,
-                     reference_submitter: str, reference_vendor: str) -> SupersededReport:
+                     reference_submitter: str, reference_vendor: str) -> TableReport:
     """Every superseded version under ROOT (``versions``: the ingest stage's
     versions table) judged against the references in RESULTS (the current
     canonical table)."""
@@ -87,11 +74,11 @@ def judge_superseded(rules: Rules, root: Path, results: pd.DataFrame, versions: 
                           "withdrawal_reason": entry["reason"] if entry else ""})
         rows.append(read.table)
     if not rows:
-        return SupersededReport(pd.DataFrame(columns=list(COLUMNS)), findings)
+        return _judged(pd.DataFrame(columns=list(COLUMNS)), findings)
     old = pd.concat(rows, ignore_index=True)
     references = results[results["submitter"] == reference_submitter]
     judged = compare(rules, pd.concat([references, old[old["submitter"] != reference_submitter]], ignore_index=True),
                      tolerance_pct, reference_submitter, reference_vendor).frame()
     table = judged.merge(pd.DataFrame(fates), on="source", how="inner")
     table = table.sort_values(["round", "submitter", "version", "source"], kind="stable").reset_index(drop=True)
-    return SupersededReport(table[list(COLUMNS)], findings)
+    return _judged(table[list(COLUMNS)], findings)

@@ -9,11 +9,16 @@ renamed only where two words collided (docs/findings.md).
 from __future__ import annotations
 
 import re
-
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from pipeline.core.model import LABEL_UNVERIFIED, Row, Source, plain, typed_rows
 from pipeline.core.vocabulary import Severity
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # code -> one-line meaning. Documented in the README.
 CODES: dict[str, str] = {
@@ -198,31 +203,25 @@ class ReportShape:
     """What every library entry point returns: a summary (dict), typed rows
     (:class:`pipeline.core.model.Row`, one per result, claim, suite...: see
     :func:`pipeline.core.model.typed_rows`) and findings. Never printed here:
-    :mod:`pipeline.output.render` writes any report in any format.
-
-    Subclasses keep their own fields (a table, versions...) and expose
-    ``rows``, ``findings`` and ``summary`` (attributes or properties)."""
+    :mod:`pipeline.output.render` writes any report in any format. Two kinds:
+    :class:`Report` holds its rows, :class:`TableReport` builds them from a table."""
 
     rows: list[Row]
     findings: list[Finding]
     summary: dict
-    extra_keys: tuple[str, ...] = ()  # more top-level keys of the JSON document
+    extra: Mapping = MappingProxyType({})   # more top-level keys of the JSON document (the audit's GX results)
+    files: tuple[str, ...] = ()             # the files checked, as the user names them (JUnit: one case each)
 
     @property
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == Severity.ERROR]
-
-    def combine(self, before: list[Finding] = (), after: list[Finding] = ()) -> "ReportShape":
-        """This report with the findings of the same run around its own: BEFORE (what reading its
-        input found), AFTER (what a later step found). Never patched in place."""
-        return replace(self, findings=[*before, *self.findings, *after])
 
     @property
     def ok(self) -> bool:
         return self.error_count() == 0
 
     # What text output needs, without building every row and finding: a report
-    # over a large table (a million rows) overrides these to build only what is shown.
+    # over a large table (a million rows) builds only what is shown.
     def finding_count(self) -> int:
         return len(self.findings)
 
@@ -236,7 +235,7 @@ class ReportShape:
     def row_count(self) -> int:
         return len(self.rows)
 
-    def rows_head(self, limit: int | None) -> list[dict]:
+    def rows_head(self, limit: int | None) -> list[Row]:
         """The first ``limit`` rows (all of them for None)."""
         return list(self.rows) if limit is None else list(self.rows[:limit])
 
@@ -245,59 +244,129 @@ class ReportShape:
         return any(r.get("label") == LABEL_UNVERIFIED for r in self.rows)
 
     def frame(self):
-        """The rows as a table (CSV and Parquet outputs); a report holding a
-        typed table returns it instead."""
+        """The rows as a table (CSV and Parquet outputs)."""
         import pandas as pd
 
         return pd.DataFrame([dict(r) for r in self.rows])
 
     def to_dict(self) -> dict:
         """The JSON document: the same for ``--format json`` and ``-o x.json``."""
-        doc = {
-            "summary": plain({**self.summary, "findings": len(self.findings),
-                              "errors": len(self.errors)}),
-            "findings": [f.to_dict() for f in self.findings],
-            "rows": plain(self.rows),
-        }
-        doc.update({k: plain(getattr(self, k)) for k in self.extra_keys})
-        return doc
+        return {"summary": plain({**self.summary, "findings": self.finding_count(), "errors": self.error_count()}),
+                "findings": [f.to_dict() for f in self.findings], "rows": plain(self.rows), **plain(dict(self.extra))}
 
 
+@dataclass
+class Report(ReportShape):
+    """A report of the rows it holds: a command's, a step's, the gate's."""
+
+    rows: list[Row] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    summary: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+
+    def combine(self, before: list[Finding] = (), after: list[Finding] = (), summary: dict | None = None) -> Report:
+        """This report with the findings of the same run around its own: BEFORE (what reading its
+        input found), AFTER (what a later step found); SUMMARY: what a later step adds to it.
+        Never patched in place."""
+        return replace(self, findings=[*before, *self.findings, *after], summary={**self.summary, **(summary or {})})
+
+
+@dataclass
 class TableReport(ReportShape):
-    """A report holding the canonical table (``table``, a DataFrame): its rows
-    are the table's, labelled (``ResultRow``), and ``frame()`` is the table
-    itself (ingest, ingest-all, merge)."""
+    """A report over a table that may hold a million rows (the canonical
+    table, the agreement table, the two sets): its rows are the table's, typed
+    as ``kind`` and built only for those shown; ``frame()`` is the table as it
+    is written. Its findings are those listed (``found``), then one error per
+    row whose ``flag`` column holds the flag's value (``finding_of(row,
+    prefix)``, built only when shown: 500,000 deviating rows make no 500,000
+    objects for a text report of 200), then those of a later step (``after``)."""
 
-    table: "pd.DataFrame"   # noqa: F821 (pandas is imported where a table is built)
+    table: pd.DataFrame
+    kind: str
+    summary: dict = field(default_factory=dict)
+    found: list[Finding] = field(default_factory=list)
+    after: list[Finding] = field(default_factory=list)
+    labelled: bool = False        # rows get the MLCommons label and footnote of their status when built
+    flag: tuple[str, str] | None = None
+    finding_of: Callable[[dict, str], Finding] | None = None
+    prefix: str = ""              # before a row's source in its finding: the submissions root, as given
+    # texts held as categoricals (a few distinct values over a million rows), written as text
+    text_columns: tuple[str, ...] = ()
+
+    def combine(self, before: list[Finding] = (), after: list[Finding] = (), summary: dict | None = None,
+                prefix: str | None = None) -> TableReport:
+        """As :meth:`Report.combine`; PREFIX: the root the flagged rows' findings name their files under."""
+        return replace(self, found=[*before, *self.found], after=[*self.after, *after],
+                       summary={**self.summary, **(summary or {})}, prefix=self.prefix if prefix is None else prefix)
 
     @property
     def rows(self) -> list[Row]:
         return self.rows_head(None)
 
+    @property
+    def findings(self) -> list[Finding]:
+        return self.findings_head(None)
+
+    def _flagged(self, limit: int | None = None) -> list[dict]:
+        import numpy as np
+
+        if self.flag is None:
+            return []
+        column, value = self.flag
+        at = np.flatnonzero((self.table[column] == value).to_numpy())
+        return plain(self.table.iloc[at if limit is None else at[:max(limit, 0)]].to_dict("records"))
+
+    def _flag_count(self) -> int:
+        return 0 if self.flag is None else int((self.table[self.flag[0]] == self.flag[1]).sum())
+
+    def finding_count(self) -> int:
+        return len(self.found) + self._flag_count() + len(self.after)
+
+    def error_count(self) -> int:
+        return sum(1 for f in self.found + self.after if f.severity == Severity.ERROR) + self._flag_count()
+
+    def findings_head(self, limit: int | None) -> list[Finding]:
+        head = self.found if limit is None else self.found[:limit]
+        head = head + [self.finding_of(r, self.prefix)
+                       for r in self._flagged(None if limit is None else limit - len(head))]
+        return head + (self.after if limit is None else self.after[:max(limit - len(head), 0)])
+
     def row_count(self) -> int:
         return len(self.table)
 
     def rows_head(self, limit: int | None) -> list[Row]:
-        """The first ``limit`` rows, labelled and typed: built only for those."""
-        from pipeline.core.model import label_frame
         head = self.table if limit is None else self.table.head(limit)
-        return typed_rows("ResultRow", label_frame(head).to_dict("records"))
+        if self.labelled:
+            from pipeline.core.model import label_frame
+            head = label_frame(head)
+        return typed_rows(self.kind, head.to_dict("records"))
+
+    def rows_at(self, positions) -> list[Row]:
+        """The rows at these positions of the table, typed."""
+        return typed_rows(self.kind, self.table.iloc[positions].to_dict("records"))
 
     def any_unverified(self) -> bool:
-        from pipeline.core.model import any_unverified
-        return any_unverified(self.table)
+        if self.labelled:
+            from pipeline.core.model import any_unverified
+            return any_unverified(self.table)
+        return "label" in self.table.columns and bool((self.table["label"] == LABEL_UNVERIFIED).any())
 
     def frame(self):
-        return self.table
+        """The table as it is written: the texts held as categoricals back as text
+        columns (the same file as when they were text all along)."""
+        return self.table.assign(**{c: _text(self.table[c]) for c in self.text_columns}) if self.text_columns \
+            else self.table
 
 
-@dataclass
-class Report(ReportShape):
-    """A report built from its parts (the gate's, or a command's own)."""
+def _text(column):
+    """A categorical column as a text column: each category's text taken per row
+    (by Arrow; astype("str") goes through a million Python objects)."""
+    import pandas as pd
 
-    rows: list[dict] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    summary: dict = field(default_factory=dict)
+    texts = pd.array(column.cat.categories.to_numpy(dtype=object), dtype="str")
+    return pd.Series(texts.take(column.cat.codes.to_numpy(), allow_fill=True), index=column.index,
+                     name=column.name)
 
 
 def filtered(report: ReportShape, wanted: dict[str, object]) -> ReportShape:

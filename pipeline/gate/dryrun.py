@@ -20,8 +20,8 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from pipeline.core.findings import Finding
-from pipeline.gate.judge import GateReport, summarise
+from pipeline.core.findings import Finding, Report
+from pipeline.gate.judge import Judging, judged
 from pipeline.core.rules import Rules
 from pipeline.gate.policy import Policy, local
 from pipeline.gate.results import check
@@ -32,7 +32,7 @@ from pipeline.store.versions import Version, root_name
 
 def dry_run(rules: Rules, source: Path, submitter: str, round_: str, status: str, root: Path,
             submitted_at: datetime | None, fmt: str | None, notes: str | None,
-            withdraws: list[dict] | None, params_path: Path | None, force: bool = False) -> GateReport:
+            withdraws: list[dict] | None, params_path: Path | None, force: bool = False) -> Report:
     """The gate's report on the version ``submit`` would seal (a refusal's findings when it would refuse)."""
     pol = local(rules, params_path)
     with tempfile.TemporaryDirectory(prefix="mlrepro-dry-run-") as scratch:
@@ -52,7 +52,7 @@ def dry_run(rules: Rules, source: Path, submitter: str, round_: str, status: str
 
 def submitted(rules: Rules, source: Path, submitter: str, round_: str, status: str, root: Path,
               submitted_at: datetime | None, fmt: str | None, notes: str | None,
-              withdraws: list[dict] | None, params_path: Path | None, force: bool = False) -> GateReport:
+              withdraws: list[dict] | None, params_path: Path | None, force: bool = False) -> Report:
     """Seal SOURCE as the next version under ROOT (:func:`pipeline.gate.submit.submit`), then judge
     it as the gate will; None as ``summary["created"]`` when refused (nothing written)."""
     sealed = seal(rules, source, submitter, round_, status, root, root_name(root), submitted_at, fmt, notes,
@@ -62,9 +62,9 @@ def submitted(rules: Rules, source: Path, submitter: str, round_: str, status: s
         "created": v and v.display, "path": v and v.path.as_posix(), "status": sealed.status})
 
 
-def _judged(sealed: SubmitResult, source: Path, where: Path, root: Path, pol: Policy, head: dict) -> GateReport:
+def _judged(sealed: SubmitResult, source: Path, where: Path, root: Path, pol: Policy, head: dict) -> Report:
     """The gate's judgement of the version SEALED (under WHERE: ROOT or a copy of it)."""
-    report = GateReport()
+    report = Judging()
     now = clock.now()
     report.findings.extend(sealed.findings)
     if sealed.version is not None:
@@ -73,8 +73,7 @@ def _judged(sealed: SubmitResult, source: Path, where: Path, root: Path, pol: Po
         check(report, where, root_name(root), pol, now)
         holds = Version.named(v.round, v.submitter, v.number).display + "/" + source.name
         report.findings[:] = [_as_given(f, root_name(root), holds, source) for f in report.findings]
-    report.summary = summarise(report, pol, now, head)
-    return report
+    return judged(report, pol, now, head)
 
 
 def _as_given(f: Finding, shown: str | None, holds: str, source: Path) -> Finding:

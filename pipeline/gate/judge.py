@@ -44,10 +44,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.core.errors import ConfigError, UsageError
-from pipeline.core.findings import Report, located
+from pipeline.core.findings import Finding, Report, located
 from pipeline.core.rules import Rules
-from pipeline.core.vocabulary import tally
-from pipeline.core.model import AGREE, DEVIATES, EXCLUDED, NO_REFERENCE, REFERENCE, REJECTED, SET_ASIDE, Source
+from pipeline.core.vocabulary import Severity, tally
+from pipeline.core.model import AGREE, DEVIATES, EXCLUDED, NO_REFERENCE, REFERENCE, REJECTED, SET_ASIDE, Row, Source
 from pipeline.gate import flips as flips_mod, gitstore, policy as policy_mod, scope as scope_mod
 from pipeline.gate.results import check, context_folders, not_compared
 from pipeline.gate.versioning import versioning
@@ -59,13 +59,18 @@ DVC_YAML = "dvc.yaml"          # the base's pipeline: what it generates
 
 
 @dataclass
-class GateReport(Report):
-    """rows: one per result line; files: the files checked, as the user names them."""
+class Judging:
+    """The gate's judgement as it is made (:func:`judged` makes it the report):
+    the versions gated, a row per result line, the findings, the files checked
+    (as the user names them), the shipped verdicts a maintenance change flips
+    and the withdrawals of each gated version that supersedes another."""
 
     versions: list[Version] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     flips: list[dict] = field(default_factory=list)          # --allow-maintenance: base -> head verdicts
-    withdrawals: list[dict] = field(default_factory=list)    # per gated version that supersedes another
+    withdrawals: list[dict] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -85,7 +90,7 @@ class _Call:
 # ---- the gate ----------------------------------------------------------------------------
 
 def run(rules: Rules, paths: list[Path], root: Path, base: str | None, params_path: Path = Path("params.yaml"),
-        cwd: Path | None = None, allow_maintenance: bool = False, worktree: bool = False) -> GateReport:
+        cwd: Path | None = None, allow_maintenance: bool = False, worktree: bool = False) -> Report:
     """Gate the change since the merge base, merged into the base's tip (or
     the named version folders PATHS), with the tip's policy. ALLOW_MAINTENANCE: the maintainers' label is
     on the change. WORKTREE: judge the working tree instead of HEAD.
@@ -95,7 +100,7 @@ def run(rules: Rules, paths: list[Path], root: Path, base: str | None, params_pa
     if worktree and (top is None or (paths and not base)):
         raise UsageError("--worktree judges a git change: run it inside a git repository, without PATHs "
                          "or with --base")
-    report = GateReport()
+    report = Judging()
     with tempfile.TemporaryDirectory(prefix="mlrepro-gate-") as scratch:
         call = _Call(list(paths), root if root.is_absolute() else cwd / root, root_name(root), params_path, cwd,
                      clock.now(), Path(scratch), rules)
@@ -103,14 +108,13 @@ def run(rules: Rules, paths: list[Path], root: Path, base: str | None, params_pa
             pol, info = _on_folders(report, call, top)
         else:
             pol, info = _on_commits(report, call, top, base, allow_maintenance, worktree)
-    report.summary = summarise(report, pol, call.now, {**info, "root": call.shown or "."}, {
+    return judged(report, pol, call.now, {**info, "root": call.shown or "."}, {
         "policy_changes": [{"file": f.file, "place": f.place, "old": f.expected, "new": f.found}
                            for f in report.findings if f.code == "policy-change"],
         "allow_maintenance": allow_maintenance, "flips": report.flips})
-    return report
 
 
-def _judge_versions(report: GateReport, root: Path, call: _Call, pol: policy_mod.Policy,
+def _judge_versions(report: Judging, root: Path, call: _Call, pol: policy_mod.Policy,
                     committed: clock.Clock | None = None) -> None:
     """Check the gated versions under ROOT with POLICY, whose rules must load."""
     if not report.versions:
@@ -128,7 +132,7 @@ def _judge_versions(report: GateReport, root: Path, call: _Call, pol: policy_mod
 
 # ---- named folders, read from disk ---------------------------------------------------------
 
-def _on_folders(report: GateReport, call: _Call, top: Path | None) -> tuple[policy_mod.Policy, dict]:
+def _on_folders(report: Judging, call: _Call, top: Path | None) -> tuple[policy_mod.Policy, dict]:
     if not call.paths:
         raise ConfigError("not inside a git repository: give the version folders to gate")
     if not call.root.is_dir():
@@ -169,7 +173,7 @@ def _in_repository(path: Path, top: Path, what: str) -> str:
     return "" if rel == "." else rel
 
 
-def _on_commits(report: GateReport, call: _Call, top: Path, base: str | None, allow: bool,
+def _on_commits(report: Judging, call: _Call, top: Path, base: str | None, allow: bool,
                 worktree: bool) -> tuple[policy_mod.Policy, dict]:
     root = _in_repository(call.root, top, "--root")
     params = _in_repository(call.params if call.params.is_absolute() else call.cwd / call.params, top, "--params")
@@ -234,7 +238,7 @@ def _join(root: str, rel: str) -> str:
     return f"{root}/{rel}" if root else rel
 
 
-def _flips(report: GateReport, top: Path, base: tuple, head: str, root: str, params: str, call: _Call) -> None:
+def _flips(report: Judging, top: Path, base: tuple, head: str, root: str, params: str, call: _Call) -> None:
     """Every shipped result whose verdict or status differs between the base
     (its submissions and policy) and the head (its own)."""
     (base_commit, base_pol), head_tree = base, head
@@ -266,17 +270,19 @@ def _record_clock(rules: Rules, top: Path, rev: str, now) -> clock.Clock:
     return clock.record_clock(rules, clock.read_record(gitstore.read(top, rev, clock.RECORD)), now)
 
 
-def summarise(report: GateReport, pol: policy_mod.Policy, now, head: dict, tail: dict = {}) -> dict:  # noqa: B006
-    """The summary of a judged report: the gate's, and submit's (sealed or a dry run), the same keys
-    around what each adds (HEAD first, TAIL before the withdrawals)."""
-    return {**head, "policy": pol.source, "clock": now.isoformat(), "versions": [v.display for v in report.versions],
-            **counts(report), "tolerance_pct": pol.tolerance_pct, "reference_submitter": pol.reference_submitter,
-            "reference_vendor": pol.reference_vendor, **tail, "withdrawals": report.withdrawals,
-            "not_compared": not_compared(report.rows, pol.reference_submitter),
-            "verdict": "pass" if report.ok else "fail"}
+def judged(report: Judging, pol: policy_mod.Policy, now, head: dict, tail: dict = {}) -> Report:  # noqa: B006
+    """The judgement as its report: the gate's, and submit's (sealed or a dry run), the summary's
+    keys the same around what each adds (HEAD first, TAIL before the withdrawals)."""
+    ok = not any(f.severity == Severity.ERROR for f in report.findings)
+    return Report(report.rows, report.findings, {
+        **head, "policy": pol.source, "clock": now.isoformat(), "versions": [v.display for v in report.versions],
+        **counts(report), "tolerance_pct": pol.tolerance_pct, "reference_submitter": pol.reference_submitter,
+        "reference_vendor": pol.reference_vendor, **tail, "withdrawals": report.withdrawals,
+        "not_compared": not_compared(report.rows, pol.reference_submitter),
+        "verdict": "pass" if ok else "fail"}, files=report.files)
 
 
-def counts(report: GateReport) -> dict:
+def counts(report: Judging) -> dict:
     outcomes = [r.get("verdict") or r["outcome"] for r in report.rows]
     counted = tally(outcomes, (AGREE, DEVIATES, NO_REFERENCE, REFERENCE, EXCLUDED, REJECTED, SET_ASIDE))
     return {"results": len(report.rows), **{k.replace("-", "_"): n for k, n in counted.items()}}

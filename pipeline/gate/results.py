@@ -236,8 +236,8 @@ def _withdrawals(report, root: Path, shown: str | None, table: pd.DataFrame, pol
                  now) -> None:
     """result-dropped findings and the withdrawal summary of each gated version."""
     unread = {r["version"] for r in report.rows if r["outcome"] != ACCEPTED} | {
-        g.display for g in report.versions for f in report.errors
-        if g.holds(f.where.file) and f.code != "deviates-from-reference"}
+        g.display for g in report.versions for f in report.findings
+        if f.severity == Severity.ERROR and g.holds(f.where.file) and f.code != "deviates-from-reference"}
     for g in report.versions:
         if g.display in unread:         # what it drops is unknown until its rows read: fix those first
             continue

@@ -10,15 +10,15 @@ parts are joined (:func:`merge_parts`). The ingest stage
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from pipeline.ingest import table
 from pipeline.core.errors import ConfigError
-from pipeline.core.findings import Finding, TableReport
-from pipeline.core.model import REJECTED, SET_ASIDE, Source
+from pipeline.core.findings import Finding
+from pipeline.core.model import Source
 from pipeline.core.rules import Rules
 
 PARTS = ("results.parquet", "rejected.csv", "findings.json", "versions.csv")
@@ -28,31 +28,12 @@ _FOLDER_PREFIX = re.compile(r"^([^/]+/[^/]+)/")
 
 
 @dataclass
-class MergeReport(TableReport):
-    """``recorded``: every finding the ingest recorded, kept as data;
-    ``findings``: none of the joined table's own (its parts' rows were checked)."""
-
-    table: pd.DataFrame
-    rejected: pd.DataFrame
-    recorded: list[dict]
-    versions: pd.DataFrame
-    findings: list[Finding]
-    cache: dict = field(default_factory=dict)   # submitters read / taken from the cache
-
-    @property
-    def summary(self) -> dict:
-        outcome = self.rejected["outcome"] if "outcome" in self.rejected else pd.Series(dtype=str)
-        return {"accepted": len(self.table), "rejected": int((outcome == REJECTED).sum()),
-                "set_aside": int((outcome == SET_ASIDE).sum()),
-                "recorded_findings": len(self.recorded), **self.cache}
-
-
-@dataclass
 class Part:
     """One submitter's share of the ingest stage: its accepted rows (checked
     against the table schema), its rejected and set-aside rows, its findings
-    (as data) and its versions. :func:`write_part` and :func:`read_part` keep
-    it in the cache as the four files of PARTS."""
+    (as data) and its versions; joined (:func:`merge_parts`), the whole root's.
+    The ingest stage's :func:`write_part` and :func:`read_part` keep it in the
+    cache as the four files of PARTS."""
 
     table: pd.DataFrame
     rejected: pd.DataFrame
@@ -60,15 +41,14 @@ class Part:
     versions: pd.DataFrame
 
 
-def merge_parts(parts: list[Part]) -> MergeReport:
-    """Join the submitters' parts, in the order given, into one table. Their
+def merge_parts(parts: list[Part]) -> Part:
+    """Join the submitters' parts, in the order given, into one part. Their
     rows were checked against the table schema when each part was read (a
     cached part was checked by the same code and rules): not again here."""
     frame = table.coerce(pd.concat([p.table for p in parts], ignore_index=True))
     frame = frame.sort_values(["round", "submitter", "source"], kind="stable").reset_index(drop=True)
-    return MergeReport(frame, pd.concat([p.rejected for p in parts], ignore_index=True),
-                       [f for p in parts for f in p.findings],
-                       pd.concat([p.versions for p in parts], ignore_index=True), [])
+    return Part(frame, pd.concat([p.rejected for p in parts], ignore_index=True), [f for p in parts for f in p.findings],
+                pd.concat([p.versions for p in parts], ignore_index=True))
 
 
 # ---- a whole root, one submitter at a time, through a cache ----------------------------

@@ -31,9 +31,10 @@ KEY = ("round", "submitter", "system", "model", "scenario", "division", "status"
 
 
 @dataclass
-class IngestReport(TableReport):
-    """rows: the accepted results, labelled; the table (``frame()``) is the
-    canonical table itself; every rejected or excluded row is a disposition."""
+class Ingested:
+    """What ingest read: the accepted results (the canonical table itself),
+    every rejected or excluded row as a disposition, the findings and the
+    versions read. :meth:`report` is what the commands print."""
 
     table: pd.DataFrame
     dispositions: list[Disposition] = field(default_factory=list)
@@ -41,10 +42,10 @@ class IngestReport(TableReport):
     versions: list[dict] = field(default_factory=list)
     root: str | None = None    # the submissions root the rows were read under, when there is one
 
-    @property
-    def summary(self) -> dict:
+    def report(self) -> TableReport:
+        """The canonical table's rows, labelled (``ResultRow``), with every finding."""
         d = pd.Series([x.outcome for x in self.dispositions], dtype="str")
-        return {
+        return TableReport(self.table, "ResultRow", {
             "accepted": len(self.table),
             "rejected": int((d == REJECTED).sum()),
             "set_aside": int((d == SET_ASIDE).sum()),
@@ -52,7 +53,7 @@ class IngestReport(TableReport):
             "post_deadline": int((self.table["status"] == POST_DEADLINE).sum()),
             "versions_used": sum(1 for v in self.versions if v["used"]),
             "versions_superseded": sum(1 for v in self.versions if not v["used"]),
-        }
+        }, self.findings, labelled=True)
 
     def dispositions_frame(self) -> pd.DataFrame:
         return pd.DataFrame([d.to_dict() for d in self.dispositions],
@@ -61,7 +62,7 @@ class IngestReport(TableReport):
 
 def ingest(rules: Rules, paths: list[Path], fmt: str | None = None, round_: str | None = None,
            status: str | None = None, root: Path | None = None,
-           visible: clock.Clock | None = None, published: bool = False) -> IngestReport:
+           visible: clock.Clock | None = None, published: bool = False) -> Ingested:
     """Read submissions roots, submitter folders, version folders or raw files.
     VISIBLE tells when a version became visible (default: the git clock).
     PUBLISHED: the raw files given are tables MLCommons published, wherever
@@ -73,12 +74,12 @@ def ingest(rules: Rules, paths: list[Path], fmt: str | None = None, round_: str 
 def read_unchecked(rules: Rules, paths: list[Path], fmt: str | None = None, round_: str | None = None,
                    status: str | None = None, root: Path | None = None,
                    visible: clock.Clock | None = None, published: bool = False,
-                   scans: walk.Scans | None = None) -> tuple[IngestReport, pd.DataFrame]:
+                   scans: walk.Scans | None = None) -> tuple[Ingested, pd.DataFrame]:
     """All of :func:`ingest` but the table schema: the report so far and the
     rows still to be checked. :func:`settle` finishes it with what
     ``table.validate`` says of those rows (``ingest-all`` checks the rows of
     all the submitters it reads in one call: :func:`pipeline.ingest.root.validate_each`)."""
-    report = IngestReport(table.to_frame([]))
+    report = Ingested(table.to_frame([]))
     accepted = Accepted()
     roots = walk.collect(paths, report, Normaliser(rules, accepted), fmt, round_, status, root, visible, published,
                          scans)
@@ -88,7 +89,7 @@ def read_unchecked(rules: Rules, paths: list[Path], fmt: str | None = None, roun
     return report, _reject_duplicates(rules, frame, report)
 
 
-def settle(report: IngestReport, validated: tuple[pd.DataFrame, pd.DataFrame, list[Finding]]) -> IngestReport:
+def settle(report: Ingested, validated: tuple[pd.DataFrame, pd.DataFrame, list[Finding]]) -> Ingested:
     """The report with the schema's verdict on its rows: ``validated`` is
     ``table.validate``'s (accepted, rejected, findings) of those rows."""
     accepted, rejected, found = validated
@@ -111,7 +112,7 @@ def schema_dispositions(cells, found: list[Finding]) -> list[Disposition]:
     return out
 
 
-def _reject_duplicates(rules: Rules, frame: pd.DataFrame, report: IngestReport) -> pd.DataFrame:
+def _reject_duplicates(rules: Rules, frame: pd.DataFrame, report: Ingested) -> pd.DataFrame:
     """Rows that share a key are all rejected: nothing says which one is the result."""
     dup = frame.duplicated(subset=list(KEY), keep=False)
     if not dup.any():

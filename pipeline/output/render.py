@@ -1,10 +1,10 @@
 """Writing any report: text, json, junit, github, markdown or csv.
 
 Every function takes a report of the one shape (:class:`pipeline.core.findings.ReportShape`:
-``summary``, ``rows``, ``findings``) and returns text; nothing here prints or
-exits. The gate's report (and submit's, judged as the gate judges) adds
-``versions`` and ``files``: the command that made it says so (``gate=True``),
-and its text, markdown and JUnit are the gate's.
+``summary``, ``rows``, ``findings``, ``files``) and returns text; nothing here prints or
+exits. The gate's report (and submit's, judged as the gate judges) has the
+versions, withdrawals and flips in its summary: the command that made it says
+so (``gate=True``), and its text, markdown and JUnit are the gate's.
 Standard library only (the gate starts fast), except ``csv`` of a typed table.
 
 ``json`` is ``report.to_dict()``: the document ``--format json`` prints is the
@@ -135,9 +135,9 @@ def _more(shown: list[str], total: int, what: str) -> list[str]:
 
 def gate_verdict(report) -> str:
     s = report.summary
-    if not report.versions and report.ok:
+    if not s.get("versions") and report.ok:
         return "gate: passed (nothing to gate)"
-    return (f"gate: {'passed' if report.ok else 'FAILED'}: {len(report.versions)} version(s), "
+    return (f"gate: {'passed' if report.ok else 'FAILED'}: {len(s.get('versions', []))} version(s), "
             f"{s.get('results', 0)} result(s), {s.get('agree', 0)} agree, {s.get('deviates', 0)} deviate, "
             f"{len(report.errors)} error(s)")
 
@@ -156,7 +156,7 @@ def gate_text(report, with_findings: bool = True) -> str:
     s = report.summary
     lines = [_base_line(s) + (f"; head: {s['head']}" if s.get("head") else ""),
              f"policy: {s.get('policy')}; clock: {s.get('clock')}"]
-    lines += [f"gated: {v.display}" for v in report.versions]
+    lines += [f"gated: {v}" for v in s.get("versions", [])]
     lines += _gate_extra_lines(report)
     lines += [f"{f.severity}: {f.render()}" for f in report.findings] if with_findings else []
     for r in report.rows:
@@ -175,17 +175,19 @@ def _gate_extra_lines(report, limit: int | None = TEXT_LIMIT) -> list[str]:
     """Withdrawals, the partner results not compared (with why; at most
     ``limit``, then how many more) and, with the maintainers' label, the
     verdicts the change flips."""
-    lines = [f"withdrawal: {w['version']} {w['text']}" for w in report.withdrawals]
+    withdrawals = report.summary.get("withdrawals") or []
+    lines = [f"withdrawal: {w['version']} {w['text']}" for w in withdrawals]
     lines += [f"  withdrawn: {x['system']} {x['model']} {x['scenario']} ({x['division']}), "
-              f"{word(x['verdict'])}: {x['reason']}" for w in report.withdrawals for x in w["withdrawn"]]
+              f"{word(x['verdict'])}: {x['reason']}" for w in withdrawals for x in w["withdrawn"]]
     skipped = report.summary.get("not_compared") or []
     lines += [f"not compared: {Source(x['file'], x['line'])}: {word(x['outcome'])}: {x['reason']}"
               for x in skipped[:limit]]
     if limit is not None and len(skipped) > limit:   # 50,000 rejected rows must not make a 10 MB summary
         lines.append(f"not compared: {len(skipped) - limit} more (the JSON report holds all)")
     if report.summary.get("flips_checked"):
-        lines.append(f"the change flips {len(report.flips)} shipped result(s)")
-        lines += [f"flip: {x['text']}" for x in report.flips]
+        flips = report.summary.get("flips") or []
+        lines.append(f"the change flips {len(flips)} shipped result(s)")
+        lines += [f"flip: {x['text']}" for x in flips]
     return lines
 
 
@@ -248,7 +250,7 @@ def junit(report, gate: bool = False) -> str:
             ET.SubElement(case, "skipped", message=f"{said}: {r['reason']}" if r.get("reason") else said)
     for (file, _line), found in row_findings.items():       # lines without a row
         file_findings.setdefault(file, []).extend(found)
-    for file in sorted(set(report.files if gate else ()) | set(file_findings)):
+    for file in sorted(set(report.files) | set(file_findings)):
         case = ET.SubElement(suite, "testcase", classname=_version_of(file), name=f"file {file}",
                              file=file)
         for f in file_findings.get(file, []):
@@ -398,11 +400,10 @@ def _gate_head(report, limit: int | None = 100) -> list[str]:
     extra = _gate_extra_lines(report, limit)
     if extra:
         out += [*escape.md_fence(extra), ""]
-    if report.versions:
+    if s.get("versions"):
         out += _table(["version", "results", "agree", "deviate", "no reference", "rejected", "errors"],
-                      [[escape.md_cell(c) if i == 0 else _cell(c)
-                        for i, c in enumerate(_version_counts(report, v.display))]
-                       for v in report.versions]) + [""]
+                      [[escape.md_cell(c) if i == 0 else _cell(c) for i, c in enumerate(_version_counts(report, v))]
+                       for v in s["versions"]]) + [""]
     return out
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.analyses.compare import CompareReport
-from pipeline.analyses.partition import PartitionReport, compare_and_partition
+from pipeline.analyses.compare import compare
+from pipeline.analyses.partition import Sets, partition
+from pipeline.core.findings import TableReport
 from pipeline.core.files import write_table
 from pipeline.core.params import Compare
 from pipeline.core.rules import Rules
@@ -18,18 +19,17 @@ from pipeline.core.rules import Rules
 
 def run(rules: Rules, results: pd.DataFrame, params: Compare, verified_dir: Path, post_deadline_dir: Path,
         display: str = "<table>", agreement_display: str = "<agreement>"
-        ) -> tuple[CompareReport, CompareReport, str]:
+        ) -> tuple[TableReport, TableReport, str]:
     """RESULTS compared and split, the two sets written: the agreement, the stage's report (the
     agreement with the split's findings and counts) and what was written, in a line."""
-    agreement, split, agreements = compare_and_partition(
-        rules, results, params.tolerance_pct, params.reference_submitter, params.reference_vendor, display,
-        agreement_display)
+    agreement = compare(rules, results, params.tolerance_pct, params.reference_submitter, params.reference_vendor)
+    split, agreements = partition(results, display), partition(agreement.frame(), agreement_display)
     report = agreement.combine(after=split.findings + agreements.findings, summary={
         "verified_results": len(split.verified), "post_deadline_results": len(split.post_deadline)})
     return agreement, report, write_sets(split, agreements, verified_dir, post_deadline_dir)
 
 
-def write_sets(results: PartitionReport, agreements: PartitionReport, verified_dir: Path,
+def write_sets(results: Sets, agreements: Sets, verified_dir: Path,
                post_deadline_dir: Path) -> str:
     """The two sets of the results and of the agreement table (results.csv and
     agreement.csv in each folder); what was written, in a line."""

@@ -19,13 +19,18 @@ import os
 import shutil
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
+
+import pandas as pd
 
 from pipeline.core.errors import ConfigError
 from pipeline.core.files import write_json, write_table
+from pipeline.core.findings import TableReport
+from pipeline.core.model import REJECTED, SET_ASIDE
 from pipeline.core.rules import Rules
 from pipeline.ingest import table
-from pipeline.ingest.root import (PARTS, MergeReport, Part, ingest_submitters, merge_parts, part_of,  # noqa: F401
+from pipeline.ingest.root import (PARTS, Part, ingest_submitters, merge_parts, part_of,  # noqa: F401
                                   submitter_folders, validate_each)
 from pipeline.store import clock
 from pipeline.store.manifests import misplaced_files
@@ -35,17 +40,25 @@ CODE = Path(__file__).resolve().parent.parent
 
 
 def run(rules: Rules, root: Path, cache: Path | None, rejected_out: Path, findings_out: Path,
-        versions_out: Path) -> MergeReport:
+        versions_out: Path) -> TableReport:
     """The stage: ROOT ingested (through CACHE), its rejected rows, every recorded
-    finding and the versions written; the table is the report's (the CLI writes it)."""
-    report = ingest_root(rules, root, cache)
-    write_table(report.rejected, rejected_out)
-    write_json(report.recorded, findings_out)
-    write_table(report.versions, versions_out)
-    return report
+    finding and the versions written; the table is the report's (the CLI writes it).
+    The report holds no finding: each is recorded as data (FINDINGS_OUT)."""
+    merged, read = ingest_root(rules, root, cache)
+    write_table(merged.rejected, rejected_out)
+    write_json(merged.findings, findings_out)
+    write_table(merged.versions, versions_out)
+    outcome = merged.rejected["outcome"] if "outcome" in merged.rejected else pd.Series(dtype=str)
+    return TableReport(merged.table, "ResultRow", {
+        "accepted": len(merged.table), "rejected": int((outcome == REJECTED).sum()),
+        "set_aside": int((outcome == SET_ASIDE).sum()), "recorded_findings": len(merged.findings), **read},
+        labelled=True)
 
 
-def ingest_root(rules: Rules, root: Path, cache: Path | None = None) -> MergeReport:
+def ingest_root(rules: Rules, root: Path, cache: Path | None = None) -> tuple[Part, dict]:
+    """ROOT's submitters joined (each read, or taken from CACHE), with the
+    findings of files outside every submitter folder first; and how many were
+    read and taken from the cache."""
     folders = submitter_folders(root)
     if not folders:
         raise ConfigError(f"{root}: no <round>/<submitter> folders")
@@ -62,12 +75,11 @@ def ingest_root(rules: Rules, root: Path, cache: Path | None = None) -> MergeRep
             parts[folder] = read_part(entries[folder])
         elif entries[folder] is not None:
             _store(parts[folder], entries[folder])
-    report = merge_parts([parts[folder] for folder in folders])
-    report.recorded[:0] = [f.to_dict() for f in misplaced_files(root)]
+    merged = merge_parts([parts[folder] for folder in folders])
+    merged = replace(merged, findings=[f.to_dict() for f in misplaced_files(root)] + merged.findings)
     if cache is not None:
         _prune(cache, list(entries.values()))
-    report.cache = {"submitters_read": len(to_read), "submitters_cached": len(folders) - len(to_read)}
-    return report
+    return merged, {"submitters_read": len(to_read), "submitters_cached": len(folders) - len(to_read)}
 
 
 def write_part(part: Part, out: Path) -> None:

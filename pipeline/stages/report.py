@@ -26,7 +26,7 @@ from pathlib import Path
 
 from pipeline.analyses import claims, crosscheck, ledger as claims_ledger, metrics, record, scaling
 from pipeline.core.files import atomic_dir, write_json, write_table, write_text
-from pipeline.core.findings import Finding, ReportShape
+from pipeline.core.findings import Finding, Report
 from pipeline.core.model import DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEFAULT_TOLERANCE_PCT
 from pipeline.core.rules import Rules
 from pipeline.core.vocabulary import Severity
@@ -68,54 +68,45 @@ class Paths:
                 **{f"--crosscheck #{i + 1}": out for i, (_, out) in enumerate(self.crosscheck)}}
 
 
-@dataclass
-class StepsReport(ReportShape):
-    """One row per step: what it wrote and its summary; every step's findings."""
-
-    rows: list[dict] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    written: list[Path] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)   # the HTML report's warnings (an input it could not use)
-
-    @property
-    def summary(self) -> dict:
-        return {"steps": len(self.rows), "files_written": len(self.written)}
-
-    def add(self, step: str, wrote: list[Path], summary: dict, findings: list[Finding] = ()) -> None:
-        self.rows.append({"step": step, "wrote": " ".join(p.as_posix() for p in wrote),
-                          "summary": ", ".join(f"{k}={v}" for k, v in summary.items()
-                                               if not isinstance(v, (dict, list)))})
-        self.findings.extend(findings)
-        self.written.extend(wrote)
+def _step(step: str, wrote: list[Path], summary: dict) -> dict:
+    """A step's row: what it wrote and its summary."""
+    return {"step": step, "wrote": " ".join(p.as_posix() for p in wrote),
+            "summary": ", ".join(f"{k}={v}" for k, v in summary.items() if not isinstance(v, (dict, list)))}
 
 
 def report_all(rules: Rules, paths: Paths, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
                reference_vendor: str = DEFAULT_REFERENCE_VENDOR,
-               tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> StepsReport:
+               tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> tuple[Report, list[str]]:
     """Every step of the module's table, in its order; each output file holds
     the bytes the step's own command writes (its report carries the table's
-    findings first, as the command's does)."""
+    findings first, as the command's does). The report has one row per step;
+    beside it, the HTML report's warnings (an input it could not use)."""
     frame, found = table.load(rules, paths.results)
-    out = StepsReport(findings=list(found))
+    steps, findings, written = [], list(found), []
+
+    def add(step: str, wrote: list[Path], summary: dict, its_findings: list[Finding] = ()) -> None:
+        steps.append(_step(step, wrote, summary))
+        findings.extend(its_findings)
+        written.extend(wrote)
 
     counts = metrics.compute(paths.results, paths.agreement, paths.rejected)
     write_metrics(counts, paths.metrics, paths.details)
-    out.add("metrics", [paths.metrics, paths.details], counts.totals)
+    add("metrics", [paths.metrics, paths.details], counts.totals)
 
     ledger = claims.check_claims(rules, claims_ledger.read_ledger(rules, paths.ledger), frame, reference_submitter,
                                  reference_vendor)
     _write(ledger, found, paths.claims)
-    out.add("claims", [paths.claims], ledger.summary, ledger.findings)
+    add("claims", [paths.claims], ledger.summary, ledger.findings)
 
     efficiency = scaling.scaling(rules, frame, reference_submitter)
     _write(efficiency, found, paths.scaling)
-    out.add("scaling", [paths.scaling], efficiency.summary, efficiency.findings)
+    add("scaling", [paths.scaling], efficiency.summary, efficiency.findings)
 
     if paths.record is not None:   # from the judged table the report shows, verified rows only
         judged = table.read_frame(paths.agreement, dtype=str, keep_default_na=False, na_values=[""])
         kept = record.record(judged)
         _write(kept, found, paths.record)
-        out.add("record", [paths.record], kept.summary, kept.findings)
+        add("record", [paths.record], kept.summary, kept.findings)
 
     rows = crosscheck.records(frame) if paths.crosscheck else []   # the table's rows, built once for every table
     for published_path, path in paths.crosscheck:
@@ -124,7 +115,7 @@ def report_all(rules: Rules, paths: Paths, reference_submitter: str = DEFAULT_RE
         looked_up = crosscheck.check(rows, published).combine(
             after=[f for f in read_findings if f.severity == Severity.ERROR])
         _write(looked_up, found, path)
-        out.add(f"crosscheck {published_path.as_posix()}", [path], looked_up.summary, looked_up.findings)
+        add(f"crosscheck {published_path.as_posix()}", [path], looked_up.summary, looked_up.findings)
 
     doc = html_report.build(rules, html_report.Inputs(paths.results, paths.agreement, paths.rejected, paths.versions,
                                                paths.scaling, paths.claims, None, paths.validation,
@@ -132,9 +123,8 @@ def report_all(rules: Rules, paths: Paths, reference_submitter: str = DEFAULT_RE
                             paths.report, tolerance_pct)
     write_text(doc.html, paths.report)
     write_table(doc.deviation, paths.plot_data)
-    out.add("report", [paths.report, paths.plot_data], {"warnings": len(doc.notes)})
-    out.notes += doc.notes
-    return out
+    add("report", [paths.report, paths.plot_data], {"warnings": len(doc.notes)})
+    return Report(steps, findings, {"steps": len(steps), "files_written": len(written)}), doc.notes
 
 
 def _write(report, table_findings: list[Finding], path: Path) -> None:

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.analyses.superseded import SupersededReport, judge_superseded
+from pipeline.analyses.superseded import judge_superseded
+from pipeline.core.findings import TableReport
 from pipeline.core.params import Compare
 from pipeline.core.rules import Rules
 from pipeline.ingest import table
 
 
-def run(rules: Rules, root: Path, results: Path, versions: Path, params: Compare) -> SupersededReport:
+def run(rules: Rules, root: Path, results: Path, versions: Path, params: Compare) -> TableReport:
     """The superseded versions of ROOT (VERSIONS: used false) judged against the references of RESULTS."""
     return judge_superseded(rules, root, table.read(results),
                             table.read_frame(versions, dtype=str, keep_default_na=False),

@@ -201,7 +201,7 @@ def record_view(data: Data, tolerance: float) -> dict:
     round: the table and its chart (:func:`pipeline.analyses.record.record`)."""
     from pipeline.analyses.record import ALL_ROUNDS, record
 
-    rows = record(data.agreement).table if len(data.agreement) else []
+    rows = [dict(r) for r in record(data.agreement).rows] if len(data.agreement) else []
     claims = [c for c in data.claims or [] if claim_round(c, data) == ACROSS_ROUNDS]
     # on screen, in audit/record.json and `mlrepro record`
     return {"rows": [Row(r, "bad" if r["deviates"] else "", False) for r in rows],
