@@ -43,9 +43,6 @@ class Metrics:
     totals: dict
     files: dict[str, dict] = field(default_factory=dict)
 
-    def to_dict(self) -> dict:
-        return {"totals": self.totals, "files": self.files}
-
 
 def _read(path: Path) -> pd.DataFrame:
     return read_frame(path, dtype=str, keep_default_na=False, na_values=[""])

@@ -45,9 +45,7 @@ def dry_run(rules: Rules, source: Path, submitter: str, round_: str, status: str
         copy.mkdir(parents=True, exist_ok=True)
         sealed = seal(rules, source, submitter, round_, status, copy, root_name(root), submitted_at, fmt, notes,
                       withdraws, force)
-        report = _judged(sealed, source, copy, root, pol, {"dry_run": True, "sealed": False,
-                                                            "status": sealed.status})
-    return report
+        return _judged(sealed, source, copy, root, pol, {"dry_run": True, "sealed": False, "status": sealed.status})
 
 
 def submitted(rules: Rules, source: Path, submitter: str, round_: str, status: str, root: Path,
@@ -71,7 +69,7 @@ def _judged(sealed: SubmitResult, source: Path, where: Path, root: Path, pol: Po
         v = sealed.version
         report.versions = [Version.named(v.round, v.submitter, v.number)]
         check(report, where, root_name(root), pol, now)
-        holds = Version.named(v.round, v.submitter, v.number).display + "/" + source.name
+        holds = f"{report.versions[0].display}/{source.name}"
         report.findings[:] = [_as_given(f, root_name(root), holds, source) for f in report.findings]
     return judged(report, pol, now, head)
 

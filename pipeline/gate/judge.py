@@ -1,40 +1,29 @@
 """The CI gate: judge a change -- what the head commit changes since its merge
 base with the base branch, merged into that branch's tip -- as git stores it.
 
-What it checks:
-
-* what the change is (:mod:`pipeline.gate.scope`): a submission pull request
-  holds new version folders of one partner and nothing else; any other path,
-  a reference version included, is a maintenance change, which needs the
-  maintainers' label (``--allow-maintenance``) and is never mixed with a
-  submission; with the label, every shipped result the change flips is
-  listed (:mod:`pipeline.gate.flips`);
-* versioning, against the base (:mod:`pipeline.gate.versioning`): a version
-  that exists at the base is immutable, and a new version is numbered next;
-* for each gated version ``<root>/<round>/<submitter>/v<N>``, with the base's
-  policy (:mod:`pipeline.gate.policy`), :mod:`pipeline.gate.results`: the
-  files (manifest schema, sha256 seals, formats, every row), the clock, the
-  withdrawals and every result against the reference, which must verify
-  (``reference-broken`` otherwise).
+It checks what the change is (:mod:`pipeline.gate.scope`: a submission holds
+new version folders of one partner and nothing else; anything else, a
+reference version included, is a maintenance change, which needs the
+maintainers' label ``--allow-maintenance`` and then lists every shipped result
+it flips, :mod:`pipeline.gate.flips`); the versioning against the base
+(:mod:`pipeline.gate.versioning`: an existing version is immutable, a new one
+numbered next); and each gated version with the base's policy
+(:mod:`pipeline.gate.results`), whose reference must verify
+(``reference-broken`` otherwise).
 
 Every byte judged comes from git's object store (:mod:`pipeline.gate.gitstore`),
-written into a temporary folder: never the working tree, so neither
-``.gitattributes`` nor ``core.autocrlf`` nor an old checkout changes a
-verdict. ``--worktree`` judges what a commit of the working tree would store
-instead of HEAD, leaving out the pipeline's own outputs (dvc.yaml's outs and
-metrics, which a local ``make run`` rewrites).
+never the working tree, so neither ``.gitattributes`` nor ``core.autocrlf``
+nor an old checkout changes a verdict. ``--worktree`` judges what a commit of
+the working tree would store, leaving out dvc.yaml's outs and metrics (which
+a local ``make run`` rewrites).
 
-The base is the tip of ``--base`` when given; otherwise of
-``origin/$GITHUB_BASE_REF`` (when that variable is set), else ``origin/HEAD``,
-else ``main``, else ``master``. The change (merge base to head) is laid over
-that tip (:func:`pipeline.gate.gitstore.merged`) and judged there, with the
-tip's policy and reference: the verdict of the pull request merged into the
-base as it is now, whether or not the branch is up to date. Named version folders without ``--base`` (or
-outside git) are read from disk with the installed tool's policy.
-
-The gate reads and compares with the pipeline's own ingest and compare; it
-never imports great_expectations, dvc or the report (a test checks the
-imports). Nothing here prints.
+The base is the tip of ``--base``, else of ``origin/$GITHUB_BASE_REF`` (when
+set), ``origin/HEAD``, ``main`` or ``master``. The change is laid over that tip
+and judged there with the tip's policy: the verdict of the pull request merged
+into the base as it is now, whether or not the branch is up to date. Named
+version folders without ``--base`` (or outside git) are read from disk with
+the installed tool's policy. The gate never imports great_expectations, dvc
+or the report (a test checks the imports).
 """
 
 from __future__ import annotations
@@ -60,15 +49,12 @@ DVC_YAML = "dvc.yaml"          # the base's pipeline: what it generates
 
 @dataclass
 class Judging:
-    """The gate's judgement as it is made (:func:`judged` makes it the report):
-    the versions gated, a row per result line, the findings, the files checked
-    (as the user names them), the shipped verdicts a maintenance change flips
-    and the withdrawals of each gated version that supersedes another."""
+    """The gate's judgement as it is made (:func:`judged` makes it the report)."""
 
     versions: list[Version] = field(default_factory=list)
     rows: list[Row] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)      # the files checked, as the user names them
     flips: list[dict] = field(default_factory=list)          # --allow-maintenance: base -> head verdicts
     withdrawals: list[dict] = field(default_factory=list)
 
@@ -91,10 +77,8 @@ class _Call:
 
 def run(rules: Rules, paths: list[Path], root: Path, base: str | None, params_path: Path = Path("params.yaml"),
         cwd: Path | None = None, allow_maintenance: bool = False, worktree: bool = False) -> Report:
-    """Gate the change since the merge base, merged into the base's tip (or
-    the named version folders PATHS), with the tip's policy. ALLOW_MAINTENANCE: the maintainers' label is
-    on the change. WORKTREE: judge the working tree instead of HEAD.
-    Locations name the submissions root as ROOT names it, from CWD."""
+    """Gate the change (or the named version folders PATHS). ALLOW_MAINTENANCE: the maintainers'
+    label is on the change. Locations name the submissions root as ROOT names it, from CWD."""
     cwd = cwd or Path.cwd()
     top = gitstore.repo_top(cwd)
     if worktree and (top is None or (paths and not base)):
@@ -116,7 +100,6 @@ def run(rules: Rules, paths: list[Path], root: Path, base: str | None, params_pa
 
 def _judge_versions(report: Judging, root: Path, call: _Call, pol: policy_mod.Policy,
                     committed: clock.Clock | None = None) -> None:
-    """Check the gated versions under ROOT with POLICY, whose rules must load."""
     if not report.versions:
         return
     broken = policy_mod.verify(pol, sorted({v.round for v in report.versions}))
@@ -183,7 +166,11 @@ def _on_commits(report: Judging, call: _Call, top: Path, base: str | None, allow
     at_base = call.scratch / "base-policy"
     pol = policy_mod.policy_at(top, base_commit, params, at_base, f"base {base_commit[:12]}", beside=(DVC_YAML,))
     outputs = scope_mod.generated((at_base / DVC_YAML).read_bytes() if (at_base / DVC_YAML).is_file() else None)
-    own, shown_head = _head(top, call.scratch, worktree, outputs)
+    if worktree:
+        own, shown_head = gitstore.worktree(top, call.scratch, outputs), "working tree"
+    else:
+        own = gitstore.head_commit(top)
+        shown_head = f"HEAD {own[:12]}"
     head = gitstore.merged(top, base_commit, merge_base, own, call.scratch)
     scope = scope_mod.classify(gitstore.changes(top, base_commit, head), root)
     gated, found = _versions(top, base_commit, head, scope, root, call, shown_head)
@@ -204,18 +191,9 @@ def _on_commits(report: Judging, call: _Call, top: Path, base: str | None, allow
                  "change": judged.kind, "flips_checked": flips_checked}
 
 
-def _head(top: Path, scratch: Path, worktree: bool, outputs: tuple[str, ...]) -> tuple[str, str]:
-    """(the head tree or commit, how it is shown)."""
-    if worktree:
-        return gitstore.worktree(top, scratch, outputs), "working tree"
-    head = gitstore.head_commit(top)
-    return head, f"HEAD {head[:12]}"
-
-
 def _versions(top: Path, base: str, head: str, scope: scope_mod.Scope, root: str, call: _Call,
               shown_head: str) -> tuple[list[Version], list]:
-    """The versions to gate (the named ones, when PATHs are given) and the
-    versioning findings on them."""
+    """The versions to gate (the named ones, when PATHs are given) and their versioning findings."""
     under = [root] if root else []
     files = {rev: [_from_root(e.path, root) for e in gitstore.tree(top, rev, *under)] for rev in (base, head)}
     gated, found = versioning(scope.root_changes, files[base], files[head], call.shown, base,
@@ -239,8 +217,8 @@ def _join(root: str, rel: str) -> str:
 
 
 def _flips(report: Judging, top: Path, base: tuple, head: str, root: str, params: str, call: _Call) -> None:
-    """Every shipped result whose verdict or status differs between the base
-    (its submissions and policy) and the head (its own)."""
+    """Every shipped result whose verdict or status differs between the base and the head (each
+    with its own submissions and policy)."""
     (base_commit, base_pol), head_tree = base, head
     under = [root] if root else []
     side = {}
@@ -266,7 +244,6 @@ def _flips(report: Judging, top: Path, base: tuple, head: str, root: str, params
 
 
 def _record_clock(rules: Rules, top: Path, rev: str, now) -> clock.Clock:
-    """The clock of the visibility record REV holds (as git stores it)."""
     return clock.record_clock(rules, clock.read_record(gitstore.read(top, rev, clock.RECORD)), now)
 
 

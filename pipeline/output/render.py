@@ -161,7 +161,7 @@ def gate_text(report, with_findings: bool = True) -> str:
     lines += [f"{f.severity}: {f.render()}" for f in report.findings] if with_findings else []
     for r in report.rows:
         dev = signed_pct(r.get("deviation_pct"))
-        lines.append(f"{word(r.get('verdict') or r['outcome'])}: {_row_source(r)}{' ' + dev if dev else ''}"
+        lines.append(f"{word(r.get('verdict') or r['outcome'])}: {_row_where(r)}{' ' + dev if dev else ''}"
                      + (f" [{r['label']}]" if r.get("label") == LABEL_UNVERIFIED else ""))
         if r.get("verdict") == DEVIATES and r.get("differences"):
             lines.append(f"  your system differs from the reference's: {r['differences']}")
@@ -223,10 +223,6 @@ def _row_where(r: dict) -> Source:
     if "file" in r:
         return Source(str(r["file"]), r.get("line"))
     return Source.from_cell(r.get("source"))
-
-
-def _row_source(r: dict) -> str:
-    return str(_row_where(r))
 
 
 # ---- junit ----------------------------------------------------------------------------------
@@ -353,7 +349,7 @@ def markdown(report, limit: int = 100, gate: bool = False) -> str:
         if results:
             out += ["### Results", ""] + _table(
                 ["file:line", "model", "scenario", "value", "reference", "deviation", "verdict", "label"],
-                [[escape.md_cell(_row_source(r)), escape.md_cell(r["model"]), escape.md_cell(r["scenario"]),
+                [[escape.md_cell(str(_row_where(r))), escape.md_cell(r["model"]), escape.md_cell(r["scenario"]),
                   _cell(quantity(r["value"], r.get("units"))), _cell(quantity(r["reference_value"], r.get("units"))),
                   _cell(signed_pct(r["deviation_pct"])), _cell(word(r.get("verdict") or r["outcome"])),
                   _cell(_label(r))]
@@ -361,7 +357,7 @@ def markdown(report, limit: int = 100, gate: bool = False) -> str:
         differing = [r for r in results[:limit] if r.get("verdict") == DEVIATES and r.get("differences")]
         if differing:
             out += ["### How a deviating result's system differs from the reference's", ""]
-            out += [f"- {escape.md_code(_row_source(r))} {escape.md_code(r['model'])} {escape.md_code(r['scenario'])} "
+            out += [f"- {escape.md_code(str(_row_where(r)))} {escape.md_code(r['model'])} {escape.md_code(r['scenario'])} "
                     f"({signed_pct(r['deviation_pct'])}): {escape.md_code(r['differences'])}" for r in differing] + [""]
     else:
         icon = "✅" if report.ok else "❌"

@@ -68,12 +68,6 @@ class Paths:
                 **{f"--crosscheck #{i + 1}": out for i, (_, out) in enumerate(self.crosscheck)}}
 
 
-def _step(step: str, wrote: list[Path], summary: dict) -> dict:
-    """A step's row: what it wrote and its summary."""
-    return {"step": step, "wrote": " ".join(p.as_posix() for p in wrote),
-            "summary": ", ".join(f"{k}={v}" for k, v in summary.items() if not isinstance(v, (dict, list)))}
-
-
 def report_all(rules: Rules, paths: Paths, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
                reference_vendor: str = DEFAULT_REFERENCE_VENDOR,
                tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> tuple[Report, list[str]]:
@@ -85,37 +79,33 @@ def report_all(rules: Rules, paths: Paths, reference_submitter: str = DEFAULT_RE
     steps, findings, written = [], list(found), []
 
     def add(step: str, wrote: list[Path], summary: dict, its_findings: list[Finding] = ()) -> None:
-        steps.append(_step(step, wrote, summary))
+        steps.append({"step": step, "wrote": " ".join(p.as_posix() for p in wrote), "summary": ", ".join(
+            f"{k}={v}" for k, v in summary.items() if not isinstance(v, (dict, list)))})
         findings.extend(its_findings)
         written.extend(wrote)
+
+    def write(step: str, path: Path, report: Report) -> None:
+        """A step's report as its command writes it: the table's findings first."""
+        write_report(report.combine(before=found), path)
+        add(step, [path], report.summary, report.findings)
 
     counts = metrics.compute(paths.results, paths.agreement, paths.rejected)
     write_metrics(counts, paths.metrics, paths.details)
     add("metrics", [paths.metrics, paths.details], counts.totals)
 
-    ledger = claims.check_claims(rules, claims_ledger.read_ledger(rules, paths.ledger), frame, reference_submitter,
-                                 reference_vendor)
-    _write(ledger, found, paths.claims)
-    add("claims", [paths.claims], ledger.summary, ledger.findings)
-
-    efficiency = scaling.scaling(rules, frame, reference_submitter)
-    _write(efficiency, found, paths.scaling)
-    add("scaling", [paths.scaling], efficiency.summary, efficiency.findings)
-
+    write("claims", paths.claims, claims.check_claims(rules, claims_ledger.read_ledger(rules, paths.ledger), frame,
+                                                      reference_submitter, reference_vendor))
+    write("scaling", paths.scaling, scaling.scaling(rules, frame, reference_submitter))
     if paths.record is not None:   # from the judged table the report shows, verified rows only
-        judged = table.read_frame(paths.agreement, dtype=str, keep_default_na=False, na_values=[""])
-        kept = record.record(judged)
-        _write(kept, found, paths.record)
-        add("record", [paths.record], kept.summary, kept.findings)
+        write("record", paths.record,
+              record.record(table.read_frame(paths.agreement, dtype=str, keep_default_na=False, na_values=[""])))
 
     rows = crosscheck.records(frame) if paths.crosscheck else []   # the table's rows, built once for every table
     for published_path, path in paths.crosscheck:
         published, read_findings = crosscheck.load_published(rules, [published_path])
         # the published table's own warnings are not this check's; its errors are
-        looked_up = crosscheck.check(rows, published).combine(
-            after=[f for f in read_findings if f.severity == Severity.ERROR])
-        _write(looked_up, found, path)
-        add(f"crosscheck {published_path.as_posix()}", [path], looked_up.summary, looked_up.findings)
+        write(f"crosscheck {published_path.as_posix()}", path, crosscheck.check(rows, published).combine(
+            after=[f for f in read_findings if f.severity == Severity.ERROR]))
 
     doc = html_report.build(rules, html_report.Inputs(paths.results, paths.agreement, paths.rejected, paths.versions,
                                                paths.scaling, paths.claims, None, paths.validation,
@@ -125,11 +115,6 @@ def report_all(rules: Rules, paths: Paths, reference_submitter: str = DEFAULT_RE
     write_table(doc.deviation, paths.plot_data)
     add("report", [paths.report, paths.plot_data], {"warnings": len(doc.notes)})
     return Report(steps, findings, {"steps": len(steps), "files_written": len(written)}), doc.notes
-
-
-def _write(report, table_findings: list[Finding], path: Path) -> None:
-    """A step's report as its command writes it: the table's findings first."""
-    write_report(report.combine(before=table_findings), path)
 
 
 def write_metrics(counts: metrics.Metrics, out: Path | None, folder: Path | None) -> None:
