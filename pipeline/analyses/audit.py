@@ -142,16 +142,11 @@ def _quiet_gx(messages: list[str]):
         logger.propagate, logger.level = saved[0], saved[1]
 
 
-def import_gx():
-    """``import great_expectations``, offline and with GX_DEFERRED deferred."""
+def _context(docs_dir: Path | None):
+    """An ephemeral GX context, offline; great_expectations imported with GX_DEFERRED deferred."""
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
     with deferred(*GX_DEFERRED):
         import great_expectations as gx
-    return gx
-
-
-def _context(docs_dir: Path | None):
-    gx = import_gx()
     from great_expectations.data_context.types.base import (
         DataContextConfig, InMemoryStoreBackendDefaults, ProgressBarsConfig)
 
@@ -230,20 +225,14 @@ def _version(value) -> str:
 
 
 def audit(rules: Rules, verified: Path, post_deadline: Path, docs_dir: Path | None = None,
-          suites_folder: Path | None = None, versions: Path | None = None) -> Report:
+          suites_folder: Path | None = None, data_time: datetime = RUN_TIME) -> Report:
     """Run every suite on its set; failed expectations become findings; one
     row per suite; GX's results and log beside them. GX builds its Data Docs
-    into ``docs_dir`` (the audit stage makes the site offline and stable:
-    :mod:`pipeline.stages.audit`); they need ``versions`` for the data's time."""
+    into ``docs_dir``, stamped DATA_TIME (the audit stage makes the site offline
+    and stable: :mod:`pipeline.stages.audit`)."""
     suite_files = read_suite_files(rules, suites_folder)
     sets = {VERIFIED: (Path(verified), read_set(verified)),
             POST_DEADLINE: (Path(post_deadline), read_set(post_deadline))}
-    data_time = RUN_TIME
-    if docs_dir is not None:
-        if versions is None:
-            raise ConfigError("the Data Docs show the time of the validated data: they need the versions table "
-                              "(data/versions.csv)")
-        data_time = validated_at([frame for _, frame in sets.values()], Path(versions))
     # what each suite runs on: the frame, and (file, CSV line) of each of its rows
     targets = {name: (frame, [(path, i + 2) for i in range(len(frame))]) for name, (path, frame) in sets.items()}
     targets["both"] = (pd.concat([f.assign(set=name) for name, (_, f) in sets.items()], ignore_index=True),

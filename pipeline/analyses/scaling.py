@@ -51,16 +51,12 @@ def composition(row: dict) -> dict[str, int]:
     return out
 
 
-def _power_capped(rules: Rules, row: dict) -> bool:
-    return rules.power_capped(row["system"]) or rules.power_capped(row.get("system_name"))
-
-
 def single_node_index(rules: Rules, results: pd.DataFrame) -> dict[tuple, list[dict]]:
     """Single-node, single-type, uncapped results by (accelerator, *MATCH)."""
     index: dict[tuple, list[dict]] = {}
     for row in results[results["nodes"] == 1].to_dict("records"):
         types = composition(row)
-        if len(types) != 1 or _power_capped(rules, row):
+        if len(types) != 1 or rules.power_capped(row["system"]) or rules.power_capped(row.get("system_name")):
             continue
         (name,) = types
         index.setdefault((name,) + tuple(row[k] for k in MATCH), []).append(row)

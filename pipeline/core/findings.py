@@ -8,7 +8,6 @@ renamed only where two words collided (docs/findings.md).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -200,11 +199,9 @@ def _show(value: object) -> str:
 
 
 class ReportShape:
-    """What every library entry point returns: a summary (dict), typed rows
-    (:class:`pipeline.core.model.Row`, one per result, claim, suite...: see
-    :func:`pipeline.core.model.typed_rows`) and findings. Never printed here:
-    :mod:`pipeline.output.render` writes any report in any format. Two kinds:
-    :class:`Report` holds its rows, :class:`TableReport` builds them from a table."""
+    """What every library entry point returns: a summary, typed rows (one per result, claim,
+    suite...) and findings, written in any format by :mod:`pipeline.output.render`, never
+    printed here. :class:`Report` holds its rows, :class:`TableReport` builds them from a table."""
 
     rows: list[Row]
     findings: list[Finding]
@@ -229,14 +226,12 @@ class ReportShape:
         return len(self.errors)
 
     def findings_head(self, limit: int | None) -> list[Finding]:
-        """The first ``limit`` findings (all of them for None)."""
         return list(self.findings) if limit is None else list(self.findings[:limit])
 
     def row_count(self) -> int:
         return len(self.rows)
 
     def rows_head(self, limit: int | None) -> list[Row]:
-        """The first ``limit`` rows (all of them for None)."""
         return list(self.rows) if limit is None else list(self.rows[:limit])
 
     def any_unverified(self) -> bool:
@@ -343,7 +338,6 @@ class TableReport(ReportShape):
         return typed_rows(self.kind, head.to_dict("records"))
 
     def rows_at(self, positions) -> list[Row]:
-        """The rows at these positions of the table, typed."""
         return typed_rows(self.kind, self.table.iloc[positions].to_dict("records"))
 
     def any_unverified(self) -> bool:

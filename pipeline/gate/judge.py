@@ -195,7 +195,8 @@ def _versions(top: Path, base: str, head: str, scope: scope_mod.Scope, root: str
               shown_head: str) -> tuple[list[Version], list]:
     """The versions to gate (the named ones, when PATHs are given) and their versioning findings."""
     under = [root] if root else []
-    files = {rev: [_from_root(e.path, root) for e in gitstore.tree(top, rev, *under)] for rev in (base, head)}
+    files = {rev: [e.path[len(root) + 1:] if root else e.path for e in gitstore.tree(top, rev, *under)]
+             for rev in (base, head)}
     gated, found = versioning(scope.root_changes, files[base], files[head], call.shown, base,
                               lambda p: gitstore.first_changed_line(top, base, head, _join(root, p)))
     if not call.paths:
@@ -206,10 +207,6 @@ def _versions(top: Path, base: str, head: str, scope: scope_mod.Scope, root: str
         raise UsageError(f"{', '.join(missing)}: no such version in the {shown_head.split(' ')[0]} tree "
                          "(commit it, or give --worktree)")
     return named, [f for f in found if any(v.holds(f.where.file) for v in named)]
-
-
-def _from_root(path: str, root: str) -> str:
-    return path[len(root) + 1:] if root else path
 
 
 def _join(root: str, rel: str) -> str:

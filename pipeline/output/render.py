@@ -74,12 +74,9 @@ def _cell_text(value: object) -> str:
 FIGURES = {
     "deviation_pct": lambda r: signed_pct(r.get("deviation_pct")),
     "efficiency_pct": lambda r: pct(r.get("efficiency_pct")),
-    "value": lambda r: quantity(r.get("value"), r.get("units")),
-    "reference_value": lambda r: quantity(r.get("reference_value"), r.get("units")),
-    "published_value": lambda r: quantity(r.get("published_value"), r.get("units")),
-    "expected": lambda r: quantity(r.get("expected"), r.get("units")),
-    "claimed": lambda r: claim_figure(r, "claimed"),
-    "computed": lambda r: claim_figure(r, "computed"),
+    **{c: (lambda r, c=c: quantity(r.get(c), r.get("units")))
+       for c in ("value", "reference_value", "published_value", "expected")},
+    **{c: (lambda r, c=c: claim_figure(r, c)) for c in ("claimed", "computed")},
 }
 
 
@@ -352,7 +349,7 @@ def markdown(report, limit: int = 100, gate: bool = False) -> str:
                 [[escape.md_cell(str(_row_where(r))), escape.md_cell(r["model"]), escape.md_cell(r["scenario"]),
                   _cell(quantity(r["value"], r.get("units"))), _cell(quantity(r["reference_value"], r.get("units"))),
                   _cell(signed_pct(r["deviation_pct"])), _cell(word(r.get("verdict") or r["outcome"])),
-                  _cell(_label(r))]
+                  _cell("unverified†" if r.get("label") == LABEL_UNVERIFIED else r.get("label") or "")]
                  for r in results[:limit]]) + [""]
         differing = [r for r in results[:limit] if r.get("verdict") == DEVIATES and r.get("differences")]
         if differing:
@@ -401,10 +398,6 @@ def _gate_head(report, limit: int | None = 100) -> list[str]:
                       [[escape.md_cell(c) if i == 0 else _cell(c) for i, c in enumerate(_version_counts(report, v))]
                        for v in s["versions"]]) + [""]
     return out
-
-
-def _label(r: dict) -> str:
-    return "unverified†" if r.get("label") == LABEL_UNVERIFIED else (r.get("label") or "")
 
 
 def _version_counts(report, display: str) -> list[object]:

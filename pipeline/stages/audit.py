@@ -26,7 +26,7 @@ from datetime import datetime
 from html import escape
 from pathlib import Path
 
-from pipeline.analyses.audit import audit, read_set, validated_at
+from pipeline.analyses.audit import RUN_TIME, audit, read_set, validated_at
 from pipeline.core.errors import ConfigError
 from pipeline.core.files import atomic_dir, atomic_path, umask
 from pipeline.core.findings import Report
@@ -39,10 +39,15 @@ VALIDATION = "validation.json"
 def run(rules: Rules, verified: Path, post_deadline: Path, out_dir: Path, suites: Path | None = None,
         docs: Path | None = None, versions: Path | None = None) -> Report:
     """The suites run on the two sets; OUT_DIR/validation.json and the Data Docs (DOCS) written."""
+    data_time = RUN_TIME
+    if docs is not None:
+        if versions is None:
+            raise ConfigError("the Data Docs show the time of the validated data: they need the versions table "
+                              "(data/versions.csv)")
+        data_time = validated_at([read_set(verified), read_set(post_deadline)], Path(versions))
     with atomic_dir(docs) if docs is not None else nullcontext() as building:
-        report = audit(rules, verified, post_deadline, building, suites, versions)
+        report = audit(rules, verified, post_deadline, building, suites, data_time)
         if building is not None:
-            data_time = validated_at([read_set(verified), read_set(post_deadline)], Path(versions))
             pin_site(building, data_time)
             list_offline(building, report.rows, data_time)
             localise(building)
@@ -115,7 +120,6 @@ def list_offline(folder: Path, suites: list, data_time: datetime) -> None:
         tmp.write_bytes(raw[:found.start()] + note.encode() + table + raw[found.end():])
 
 
-
 def _ordinary_modes(folder: Path) -> None:
     """Folders and files of the Data Docs site as the umask makes them (the
     site is built in a private temporary folder, mode 0700)."""
@@ -134,17 +138,13 @@ _URL = re.compile(rb'\b(src|href)="(https?://[^"]+)"')
 _SRI = re.compile(rb'\s+(?:integrity="[^"]*"|crossorigin="[^"]*")')
 
 
-def _load_map() -> dict:
-    try:
-        return json.loads((VENDOR / "cdn.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{VENDOR / 'cdn.json'}: the Data Docs' local assets cannot be read ({exc})") from None
-
-
 def localise(folder: Path) -> None:
     """Rewrite every page of the site to load its assets from static/vendor/ and
     copy there the files they load. Links (``<a href>``) stay as they are."""
-    spec = _load_map()
+    try:
+        spec = json.loads((VENDOR / "cdn.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{VENDOR / 'cdn.json'}: the Data Docs' local assets cannot be read ({exc})") from None
     assets, folders = spec["assets"], spec.get("folders", {})
     used: set[str] = set()
     for page in sorted(folder.rglob("*.html")):

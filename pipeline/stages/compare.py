@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.analyses.compare import compare
-from pipeline.analyses.partition import Sets, partition
+from pipeline.analyses.partition import partition
 from pipeline.core.findings import TableReport
 from pipeline.core.files import write_table
 from pipeline.core.params import Compare
@@ -20,21 +20,15 @@ from pipeline.core.rules import Rules
 def run(rules: Rules, results: pd.DataFrame, params: Compare, verified_dir: Path, post_deadline_dir: Path,
         display: str = "<table>", agreement_display: str = "<agreement>"
         ) -> tuple[TableReport, TableReport, str]:
-    """RESULTS compared and split, the two sets written: the agreement, the stage's report (the
+    """RESULTS compared and split, the two sets of the results and of the agreement written
+    (results.csv and agreement.csv in each folder): the agreement, the stage's report (the
     agreement with the split's findings and counts) and what was written, in a line."""
     agreement = compare(rules, results, params.tolerance_pct, params.reference_submitter, params.reference_vendor)
     split, agreements = partition(results, display), partition(agreement.frame(), agreement_display)
     report = agreement.combine(after=split.findings + agreements.findings, summary={
         "verified_results": len(split.verified), "post_deadline_results": len(split.post_deadline)})
-    return agreement, report, write_sets(split, agreements, verified_dir, post_deadline_dir)
-
-
-def write_sets(results: Sets, agreements: Sets, verified_dir: Path,
-               post_deadline_dir: Path) -> str:
-    """The two sets of the results and of the agreement table (results.csv and
-    agreement.csv in each folder); what was written, in a line."""
-    for name, split in (("results", results), ("agreement", agreements)):
-        write_table(split.verified, verified_dir / f"{name}.csv")
-        write_table(split.post_deadline, post_deadline_dir / f"{name}.csv")
-    return (f"wrote {verified_dir.as_posix()}/ ({len(results.verified)} verified) and "
-            f"{post_deadline_dir.as_posix()}/ ({len(results.post_deadline)} post-deadline)")
+    for name, sets in (("results", split), ("agreement", agreements)):
+        write_table(sets.verified, verified_dir / f"{name}.csv")
+        write_table(sets.post_deadline, post_deadline_dir / f"{name}.csv")
+    return agreement, report, (f"wrote {verified_dir.as_posix()}/ ({len(split.verified)} verified) and "
+                               f"{post_deadline_dir.as_posix()}/ ({len(split.post_deadline)} post-deadline)")

@@ -18,14 +18,13 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
 from pipeline.core.errors import ConfigError
-from pipeline.core.files import write_json, write_table
+from pipeline.core.files import atomic_dir, write_json, write_table
 from pipeline.core.findings import TableReport
 from pipeline.core.model import REJECTED, SET_ASIDE
 from pipeline.core.rules import Rules
@@ -74,7 +73,8 @@ def ingest_root(rules: Rules, root: Path, cache: Path | None = None) -> tuple[Pa
         if folder not in parts:
             parts[folder] = read_part(entries[folder])
         elif entries[folder] is not None:
-            _store(parts[folder], entries[folder])
+            with atomic_dir(entries[folder]) as tmp:   # into the cache whole or not at all
+                write_part(parts[folder], tmp)
     merged = merge_parts([parts[folder] for folder in folders])
     merged = replace(merged, findings=[f.to_dict() for f in misplaced_files(root)] + merged.findings)
     if cache is not None:
@@ -134,20 +134,6 @@ def _hash_tree(digest, base: Path, skip: tuple[str, ...] = ()) -> None:
             digest.update(path.read_bytes())
         elif path.is_dir():
             digest.update(f"D\0{rel}\0".encode())
-
-
-def _store(part: Part, entry: Path) -> None:
-    """Write ``part`` into the cache as ``entry``, whole or not at all."""
-    entry.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{entry.name}.", dir=entry.parent))
-    try:
-        write_part(part, tmp)
-        if entry.exists():
-            shutil.rmtree(entry)
-        os.replace(tmp, entry)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp)
 
 
 def _prune(cache: Path, used: list[Path]) -> None:
