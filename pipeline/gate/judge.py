@@ -66,7 +66,7 @@ class _Call:
     paths: list[Path]
     root: Path               # the submissions root, absolute
     shown: str | None        # the root as the user named it
-    params: Path
+    params: Path             # absolute
     cwd: Path
     now: object
     scratch: Path
@@ -86,8 +86,8 @@ def run(rules: Rules, paths: list[Path], root: Path, base: str | None, params_pa
                          "or with --base")
     report = Judging()
     with tempfile.TemporaryDirectory(prefix="mlrepro-gate-") as scratch:
-        call = _Call(list(paths), root if root.is_absolute() else cwd / root, root_name(root), params_path, cwd,
-                     clock.now(), Path(scratch), rules)
+        call = _Call(list(paths), cwd / root, root_name(root), cwd / params_path, cwd, clock.now(), Path(scratch),
+                     rules)
         if top is None or (paths and not base):
             pol, info = _on_folders(report, call, top)
         else:
@@ -121,11 +121,10 @@ def _on_folders(report: Judging, call: _Call, top: Path | None) -> tuple[policy_
     if not call.root.is_dir():
         raise UsageError(f"--root {call.root}: no such folder")
     for path in call.paths:
-        if not (path if path.is_absolute() else call.cwd / path).is_dir():
+        if not (call.cwd / path).is_dir():
             raise UsageError(f"{path}: no such version folder")
     report.versions = _named(call.paths, call.root, call.cwd)
-    pol = policy_mod.local(call.rules, call.params if call.params.is_absolute() else call.cwd / call.params,
-                           "--params; no base")
+    pol = policy_mod.local(call.rules, call.params, "--params; no base")
     _judge_versions(report, call.root, call, pol)
     why = "no git repository" if top is None else "give --base"
     return pol, {"base": None, "versioning": f"not checked ({why})"}
@@ -134,7 +133,7 @@ def _on_folders(report: Judging, call: _Call, top: Path | None) -> tuple[policy_
 def _named(paths: list[Path], root: Path, cwd: Path) -> list[Version]:
     out = []
     for path in paths:
-        path = path if path.is_absolute() else cwd / path
+        path = cwd / path
         try:
             rel = path.resolve().relative_to(root.resolve()).as_posix()
         except ValueError:
@@ -159,7 +158,7 @@ def _in_repository(path: Path, top: Path, what: str) -> str:
 def _on_commits(report: Judging, call: _Call, top: Path, base: str | None, allow: bool,
                 worktree: bool) -> tuple[policy_mod.Policy, dict]:
     root = _in_repository(call.root, top, "--root")
-    params = _in_repository(call.params if call.params.is_absolute() else call.cwd / call.params, top, "--params")
+    params = _in_repository(call.params, top, "--params")
     # judged as the change merged into the base's tip, never at the merge base: where the branch starts
     # (before main tightened a rule or gained a reference) chooses nothing
     ref, base_commit, merge_base = gitstore.resolve_base(top, base)

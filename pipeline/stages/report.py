@@ -20,7 +20,6 @@ values and the output package renders them. Nothing is printed: the CLI prints.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -123,7 +122,6 @@ def write_metrics(counts: metrics.Metrics, out: Path | None, folder: Path | None
     if folder is not None:
         with atomic_dir(folder) as tmp:
             for name, data in counts.files.items():
-                (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-                (tmp / name).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+                write_json(data, tmp / name)
     if out is not None:
         write_json(counts.totals, out)
