@@ -238,7 +238,8 @@ def audit(rules: Rules, verified: Path, post_deadline: Path, docs_dir: Path | No
     targets["both"] = (pd.concat([f.assign(set=name) for name, (_, f) in sets.items()], ignore_index=True),
                        targets[VERIFIED][1] + targets[POST_DEADLINE][1])
     suites, results, found, log = [], {}, [], []
-    seed = _inputs_digest([Path(verified), Path(post_deadline)] + [s.path for s in suite_files])
+    seed = hashlib.sha256(b"".join(Path(p).read_bytes() + b"\0" for p in [verified, post_deadline]
+                                   + [s.path for s in suite_files])).hexdigest()
     with _quiet_gx(log):
         context = _context(docs_dir)
         source = context.data_sources.add_pandas("mlrepro")
@@ -259,14 +260,6 @@ def audit(rules: Rules, verified: Path, post_deadline: Path, docs_dir: Path | No
                "expectations": sum(s["expectations_loaded"] for s in suites),
                "failed_expectations": sum(s["failed"] for s in suites), "success": all(s["success"] for s in suites)}
     return Report(typed_rows("SuiteRow", suites), found, summary, {"gx_log": log, "results": results})
-
-
-def _inputs_digest(paths: list[Path]) -> str:
-    digest = hashlib.sha256()
-    for path in paths:
-        digest.update(Path(path).read_bytes())
-        digest.update(b"\0")
-    return digest.hexdigest()
 
 
 def pin(doc, seed: str, where: str = ""):

@@ -40,11 +40,9 @@ def _round_key(name: str) -> tuple:
 
 
 def _scope(group: pd.DataFrame, round_: str) -> dict:
-    got = counts(len(group), group["verdict"])
-    out = {"round": round_, "results": got["results"], "compared": got["compared"], "agree": got["agree"],
-           "deviates": got["deviates"], "no_reference": got["no_reference"],
-           "agreement_rate": got.get("agreement_rate"), "worst_deviation_pct": None, "worst_round": None,
-           "worst_model": None, "worst_scenario": None}
+    got = counts(len(group), group["verdict"])   # the keys COLUMNS does not name are dropped
+    out = {"round": round_, **got, "agreement_rate": got.get("agreement_rate"),
+           **dict.fromkeys(("worst_deviation_pct", "worst_round", "worst_model", "worst_scenario"))}
     compared = group[group["verdict"].isin([AGREE, DEVIATES])]
     if len(compared):
         dev = pd.to_numeric(compared["deviation_pct"], errors="coerce")

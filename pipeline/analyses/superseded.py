@@ -36,10 +36,6 @@ def _judged(table: pd.DataFrame, findings: list[Finding]) -> TableReport:
         "withdrawn_deviating": tally(withdrawn["verdict"], (DEVIATES,))[DEVIATES]}, findings)
 
 
-def _truthy(value) -> bool:
-    return str(value).strip().lower() == "true"
-
-
 def judge_superseded(rules: Rules, root: Path, results: pd.DataFrame, versions: pd.DataFrame, tolerance_pct: float,
                      reference_submitter: str, reference_vendor: str) -> TableReport:
     """Every superseded version under ROOT (``versions``: the ingest stage's
@@ -50,8 +46,9 @@ def judge_superseded(rules: Rules, root: Path, results: pd.DataFrame, versions: 
 
     rows, fates, findings = [], [], []
     versions = versions.fillna("")
-    used = versions[versions["used"].map(_truthy)]
-    for v in versions[~versions["used"].map(_truthy) & (versions["status"] != "")].to_dict("records"):
+    is_used = versions["used"].map(lambda value: str(value).strip().lower() == "true")
+    used = versions[is_used]
+    for v in versions[~is_used & (versions["status"] != "")].to_dict("records"):
         newer = used[(used["round"] == v["round"]) & (used["submitter"] == v["submitter"])
                      & (used["status"] == v["status"])]
         if newer.empty:

@@ -185,7 +185,7 @@ def _on_commits(report: Judging, call: _Call, top: Path, base: str | None, allow
     flips_checked = allow and judged.kind == "maintenance" and (
         bool(scope.submitters or scope.loose) or any(f.code == "policy-change" for f in judged.findings))
     if flips_checked:
-        _flips(report, top, (base_commit, pol), head, root, params, call)
+        _flips(report, top, base_commit, pol, head, root, params, call)
     return pol, {"base": ref, "base_commit": base_commit[:12], "merge_base": merge_base[:12], "head": shown_head, "versioning": "checked",
                  "change": judged.kind, "flips_checked": flips_checked}
 
@@ -212,20 +212,19 @@ def _join(root: str, rel: str) -> str:
     return f"{root}/{rel}" if root else rel
 
 
-def _flips(report: Judging, top: Path, base: tuple, head: str, root: str, params: str, call: _Call) -> None:
+def _flips(report: Judging, top: Path, base_commit: str, base_pol: policy_mod.Policy, head: str, root: str,
+           params: str, call: _Call) -> None:
     """Every shipped result whose verdict or status differs between the base and the head (each
     with its own submissions and policy)."""
-    (base_commit, base_pol), head_tree = base, head
     under = [root] if root else []
     side = {}
-    for name, rev in (("base", base_commit), ("head", head_tree)):
+    for name, rev in (("base", base_commit), ("head", head)):
         folder = call.scratch / f"flips-{name}"
         gitstore.materialise(top, rev, under, folder)
         try:
             pol = base_pol if name == "base" else policy_mod.policy_at(
                 top, rev, params, call.scratch / "head-policy", f"head {rev[:12]}")
-            visible = _record_clock(pol.rules, top, rev, call.now)
-            side[name] = flips_mod.outcomes(folder / root, pol, visible)
+            side[name] = flips_mod.outcomes(folder / root, pol, _record_clock(pol.rules, top, rev, call.now))
         except ConfigError as exc:
             if name == "base":
                 report.findings.append(policy_mod.unverifiable(Source("schemas/"), "the base's rules load",

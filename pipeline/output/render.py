@@ -49,11 +49,9 @@ def render(report, fmt: str, columns: tuple[str, ...] | None = None, limit: int 
     """REPORT in FMT; GATE: a gated report (:mod:`pipeline.gate.judge`), in the gate's own words."""
     if fmt == "text":
         return gate_text(report) if gate else text(report, columns, limit)
-    if fmt == "csv":
-        return as_csv(report)
     if fmt in ("junit", "github", "markdown"):
         return {"junit": junit, "github": github, "markdown": markdown}[fmt](report, gate=gate)
-    return as_json(report)
+    return as_csv(report) if fmt == "csv" else as_json(report)
 
 
 # ---- text ---------------------------------------------------------------------------------
