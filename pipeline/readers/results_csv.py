@@ -44,8 +44,6 @@ def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
 
 
 def _records(csv_file: CsvFile, out: ReadResult) -> Iterator[RawRecord]:
-    """Each row as a record (the platform id is the system's when the file
-    has no platform column); the file's round once every row is read."""
     header, source = csv_file.header, csv_file.where
     platform = "platform" in header
     round_at = header.index("round") if "round" in header else None

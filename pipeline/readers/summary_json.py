@@ -53,7 +53,6 @@ MAX_DEPTH = 4   # a list of flat records needs 2
 
 
 def sniff_head(head: str) -> bool:
-    """The file's first 64 KiB: a JSON list whose records carry Performance_Result."""
     return head.lstrip("\ufeff \t\r\n").startswith("[") and SNIFF_KEY in head
 
 
@@ -110,7 +109,6 @@ def _record(out: ReadResult, records: list[RawRecord], where: Source, number: in
 
 
 def _text(value: object) -> str | None:
-    """A record value as the text normalisation expects; None when absent."""
     if value is None:
         return None
     if isinstance(value, float):
