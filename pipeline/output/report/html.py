@@ -62,8 +62,7 @@ def anchor(*parts) -> str:
 
 @dataclass
 class Row:
-    """A table's row: the item its cells show, its class, whether it prints
-    (the printed report keeps what an auditor needs and says where the rest is)."""
+    """A table's row: the item its cells show, its class, whether it prints."""
 
     item: object
     cls: str = ""
