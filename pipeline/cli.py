@@ -62,17 +62,14 @@ def _input_formats() -> list[str]:
 
 # ---- options shared by every command ----------------------------------------------------------
 
-def output_help(what: str) -> str:
-    """The help of -o/--output, said the same way by every command that writes one report."""
-    return (f"Write {what} to FILE ('-': standard output, in --format). The extension names the format: "
-            ".csv or .parquet (the rows), .json (with summary and findings), .xml (JUnit), .md, else text.")
+quiet_option = click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
 
 
 def printed_options(fmt_help: str = "Output format of what is printed."):
     """--format, -q, -v: how much of the report is printed, and how."""
     def wrap(f):
         f = click.option("-v", "--verbose", is_flag=True, help="Print every row and finding (no cap of 200).")(f)
-        f = click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")(f)
+        f = quiet_option(f)
         return click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text",
                             show_default=True, help=fmt_help)(f)
     return wrap
@@ -82,7 +79,9 @@ def output_options(what: str = "the report"):
     """--format, -o/--output (WHAT the command writes), -q, -v."""
     def wrap(f):
         f = click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
-                         metavar="FILE", help=output_help(what))(f)
+                         metavar="FILE", help=f"Write {what} to FILE ('-': standard output, in --format). The "
+                         "extension names the format: .csv or .parquet (the rows), .json (with summary and "
+                         "findings), .xml (JUnit), .md, else text.")(f)
         return printed_options()(f)
     return wrap
 
@@ -92,19 +91,19 @@ exit_zero = click.option("--exit-zero", is_flag=True,
 params_option = click.option("--params", "params_path", type=click.Path(dir_okay=False, path_type=Path),
                              help=f"Parameters file (default {DEFAULT_PARAMS}, which may be absent: "
                                   "built-in defaults).")
+tolerance_option = click.option("--tolerance-pct", type=float,
+                                help="Agreement tolerance (default: compare.tolerance_pct in the parameters).")
 reference_option = click.option("--reference-submitter",
                                 help="Whose results are the reference (default: "
                                      "compare.reference_submitter in the parameters).")
 
 
 def output_file(name: str, help: str):
-    """A file a pipeline stage must write (required: its DVC stage names it)."""
     return click.option(name, type=click.Path(dir_okay=False, path_type=Path), required=True, help=help)
 
 
 def filter_options(verdicts, *keys: str):
-    """--verdict (a code of VERDICTS, an enumeration of core.vocabulary), and --submitter, --round: keep the rows that
-    match (repeatable). A submitter or round the input does not hold is a usage error."""
+    """--verdict (a code of VERDICTS), and --submitter, --round of KEYS: keep the rows that match."""
     helps = {"submitter": "Only rows of this submitter (repeatable; one the input holds).",
              "round": "Only rows of this round (repeatable; one the input or schemas/rounds.yaml holds)."}
 
@@ -118,8 +117,7 @@ def filter_options(verdicts, *keys: str):
 
 
 def registry_round(ctx, param, value):
-    """A --round that schemas/rounds.yaml does not hold is a usage error (exit 2), as
-    --round of compare, scaling and crosscheck is: the rounds listed newest first."""
+    """A --round that schemas/rounds.yaml does not hold is a usage error (exit 2)."""
     if value is not None:
         try:
             refuse_unknown("round", [value], set(_rules(ctx).rounds()), "in schemas/rounds.yaml")
@@ -145,11 +143,9 @@ def _guard(inputs: dict, outputs: dict) -> None:
 def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
             columns: tuple[str, ...] = (), exit_zero_flag: bool = False, notes: list[str] = (),
             sealed: bool = False, gate: bool = False) -> None:
-    """Write or print the report, then exit: 1 when it holds an error finding (not when SEALED:
-    submit sealed the version, and its errors are what the gate will say). GATE: a gated report
-    (the gate's, submit's), rendered in the gate's words.
-    ``output``: None, a path (``-`` is stdout), or (format or None, path) pairs
-    (the gate's repeatable ``-o [FORMAT=]PATH``)."""
+    """Write or print the report, then exit 1 when it holds an error finding (not when SEALED:
+    its errors are what the gate will say). GATE: rendered in the gate's words. ``output``:
+    None, a path (``-`` is stdout), or (format or None, path) pairs (the gate's ``-o [FORMAT=]PATH``)."""
     from pipeline.output import render
     from pipeline.output.render import write_report
     ctx = click.get_current_context()
@@ -191,9 +187,8 @@ STAGE_OPTIONS = ("verified_dir", "post_deadline_dir", "summary_out", "exit_zero"
 
 
 class _Command(click.Command):
-    """A command whose help lists the pipeline stage's options apart and ends
-    with the exit codes, and that never takes ``-`` for a path unless it means
-    standard output there (allow_dash)."""
+    """A command whose help lists the pipeline stage's options apart and ends with the
+    exit codes, and that takes ``-`` for a path only where it means standard output."""
 
     def __init__(self, *args, **kwargs):
         kwargs["epilog"] = kwargs.get("epilog") or EXIT_CODES
@@ -228,9 +223,8 @@ class _Command(click.Command):
 
 
 class _Group(click.Group):
-    """Maps the library's exceptions to exit codes, so that CliRunner tests and
-    the console script behave the same; lists the user's commands first and the
-    pipeline's stages apart."""
+    """Maps the library's exceptions to exit codes (CliRunner tests and the console
+    script alike); lists the user's commands first and the pipeline's stages apart."""
 
     command_class = _Command
 
@@ -290,8 +284,7 @@ def cli(ctx, schemas) -> None:
 
 
 def _rules(ctx: click.Context | None = None):
-    """The rules of this invocation, loaded here once and passed down (a missing
-    folder is a configuration error, exit 3, when a rule is first asked for)."""
+    """The rules of this invocation, loaded here once and passed down."""
     from pipeline.core.rules import Rules
 
     meta = (ctx or click.get_current_context()).meta
@@ -299,10 +292,8 @@ def _rules(ctx: click.Context | None = None):
 
 
 def check_filters(rules, wanted: dict[str, object], table) -> None:
-    """Refuse (a usage error) a filter value the input cannot hold, so that a
-    misspelled filter never passes quietly by matching nothing: a submitter
-    must be one of ``table``'s, a round one of its or of schemas/rounds.yaml.
-    The message lists the known values (the one differing only in case first)."""
+    """Refuse (a usage error) a filter value the input cannot hold, so that a misspelled
+    filter never passes quietly by matching nothing (a round may be one of schemas/rounds.yaml)."""
     for key, values in wanted.items():
         if not values or key not in getattr(table, "columns", ()):
             continue
@@ -313,9 +304,8 @@ def check_filters(rules, wanted: dict[str, object], table) -> None:
 
 
 def refuse_unknown(key: str, values, known: set[str], where: str) -> None:
-    """Refuse (UsageError) the first of ``values`` not in ``known``, listing the
-    known ones (rounds newest first, so the round a typo most likely meant
-    comes first; the one differing only in case named first)."""
+    """Refuse (UsageError) the first of ``values`` not in ``known``, listing the known
+    ones (rounds newest first: the one a typo most likely meant; one differing in case named first)."""
     for value in map(str, values):
         if value in known:
             continue
@@ -327,7 +317,6 @@ def refuse_unknown(key: str, values, known: set[str], where: str) -> None:
 
 
 def _round_order(name: str) -> tuple:
-    """v6.1 after v6.0 after v5.1, v10.0 after v9.0: the round's numbers, compared as numbers."""
     return tuple(int(n) for n in re.findall(r"\d+", name)), name
 
 
@@ -456,7 +445,6 @@ def validate(paths, status, input_fmt, round_, root, fmt, output, quiet, verbose
 
 
 def _load_table(path: Path):
-    """A canonical table, validated: (frame, findings); bad data is a finding."""
     from pipeline.ingest import table
 
     return table.load(_rules(), path)
@@ -468,8 +456,7 @@ AGREEMENT_COLUMNS = ("verdict", "deviation_pct", "round", "submitter", "accelera
 
 @cli.command(short_help="Each partner result against the reference (± tolerance).")
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--tolerance-pct", type=float, help="Agreement tolerance (default: compare.tolerance_pct "
-                                                   "in the parameters).")
+@tolerance_option
 @reference_option
 @params_option
 @click.option("--summary-out", type=click.Path(dir_okay=False, path_type=Path),
@@ -575,8 +562,7 @@ def ingest_all(root, rejected_out, findings_out, versions_out, cache, fmt, outpu
               help="The canonical table (data/results.parquet): the references judged against.")
 @click.option("--versions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
               help="The versions table of the ingest stage (data/versions.csv).")
-@click.option("--tolerance-pct", type=float, help="Agreement tolerance (default: compare.tolerance_pct "
-                                                   "in the parameters).")
+@tolerance_option
 @reference_option
 @params_option
 @output_options("the superseded results with their verdicts (CSV)")
@@ -647,7 +633,6 @@ def gate(paths, base, root, params_path, allow_maintenance, worktree, outputs, f
 
 
 def report_inputs(f):
-    """RESULTS and the tables the HTML report reads beside it."""
     f = click.option("--superseded", type=click.Path(exists=True, dir_okay=False, path_type=Path),
                      help="The superseded versions' results with their verdicts (data/superseded.csv of "
                           "`mlrepro superseded`): the report shows them and each withdrawal.")(f)
@@ -685,7 +670,7 @@ def report_outputs(stdout: bool):
               help="GX Data Docs index, linked relatively (optional: the report renders --validation).")
 @report_outputs(stdout=True)
 @params_option
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
+@quiet_option
 def report(results, agreement, rejected, versions, superseded, scaling, claims, validation, data_docs, plot_data,
            output, params_path, quiet):
     """Write the human report RESULTS -> one offline HTML file with tables and HTML/CSS plots."""
@@ -728,7 +713,7 @@ def report(results, agreement, rejected, versions, superseded, scaling, claims, 
 @click.option("--details-out", type=click.Path(file_okay=False, path_type=Path),
               help="Folder of the agreement counts per status, round and partner (default: OUTPUT "
                    "without .json, e.g. metrics/; none when OUTPUT is stdout).")
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
+@quiet_option
 def metrics(results, agreement, rejected, output, details_out, quiet):
     """Write the pipeline's metrics of RESULTS (counts per set, agreement per status, round and
     partner) for `dvc metrics show`."""
@@ -791,8 +776,7 @@ RECORD_COLUMNS = ("submitter", "accelerator", "round", "compared", "agree", "dev
 
 @cli.command(short_help="Each partner's agreement across rounds and generations.")
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--tolerance-pct", type=float, help="Agreement tolerance (default: compare.tolerance_pct "
-                                                   "in the parameters).")
+@tolerance_option
 @reference_option
 @params_option
 @output_options("the record (a row per partner, accelerator generation and round)")
