@@ -110,17 +110,17 @@ def unverifiable(where: Source, expected: str, found: str) -> Finding:
 # ---- what a policy change changes ----------------------------------------------------------
 
 def _flatten(value, at: str = "") -> dict[str, object]:
+    """Dotted key -> leaf; a list of scalars is one leaf."""
     if isinstance(value, dict) and value:
-        out = {}
-        for k, v in value.items():
-            out.update(_flatten(v, f"{at}.{k}" if at else str(k)))
-        return out
-    if isinstance(value, list) and value and any(isinstance(v, (dict, list)) for v in value):
-        out = {}
-        for i, v in enumerate(value):
-            out.update(_flatten(v, f"{at}.{i}" if at else str(i)))
-        return out
-    return {at or "(document)": value}
+        items = value.items()
+    elif isinstance(value, list) and value and any(isinstance(v, (dict, list)) for v in value):
+        items = enumerate(value)
+    else:
+        return {at or "(document)": value}
+    out = {}
+    for k, v in items:
+        out.update(_flatten(v, f"{at}.{k}" if at else str(k)))
+    return out
 
 
 def _parsed(text: bytes | None) -> tuple[object, object] | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +33,7 @@ _ARRAY_HEAD = '"value": ['
 _DECODER = json.JSONDecoder()
 _KEYED = MARKER + ' {"key": "'
 _ARRAY_AFTER_KEY = '", "value": ['     # from the key's closing quote
+_LEADING_ZERO = re.compile(rb"(?:^|,)0[0-9]")   # an item such as 07: not a JSON number
 
 
 @dataclass
@@ -178,20 +180,9 @@ def _elide_int_array(body: str) -> str:
     except UnicodeEncodeError:
         return body
     if (items.translate(None, b"0123456789,") or b",," in items or items[:1] == b","
-            or items[-1:] == b"," or _leading_zero(items)):
+            or items[-1:] == b"," or _LEADING_ZERO.search(items)):
         return body
     return body[:first] + body[end:]
-
-
-def _leading_zero(items: bytes) -> bool:
-    if items[:1] == b"0" and items[1:2] not in (b",", b""):
-        return True
-    at = items.find(b",0")
-    while at >= 0:
-        if items[at + 2:at + 3] not in (b",", b""):
-            return True
-        at = items.find(b",0", at + 2)
-    return False
 
 
 def number(value: object) -> float | None:
