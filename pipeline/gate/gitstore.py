@@ -156,18 +156,12 @@ def changes(top: Path, base: str, head: str) -> list[Change]:
     """What differs from BASE to HEAD, path by path, on the stored bytes (no renames, no external diff)."""
     out = git(top, "diff", "--raw", "--no-abbrev", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
               "--ignore-submodules=none", base, head, "--")
-    parts = out.split(b"\0")
+    parts = out.split(b"\0")   # ":<modes> <oids> <status>", path, ... (one path each: no renames)
     found: list[Change] = []
-    i = 0
-    while i < len(parts) - 1:
-        meta = parts[i].decode("ascii")
-        if not meta.startswith(":"):
-            i += 1
-            continue
-        old_mode, new_mode, _old, new, status = meta[1:].split(" ")
-        path = parts[i + 1].decode("utf-8", "surrogateescape")
-        found.append(Change(path, "M" if status[0] in "MT" else status[0], old_mode, new_mode, new))
-        i += 2
+    for meta, path in zip(parts[0::2], parts[1::2]):
+        old_mode, new_mode, _old, new, status = meta.decode("ascii")[1:].split(" ")
+        found.append(Change(path.decode("utf-8", "surrogateescape"), "M" if status[0] in "MT" else status[0],
+                            old_mode, new_mode, new))
     return sorted(found, key=lambda c: c.path)
 
 
