@@ -136,12 +136,10 @@ def input_format_option(f):
 
 
 def _guard(inputs: dict, outputs: dict) -> None:
-    """Refuse, before anything is written, an output that is an input or another output."""
+    """Refuse, before anything is written, an output that is an input or another output
+    (a UsageError: _Command.invoke gives it the command's usage line)."""
     from pipeline.core.files import check_paths
-    try:
-        check_paths(inputs, outputs)
-    except UsageError as exc:
-        raise click.UsageError(str(exc), click.get_current_context()) from None
+    check_paths(inputs, outputs)
 
 
 def _finish(report, fmt: str, output, quiet: bool, verbose: bool,

@@ -33,12 +33,7 @@ class Context:
     round: str | None = None         # the submission's round, when known
     submitter: str | None = None     # the submission's submitter, when known
     submission_version: int | None = None
-    # True for a table MLCommons published, decided by where the file lives (the
-    # walk: published/), never by its format: it is the authority on its own
-    # names, so a name the registries lack keeps its row (warning
-    # unregistered-name) and labels that disagree are noted, not refused. A
-    # partner's file, in any format, must name known values whose labels agree.
-    published: bool = False
+    published: bool = False          # a table MLCommons published (decided by the walk: where it lives)
 
 
 # part of a row -> the canonical columns its values fill, in this order; a
