@@ -199,10 +199,15 @@ def _reject_file(rules, version: Version, entry_file, where: Source, why, report
     if why.code in ("path-escape", "over-cap") or not (path.is_file() or path.is_dir()):
         report.dispositions.append(Disposition(where.file, REJECTED, why.code, why.message))
         return
-    result = readers.read(rules, path, where, _fmt(entry_file.format), round_=version.round)
+    _reject_rows(readers.read(rules, path, where, _fmt(entry_file.format), round_=version.round), why.code,
+                 why.message, report)
+
+
+def _reject_rows(result: ReadResult, code: str, reason: str, report) -> None:
+    """Every row of a file rejected for its version's reason (rows its reader refused keep the reader's)."""
     cells = result.cells()
     report.dispositions.extend(result.dispositions)
-    report.dispositions.extend(Disposition(cell, REJECTED, why.code, why.message) for cell in cells)
+    report.dispositions.extend(Disposition(cell, REJECTED, code, reason) for cell in cells)
 
 
 def _fmt(name: str) -> str | None:
@@ -212,12 +217,8 @@ def _fmt(name: str) -> str | None:
 def _reject_unsealed(rules, version: Version, report) -> None:
     for path in sorted(version.path.rglob("*")):
         if path.is_file() and path.name != MANIFEST and readers.detect(rules, path):
-            result = readers.read(rules, path, version.where(path.relative_to(version.path).as_posix()))
-            cells = result.cells()
-            report.dispositions.extend(result.dispositions)   # rows the reader refused keep its reason
-            report.dispositions.extend(Disposition(cell, REJECTED, version.findings[0].code,
-                                                   "its version's manifest is missing or invalid")
-                                       for cell in cells)
+            _reject_rows(readers.read(rules, path, version.where(path.relative_to(version.path).as_posix())),
+                         version.findings[0].code, "its version's manifest is missing or invalid", report)
 
 
 # refusals that a table MLCommons published would not get (it is the authority on its own
