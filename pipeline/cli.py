@@ -58,12 +58,6 @@ STAGES = (  # (command, the stage it is)
 )
 
 
-def _input_formats() -> list[str]:
-    from pipeline.readers import FORMATS
-
-    return list(FORMATS)
-
-
 # ---- options shared by every command ----------------------------------------------------------
 
 quiet_option = click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
@@ -131,7 +125,9 @@ def registry_round(ctx, param, value):
 
 
 def input_format_option(f):
-    return click.option("--input-format", "input_fmt", type=click.Choice(_input_formats()),
+    from pipeline.readers import FORMATS
+
+    return click.option("--input-format", "input_fmt", type=click.Choice(list(FORMATS)),
                         help="Format of the input (detected when not given).")(f)
 
 
