@@ -33,7 +33,6 @@ from pipeline.store.versions import Version
 LABEL = "maintenance"          # the maintainers' pull-request label; the workflow passes --allow-maintenance
 DVC_LOCK = "dvc.lock"          # written by every `dvc repro`, beside dvc.yaml
 SUBMISSION = "new version folders <round>/<submitter>/v<N>/ of one partner, regular files only"
-WHAT = {"A": "added", "D": "deleted", "M": "changed"}
 TOGETHER = ("together with a submission: a pull request is a submission (new version folders of one partner) "
             f"or a maintenance change (the maintainers', with the `{LABEL}` label), never both; move it to a "
             "pull request of its own")
@@ -164,7 +163,7 @@ def judge(scope: Scope, gated: list[Version], top: Path, base: str, head: str, p
 
 def _path_findings(change: gitstore.Change, why: str, top: Path, base: str, head: str, params_path: str,
                    outputs: tuple[str, ...], severity: str, together: str) -> list[Finding]:
-    what = WHAT[change.status]
+    what = policy_mod.WHAT[change.status]
     regular = why.startswith("outside ")
     if regular and policy_mod.is_source(change.path, params_path):
         found = policy_mod.policy_findings(top, base, head, change.path, change.status, params_path, severity,

@@ -13,10 +13,9 @@ from pipeline.core import limits
 from pipeline.core.rules import Rules
 from pipeline.core.findings import located
 from pipeline.core.model import Source
-from pipeline.core.vocabulary import Severity
 from pipeline.readers.base import Layout, RawRecord, ReadResult, as_source, max_file_bytes, read_bytes
 from pipeline.readers.csvfile import single_round
-from pipeline.readers.results_csv import OPTIONAL, REQUIRED
+from pipeline.readers.results_csv import OPTIONAL, REQUIRED, unexpected_column
 
 NAME = "parquet"
 MAGIC = "PAR1"
@@ -44,11 +43,8 @@ def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
                                     f"missing {missing}", f"required column {missing[0]!r} is absent"))
         out.reject_rows(where, range(1, table.num_rows + 1), "missing-column", "the file lacks a required column")
         return out
-    for col in table.column_names:
-        if col not in REQUIRED and col not in OPTIONAL and col not in DERIVED and col != VARIANT:
-            out.findings.append(located("unexpected-column", where.at(column=col),
-                                        "a column of the results-csv template", col,
-                                        "unknown column (ignored)", severity=Severity.WARNING))
+    out.findings += [unexpected_column(where.at(column=col), col) for col in table.column_names
+                     if col not in (*REQUIRED, *OPTIONAL, *DERIVED, VARIANT)]
     names = [c for c in (*REQUIRED, *OPTIONAL, VARIANT) if c in table.column_names]
     if not _plain_columns(table, names, where, out):
         return out
