@@ -1,10 +1,6 @@
 """``mlcommons-summary-csv``: the MLCommons submission checker's summary.csv,
-read by column name (the 31-column layout and the older 28-column one). The
-``version`` column gives the round; ``compliance``, ``errors`` and
-``inferred`` are unreliable in real data and ignored. ``MlperfModel`` and
-``Model`` both name the benchmark (``Model`` is what the submitter ran: the
-ingest takes whichever is a benchmark of the round); ``has_power`` marks a
-power result.
+read by column name (the 31-column layout and the older 28-column one);
+``compliance``, ``errors`` and ``inferred`` are unreliable in real data and ignored.
 """
 
 from __future__ import annotations

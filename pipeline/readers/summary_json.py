@@ -1,9 +1,5 @@
 """``mlcommons-summary-json``: the published ``summary_results.json``, a JSON
-list of records (``ID``, ``Submitter``, ``Category`` = division,
-``Platform`` = system id, ``a#`` = accelerators per node,
-``Performance_Result``, ``version``...). ``Model`` and ``UsedModel`` both
-name the benchmark (the ingest takes whichever is one of the round's);
-``has_power`` marks a power result. A record is placed by its number in the
+list of records (:data:`KEY_MAP`). A record is placed by its number in the
 list and the line where it starts; a field by its key.
 """
 
