@@ -59,11 +59,6 @@ def folder_rules(rules: Rules) -> FolderRules:
         dict(data["caps"]))
 
 
-def caps(rules: Rules) -> dict[str, int]:
-    """The caps on a partner's input (files, bytes, rows, field length, examples)."""
-    return folder_rules(rules).caps
-
-
 _NAMED = {"\n": "a newline", "\t": "a tab", "\\": "a backslash", " ": "a space", "\r": "a carriage return",
           "\x1b": "an escape character"}
 
