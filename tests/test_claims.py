@@ -626,8 +626,7 @@ def test_a_post_deadline_partner_result_changes_no_verified_claim_and_appears_be
     assert after["llama2-offline-vs-b300"]["verified"] is True
     assert all(r["including_post_deadline"] is None for r in before.values())
 
-    from pipeline.output.report.claims import claims_table   # the report shows it beside the claim
-    html = claims_table("claims-v6-0", [after["partners-mi355x-llama2-v6.0"]])
+    html = claims_table("claims-v6-0", [after["partners-mi355x-llama2-v6.0"]])   # the report shows it beside the claim
     assert (f"including post-deadline (unverified)<sup>1</sup>: max |deviation| {partners['computed']:.2f}%, "
             f"{partners['within']} of {partners['compared']} partner results within, does not hold") in html
     assert UNVERIFIED_FOOTNOTE in html
@@ -642,9 +641,15 @@ def test_a_claim_about_post_deadline_results_stays_on_every_result_and_unverifie
     assert row["including_post_deadline"] is None
 
 
-def test_the_report_shows_the_post_deadline_figure_beside_the_claim_labelled():
-    from pipeline.output.report.claims import claims_table
+def claims_table(ident: str, claims: list[dict]) -> str:
+    """The report's claims table of CLAIMS alone (HTML)."""
+    from pipeline.output.report.claims import claims_view
+    from pipeline.output.report.html import macro
 
+    return str(macro("round.html.j2", "claims_table")(ident, claims_view(claims)))
+
+
+def test_the_report_shows_the_post_deadline_figure_beside_the_claim_labelled():
     claim = {"id": "partners", "kind": "reproducibility", "measure": "max_abs_deviation_pct", "claimed": 4.0,
              "computed": 6.99, "verdict": "does-not-hold", "label": "verified", "verified": True,
              "compared": 8, "within": 5,

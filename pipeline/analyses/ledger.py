@@ -1,8 +1,6 @@
-"""The claims ledger (``claims.yaml``, read with the safe loader): reading it
-and checking its format; :mod:`pipeline.analyses.claims` recomputes the
-claims. Every problem is a finding naming the claim id and, where the YAML
-tells it, the line; a claim with a problem is kept as an invalid entry (its
-id and line), never dropped.
+"""The claims ledger (``claims.yaml``): reading it and checking its format.
+Every problem is a finding naming the claim id and its line; a claim with a
+problem is kept as an invalid entry, never dropped.
 """
 
 from __future__ import annotations
