@@ -33,7 +33,7 @@ def runs(tmp_path_factory) -> dict[str, Path]:
 
 
 def parsed(run_dir: Path, name: str = "log") -> loadgen.LoadgenLog:
-    log, found = loadgen.read_log(run_dir / "mlperf_log_detail.txt", name)
+    log, found = loadgen.read_log(run_dir / "mlperf_log_detail.txt", name, 1 << 26)
     assert log is not None and not found and not log.findings
     return log
 

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.core import textcheck
-from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
 from pipeline.core.vocabulary import Outcome, Severity
@@ -94,23 +93,6 @@ class RawRecord:
         return RawRecord, (self.source, self.line, self.fields, self.layout, self.row, self.elsewhere)
 
 
-DEFAULT_MAX_BYTES = 64 * 1024 * 1024
-MAX_BYTES_ENV = "MLREPRO_MAX_FILE_BYTES"
-
-
-def max_file_bytes() -> int:
-    text = os.environ.get(MAX_BYTES_ENV, "").strip()
-    if not text:
-        return DEFAULT_MAX_BYTES
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ConfigError(f"{MAX_BYTES_ENV}={text!r}: expected a whole number of bytes >= 1")
-    return value
-
-
 @dataclass
 class Disposition:
     """A row that is not accepted: rejected (bad) or set aside (not comparable)."""
@@ -152,13 +134,12 @@ class ReadResult:
         self.dispositions.extend(Disposition(f"{where.file}:{n}", Outcome.REJECTED, code, reason) for n in lines)
 
 
-def read_text(path: Path, where: Source | str, max_bytes: int | None = None,
+def read_text(path: Path, where: Source | str, max_bytes: int,
               checks: tuple[str, ...] = textcheck.TABULAR) -> tuple[str | None, list[Finding]]:
     """The file's text, or None with findings: strict UTF-8, at most
-    ``max_bytes`` (never above :func:`max_file_bytes`), held to the hygiene ``checks``."""
+    ``max_bytes`` (a table: :func:`pipeline.core.limits.file_bytes`), held to the hygiene ``checks``."""
     where = as_source(where)
-    limit = max_file_bytes() if max_bytes is None else min(max_bytes, max_file_bytes())
-    data, found = read_bytes(path, where, limit)
+    data, found = read_bytes(path, where, max_bytes)
     if data is None:
         return None, found
     try:
@@ -179,7 +160,7 @@ def read_bytes(path: Path, where: Source, limit: int) -> tuple[bytes | None, lis
     a device or a file growing past the limit is never read to its end."""
     def too_large(size: object) -> tuple[None, list[Finding]]:
         return None, [located("file-too-large", where, f"at most {limit} bytes", f"{size} bytes",
-                              f"file over the size limit ({MAX_BYTES_ENV})")]
+                              "file over the size limit (a table: caps.file_bytes of schemas/version_folder.yaml)")]
 
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))   # a FIFO must not wait for a writer

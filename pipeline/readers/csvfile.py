@@ -31,7 +31,7 @@ class CsvFile:
 def open_csv(rules: Rules, path, where: Source, required: tuple[str, ...], expected: str, out: ReadResult) -> CsvFile | None:
     """The file's header and rows; None (with findings in ``out``) when it
     cannot be read or lacks a required column."""
-    text, found = read_text(path, where)
+    text, found = read_text(path, where, limits.file_bytes(rules))
     if text is None:
         out.findings.extend(found)
         return None

@@ -56,9 +56,9 @@ class LoadgenLog:
         return Source(where.file, self.lines.get(key), key=key, root=where.root)
 
 
-def read_log(path: Path, where: Source | str, keys: frozenset[str] | None = None
+def read_log(path: Path, where: Source | str, max_bytes: int, keys: frozenset[str] | None = None
              ) -> tuple[LoadgenLog | None, list[Finding]]:
-    text, found = read_text(path, where, checks=textcheck.NONE)   # machine-written
+    text, found = read_text(path, where, max_bytes, checks=textcheck.NONE)   # machine-written
     if text is None:
         return None, found
     return parse(text, where, keys), []

@@ -13,7 +13,7 @@ from pipeline.core import limits
 from pipeline.core.rules import Rules
 from pipeline.core.findings import located
 from pipeline.core.model import Source
-from pipeline.readers.base import Layout, RawRecord, ReadResult, as_source, max_file_bytes, read_bytes
+from pipeline.readers.base import Layout, RawRecord, ReadResult, as_source, read_bytes
 from pipeline.readers.csvfile import single_round
 from pipeline.readers.results_csv import OPTIONAL, REQUIRED, unexpected_column
 
@@ -30,7 +30,7 @@ def sniff(header_line: str) -> bool:
 def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
     where = as_source(where)
     out = ReadResult()
-    data, found = read_bytes(path, where, max_file_bytes())
+    data, found = read_bytes(path, where, limits.file_bytes(rules))
     if data is None:
         out.findings.extend(found)
         return out

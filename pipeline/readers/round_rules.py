@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from pipeline.core import limits
 from pipeline.core.errors import ConfigError
 from pipeline.core.rules import RULES_DIR, Model, Rules, memo
 
@@ -103,6 +104,7 @@ class Formats:
     model_metrics: dict[str, dict[str, MetricSpec]]
     never_use: frozenset[str]
     patterns: dict[str, re.Pattern]
+    file_bytes: int                  # the largest log read (caps.file_bytes): a worker has no Rules
 
 
 def metric_for(rules: RoundRules, formats: Formats, model: str, family: str,
@@ -129,7 +131,8 @@ def formats(rules: Rules) -> Formats:
         families={f: _metric_table(t) for f, t in metrics["families"].items()},
         model_metrics={m: _metric_table(t) for m, t in (metrics.get("models") or {}).items()},
         never_use=frozenset(metrics.get("never_use") or ()),
-        patterns={name: re.compile(text) for name, text in patterns.items()})
+        patterns={name: re.compile(text) for name, text in patterns.items()},
+        file_bytes=limits.file_bytes(rules))
     for table in [*out.families.values(), *out.model_metrics.values()]:
         if any(spec.key in out.never_use for spec in table.values()):
             raise ConfigError(f"rules/metrics.yaml reads a key listed in never_use: {table}")

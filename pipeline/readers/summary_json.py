@@ -55,7 +55,7 @@ def sniff_head(head: str) -> bool:
 def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
     where = as_source(where)
     out = ReadResult()
-    text, found = read_text(path, where, checks=textcheck.JSON)
+    text, found = read_text(path, where, limits.file_bytes(rules), checks=textcheck.JSON)
     if text is None:
         out.findings.extend(found)
         return out

@@ -91,7 +91,7 @@ def judge(job: ResultJob, rounds: dict[str, RoundRules], formats: Formats,
         if not os.path.isfile(detail):
             early.append(folder_checks.missing_file(detail_where, "the performance detail log"))
         return Outcome(cell, None, early)
-    log, found = loadgen.read_log(detail, detail_where, keys)
+    log, found = loadgen.read_log(detail, detail_where, formats.file_bytes, keys)
     if log is None:   # read first, asked why after: one system call less for a log that is there
         if not os.path.isfile(detail):
             found = [folder_checks.missing_file(detail_where, "the performance detail log")]

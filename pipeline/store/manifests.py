@@ -18,7 +18,7 @@ from pipeline.core import limits, textcheck
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
 from pipeline.core.rules import Rules
-from pipeline.readers.base import max_file_bytes, read_text
+from pipeline.readers.base import read_text
 from pipeline.store import contents
 from pipeline.store.hashes import sha256_file, sha256_tree
 # ingest reads versions through this module: the layout's names are its too
@@ -173,7 +173,7 @@ def _load(rules: Rules, version: Version) -> None:
                   if folder_value != value]
     version.findings.extend(mismatches)
     version.manifest = m
-    _check_files(version)
+    _check_files(rules, version)
     for entry in m.files if mismatches else ():
         # which round, submitter or version its rows belong to is unknown: reject them all
         version.tampered.setdefault(entry.path, mismatches[0])
@@ -228,7 +228,7 @@ def _expect(err) -> str:
     return f"{err.validator} {err.validator_value!r}"[:120]
 
 
-def _check_files(version: Version) -> None:
+def _check_files(rules: Rules, version: Version) -> None:
     m = version.manifest
     base = version.path.resolve()
     listed = set()
@@ -254,10 +254,10 @@ def _check_files(version: Version) -> None:
             _taint(version, entry.path, located("file-unreadable", file, "the file the manifest lists",
                                                 "no such file", "a file listed in the manifest is missing"))
             continue
-        size, limit = target.stat().st_size, max_file_bytes()
+        size, limit = target.stat().st_size, limits.file_bytes(rules)
         if size > limit:   # not even hashed
             _taint(version, entry.path, located("file-too-large", file, f"at most {limit} bytes", f"{size} bytes",
-                                                "file over the size limit (MLREPRO_MAX_FILE_BYTES)"))
+                                                "file over the size limit (caps.file_bytes of schemas/version_folder.yaml)"))
             continue
         digest = sha256_file(target)
         if digest != entry.sha256:
