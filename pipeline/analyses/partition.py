@@ -68,7 +68,7 @@ def partition(frame: pd.DataFrame, display: str = "<table>") -> PartitionReport:
     for idx in frame.index[~(is_verified | is_post)]:
         where = (Source(display, idx + 2, column="status") if display.endswith(".csv")
                  else Source(display, row=idx + 1, column="status"))
-        source = frame.at[idx, "source"] if "source" in frame.columns else None
+        source = Source.of_row(frame.loc[idx]).cell if "file" in frame.columns else None
         found.append(located("invalid-choice", where, "verified or post-deadline", frame.at[idx, "status"],
                              "a row without a valid status goes to neither set"
                              + (f" (the result at {source})" if source else "")))

@@ -217,12 +217,12 @@ def _reject_file(rules, version: Version, entry_file, where: Source, why, report
     (a file over a cap is rejected whole, never read)."""
     path = version.path / entry_file.path
     if why.code in ("path-escape", "over-cap") or not (path.is_file() or path.is_dir()):
-        report.dispositions.append(Disposition(where.file, REJECTED, why.code, why.message))
+        report.dispositions.append(Disposition(Source(where.file), REJECTED, why.code, why.message))
         return
     result = readers.read(rules, path, where, _fmt(entry_file.format), round_=version.round)
-    cells = result.cells()
+    places = result.origins()
     report.dispositions.extend(result.dispositions)
-    report.dispositions.extend(Disposition(cell, REJECTED, why.code, why.message) for cell in cells)
+    report.dispositions.extend(Disposition(place, REJECTED, why.code, why.message) for place in places)
 
 
 def _fmt(name: str) -> str | None:
@@ -233,11 +233,11 @@ def _reject_unsealed(rules, version: Version, report) -> None:
     for path in sorted(version.path.rglob("*")):
         if path.is_file() and path.name != MANIFEST and readers.detect(rules, path):
             result = readers.read(rules, path, version.where(path.relative_to(version.path).as_posix()))
-            cells = result.cells()
+            places = result.origins()
             report.dispositions.extend(result.dispositions)   # rows the reader refused keep its reason
-            report.dispositions.extend(Disposition(cell, REJECTED, version.findings[0].code,
+            report.dispositions.extend(Disposition(place, REJECTED, version.findings[0].code,
                                                    "its version's manifest is missing or invalid")
-                                       for cell in cells)
+                                       for place in places)
 
 
 # refusals that a table MLCommons published would not get (it is the authority on its own
@@ -283,6 +283,6 @@ def _accept(result: ReadResult, where: Source, ctx: Context, normaliser: Normali
                               "the file holds no results")]
             report.findings.extend(errors)
         report.dispositions.append(Disposition(
-            where.file, REJECTED, ",".join(dict.fromkeys(f.code for f in errors)),
+            Source(where.file), REJECTED, ",".join(dict.fromkeys(f.code for f in errors)),
             "; ".join(dict.fromkeys(f.message for f in errors))))
     return done.records

@@ -69,7 +69,7 @@ class ResultJob:
 
 @dataclass
 class Outcome:
-    cell: str                     # the detail log, as a rejected result's disposition names it
+    cell: Source                  # the detail log, as a rejected result's disposition names it
     record: RawRecord | None
     findings: list[Finding] = field(default_factory=list)
     round: str | None = None
@@ -91,7 +91,7 @@ def judge(job: ResultJob, rounds: dict[str, RoundRules], formats: Formats,
           explicit_round: str | None, keys: frozenset[str]) -> Outcome:
     """``keys``: the LoadGen keys to parse (:func:`log_keys`, computed once by the caller)."""
     detail_where = inside(job.where, DETAIL)
-    cell = detail_where.file
+    cell = Source(detail_where.file)
     base = os.fspath(job.scenario_dir)
     detail = f"{base}/{DETAIL}"
     early = _before_log(job)
