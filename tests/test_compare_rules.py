@@ -190,7 +190,8 @@ def key(**kw) -> dict:
 
 
 def candidate(system: str, value: float, **kw) -> dict:
-    return {**key(), "system": system, "value": value, "source": f"v6.0/AMD/v1/results.csv:{len(system)}", **kw}
+    return {**key(), "system": system, "value": value, "source": f"v6.0/AMD/v1/results.csv:{len(system)}",
+            "file": "v6.0/AMD/v1/results.csv", "line": len(system), **kw}
 
 
 def decide(row: dict, candidates: list[dict]) -> dict:

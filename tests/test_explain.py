@@ -121,7 +121,8 @@ def test_differences_compare_what_each_side_states():
 
 def test_a_v2_table_without_a_description_compares_as_before():
     rows = [canonical_row(), partner("Dell", 95000.0)]
-    t = frame(rows).drop(columns=list(table.DESCRIPTION))
+    from pipeline.ingest.resolve import DESCRIPTION
+    t = frame(rows).drop(columns=list(DESCRIPTION))
     [row] = compare_mod.compare(RULES, t).frame().to_dict("records")
     assert (row["verdict"], row["differences"], row["differs_in"]) == (DEVIATES, "", "")
 

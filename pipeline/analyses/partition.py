@@ -89,7 +89,8 @@ def read_with_status(path: Path) -> pd.DataFrame:
         frame = table.read_frame(path)
     if "status" not in frame.columns:
         raise table.TableUnreadable(path, "a table with a status column", "no status column")
-    return frame
+    # a line is a whole number or none: a CSV column with a gap reads as floats, written back as 3.0
+    return frame.astype({c: "Int64" for c in ("line", "reference_line") if c in frame.columns})
 
 
 def compare_and_partition(rules: Rules, results: pd.DataFrame, tolerance_pct: float, reference_submitter: str,
