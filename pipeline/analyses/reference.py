@@ -74,7 +74,8 @@ def on_vendor(rules: Rules, accelerator: str, vendor: str) -> bool:
 def decide(rules: Rules, row: dict, candidates: list[dict], ref_vendor: str, ref_submitter: str) -> dict:
     """The reference of every partner row sharing ``row``'s decision key."""
     out = {"reference_system": None, "reference_value": None, "reference_source": None,
-           "reference_file": None, "reference_line": None, "reference_status": None, "reference_rule": None, "verdict": None, "reason": ""}
+           "reference_file": None, "reference_line": None, "reference_status": None, "reference_rule": None,
+           "verdict": None, "reason": ""}
 
     def finish(verdict: str, reason: str = "") -> dict:
         return {**out, "verdict": verdict, "reason": reason}

@@ -197,7 +197,8 @@ COLUMN_TYPES: dict[str, object] = {
     "weight_data_types": _TEXT,
     # compare: the agreement table
     "reference_submitter": str, "reference_system": _TEXT, "reference_value": _NUMBER,
-    "reference_source": _TEXT, "reference_file": _TEXT, "reference_line": int | None, "reference_status": _TEXT, "reference_rule": _TEXT,
+    "reference_source": _TEXT, "reference_file": _TEXT, "reference_line": int | None, "reference_status": _TEXT,
+    "reference_rule": _TEXT,
     "deviation_pct": _NUMBER, "tolerance_pct": float, "verdict": str, "reason": str,
     "partner_status": str, "differences": str, "differs_in": str, "context_system": _TEXT,
     "context_source": _TEXT, "context_per_accelerator": _NUMBER, "context_deviation_pct": _NUMBER,

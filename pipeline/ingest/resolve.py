@@ -51,7 +51,7 @@ def parse_count(text: str) -> int | None:
 @memo()
 def bounds(rules: Rules) -> dict[str, tuple]:
     """Column -> (lowest, highest), inclusive: the ``in_range`` checks of the
-    table schema (schemas/results.v3.yaml), the plausible value and the
+    table schema (schemas/results.v4.yaml), the plausible value and the
     largest counts, read as data (pandera is not needed to read them)."""
     columns = rules.load_yaml(SCHEMA_FILE)["columns"]
     return {name: (spec["checks"]["in_range"]["min_value"], spec["checks"]["in_range"]["max_value"])
