@@ -65,8 +65,10 @@ def merge_parts(parts: list[Part]) -> MergeReport:
     rows were checked against the table schema when each part was read (a
     cached part was checked by the same code and rules): not again here."""
     frame = table.coerce(pd.concat([p.table for p in parts], ignore_index=True))
-    # each file's rows in line order (the typed columns: the text ``source`` sorts line 10 before line 2)
-    frame = frame.sort_values(["round", "submitter", *RESULT_KEY], kind="stable").reset_index(drop=True)
+    # by file, then line as its digits read (10 before 2): the order every output of the
+    # pipeline has had since the place was one text column; a numeric order would reorder them
+    frame = frame.sort_values(["round", "submitter", *RESULT_KEY], kind="stable",
+                              key=lambda c: c.astype("str") if c.name == "line" else c).reset_index(drop=True)
     return MergeReport(frame, pd.concat([p.rejected for p in parts], ignore_index=True),
                        [f for p in parts for f in p.findings],
                        pd.concat([p.versions for p in parts], ignore_index=True), [])
