@@ -241,16 +241,18 @@ def _explain(rules: Rules, partners: pd.DataFrame, codes: np.ndarray, keys: list
     the differences once per distinct pair of system descriptions, the
     context's deviation as a column. Returns, per column, its distinct values
     and each row's index into them (a text), or the column (a number)."""
-    by_place = {result_key(r): r for r in ref_rows}
+    by_place = {(result_key(r), r["system"]): r for r in ref_rows}   # as the place and system name them
     index = systems.context_index(ref_rows)
     others: dict[tuple, int] = {}      # the other system's description -> its number
     other_rows: list[dict] = []
     other_of, context = [], []         # per decision key
-    for key, decided in zip(keys, plain(decisions[["reference_file", "reference_line", "verdict"]].to_dict("records"))):
+    decided_refs = plain(decisions[["reference_file", "reference_line", "reference_system", "verdict"]]
+                         .to_dict("records"))
+    for key, decided in zip(keys, decided_refs):
         src = decided["reference_file"]
         other, note = None, ""
         if src is not None:
-            other = by_place.get(result_key(decided, "reference_"))
+            other = by_place.get((result_key(decided, "reference_"), decided["reference_system"]))
         elif decided["verdict"] == NO_REFERENCE:
             other, note = systems.nearest(rules, key, index, reference_vendor)
             note = note if other is None else f"context only, not a verdict: {note}"
