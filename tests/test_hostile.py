@@ -356,7 +356,7 @@ def results(tmp_path) -> Path:
     return write_canonical(tmp_path / "results.csv", [
         canonical_row(),
         canonical_row(system="8xMI300X_2xEPYC_9575F", accelerator="MI300X", composition="MI300X:8",
-                      value=50000.0, source="v6.0/AMD/v1/results.csv:3")])
+                      value=50000.0, file="v6.0/AMD/v1/results.csv", line=3)])
 
 
 def test_the_ledger_control_holds(results, tmp_path, monkeypatch):

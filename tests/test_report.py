@@ -33,23 +33,23 @@ HOSTILE = "<img src=x onerror=alert(1)>"
 def _results() -> list[dict]:
     return [
         canonical_row(submitter="AMD", scenario="Server", value=100000.0,
-                      source="v6.0/AMD/v1/results.csv:2"),
+                      file="v6.0/AMD/v1/results.csv", line=2),
         canonical_row(submitter="AMD", scenario="Offline", value=110000.0,
-                      source="v6.0/AMD/v1/results.csv:3"),
+                      file="v6.0/AMD/v1/results.csv", line=3),
         canonical_row(submitter="Dell", system="PowerEdge_XE9785_8xMI355X", scenario="Server",
-                      value=98000.0, source="v6.0/Dell/v2/results.csv:2", submission_version=2),
+                      value=98000.0, file="v6.0/Dell/v2/results.csv", line=2, submission_version=2),
         canonical_row(submitter="Dell", system="PowerEdge_XE9785_8xMI355X", scenario="Offline",
-                      value=99000.0, source="v6.0/Dell/v2/results.csv:3", submission_version=2),
+                      value=99000.0, file="v6.0/Dell/v2/results.csv", line=3, submission_version=2),
         canonical_row(submitter="Vultr", system=f"Cloud {HOSTILE}", scenario="Server", value=101000.0,
-                      status="post-deadline", source="v6.0/Vultr/v1/results.csv:2"),
+                      status="post-deadline", file="v6.0/Vultr/v1/results.csv", line=2),
         # a partner result with no AMD reference (no AMD MI300X result)
         canonical_row(submitter="Dell", system="PowerEdge_XE9680_8xMI300X", accelerator="MI300X",
                       composition="MI300X:8", scenario="Server", value=24000.0,
-                      source="v6.0/Dell/v2/results.csv:4", submission_version=2),
+                      file="v6.0/Dell/v2/results.csv", line=4, submission_version=2),
         # not a partner result: Lenovo runs NVIDIA's B300 only
         canonical_row(submitter="Lenovo", system="ThinkSystem_SR680a_V4_8xB300", accelerator="B300",
                       composition="B300:8", scenario="Server", value=120000.0,
-                      source="v6.0/Lenovo/v1/results.csv:2"),
+                      file="v6.0/Lenovo/v1/results.csv", line=2),
     ]
 
 

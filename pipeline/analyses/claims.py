@@ -31,7 +31,7 @@ from pipeline.core.model import (AGREE, AMBIGUOUS, CHERRY_PICKED, COMPARISON_DIS
                                  DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEVIATES, DOES_NOT_HOLD,
                                  HOLDS, INVALID, LABEL_INCLUDING_POST_DEADLINE, LABEL_UNVERIFIED,
                                  NO_REFERENCE, POST_DEADLINE, UNMATCHED, UNVERIFIED_FOOTNOTE, VERIFIED,
-                                 Source, footnote, label, typed_rows)
+                                 RESULT_KEY, Source, footnote, label, result_key, typed_rows)
 from pipeline.core.vocabulary import Severity
 
 # differences the MLCommons messaging guidelines say a comparison must state
@@ -77,7 +77,7 @@ def _describe(row: dict) -> str:
 
 
 def _brief(row: dict) -> dict:
-    return {k: row[k] for k in ("round", "submitter", "system", "value", "units", "status", "source")}
+    return {k: row[k] for k in ("round", "submitter", "system", "value", "units", "status", "source", *RESULT_KEY)}
 
 
 def check_claims(rules: Rules, ledger: Ledger, results: pd.DataFrame, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
@@ -180,7 +180,7 @@ def eligible_comparators(claim: Claim, subject: dict, results: Results, default_
     never power-capped, never the subject."""
     selector = _comparator_selector(claim, subject, default_round)
     pool = [r for r in results.rows(selector)
-            if not (r["source"] == subject["source"] and r["system"] == subject["system"])]
+            if (result_key(r), r["system"]) != (result_key(subject), subject["system"])]
     if "status" not in claim.comparator and subject["status"] == VERIFIED and not any_status:
         pool = [r for r in pool if r["status"] == VERIFIED]
     capped = results.rules.power_capped
@@ -469,8 +469,8 @@ def _late_subject(claim: Claim, row: dict, official: Results, every: Results, le
     """The claim's verified subject, else the one result among all its selector matches."""
     selector = _selector(claim, ledger)
     if row["subject"] is not None:
-        source, system = row["subject"]["source"], row["subject"]["system"]
-        return next((r for r in official.rows(selector) if r["source"] == source and r["system"] == system), None)
+        key = result_key(row["subject"]), row["subject"]["system"]
+        return next((r for r in official.rows(selector) if (result_key(r), r["system"]) == key), None)
     if not (every.mask(selector) & every.late).any():
         return None
     rows = every.rows(selector)

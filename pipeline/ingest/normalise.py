@@ -37,8 +37,8 @@ class Context:
 
 
 # part of a row -> the canonical columns its values fill, in this order; a
-# part's value is one tuple per distinct input ("origin": the row's file, made
-# its source with the row's line, and its submission's status and version)
+# part's value is one tuple per distinct input ("origin": the row's file, and
+# its submission's status and version; the line is each row's own)
 PARTS: dict[str, tuple[str, ...]] = {
     "round": ("round",),
     "submitter": ("submitter",),
@@ -49,7 +49,7 @@ PARTS: dict[str, tuple[str, ...]] = {
     "accelerators": ("accelerator", "accelerator_variant", "composition", "accelerators_per_node", "nodes",
                      "total_accelerators"),
     "system_name": ("system_name",),
-    "origin": ("source", "status", "submission_version"),
+    "origin": ("file", "status", "submission_version"),
     "description": resolve.DESCRIPTION,
 }
 
@@ -92,26 +92,28 @@ class Accepted:
             for j, name in enumerate(names):
                 values = [v[j] for v in self.distinct[part]]
                 kind = dtype(name)
-                if name == "source":
-                    columns[name] = _cells(pd.array(values, dtype=kind).take(codes), self.line)
-                elif kind == np.dtype("int64"):
+                if kind == np.dtype("int64"):
                     columns[name] = np.array(values, dtype=np.int64)[codes] if values else codes
                 else:
                     columns[name] = pd.array(values, dtype=kind).take(codes)
+        lines = pd.array(np.frombuffer(self.line, dtype=np.int64) if n else np.zeros(0, dtype=np.int64),
+                         dtype=dtype("line"))
+        columns["line"] = lines.copy()
+        columns["line"][lines < 0] = pd.NA   # -1: a row with no line
+        columns["source"] = _cells(columns["file"], columns["line"])
         columns["value"] = np.frombuffer(self.value, dtype=np.float64).copy() if n else np.zeros(0)
         columns["result_id"] = pd.array(self.result_id, dtype=dtype("result_id"))
         return pd.DataFrame({name: columns[name] for name in COLUMNS}, index=pd.RangeIndex(n), copy=False)
 
 
-def _cells(files, lines: array):
-    """``file:line`` of each row (``file`` alone for a row without a line)."""
-    import numpy as np
+def _cells(files, lines):
+    """The ``source`` column, for people to read: ``file:line`` of each row
+    (``file`` alone for a row without a line), as :attr:`Source.cell` writes one."""
     import pandas as pd
 
-    files = pd.Series(files)
-    at = pd.Series(np.frombuffer(lines, dtype=np.int64) if len(lines) else np.zeros(0, dtype=np.int64))
+    files, at = pd.Series(files), pd.Series(lines)
     cells = files + ":" + at.astype("str")
-    return cells.where(at >= 0, files).array
+    return cells.where(at.notna(), files).array
 
 
 @dataclass
@@ -182,15 +184,15 @@ class _Memo:
             get = rec.fields.get
             acc = self._ask("accelerators", tuple(map(get, KEYS["accelerators"])))
             if acc[2]:
-                dispositions.append(Disposition(rec.cell, SET_ASIDE, "", EXCLUDED_CPU))
+                dispositions.append(Disposition(rec.origin, SET_ASIDE, "", EXCLUDED_CPU))
                 continue
             if get("power") == "true":
                 label = self._labels(rec)
                 here = _located(rec, (label,))
                 found.extend(here)
                 bad = any(f.severity == Severity.ERROR for f in here)
-                dispositions.append(rejection(rec.cell, here) if bad
-                                    else Disposition(rec.cell, SET_ASIDE, "", EXCLUDED_POWER))
+                dispositions.append(rejection(rec.origin, here) if bad
+                                    else Disposition(rec.origin, SET_ASIDE, "", EXCLUDED_POWER))
                 continue
             answers = [memo.get(key := tuple(map(get, fields))) or self._ask(part, key)
                        for part, memo, fields in self.parts]
@@ -205,7 +207,7 @@ class _Memo:
                 here = _located(rec, tuple(by_part[part] for part in REPORTED))
                 found.extend(here)
                 if any(f.severity == Severity.ERROR for f in here):
-                    dispositions.append(rejection(rec.cell, here))
+                    dispositions.append(rejection(rec.origin, here))
                     continue
             if rec.source is not last_source:
                 last_source = rec.source

@@ -197,7 +197,7 @@ def _reject_file(rules, version: Version, entry_file, where: Source, why, report
     """Every row of an untrusted file rejected for the file's reason (over a cap: never read)."""
     path = version.path / entry_file.path
     if why.code in ("path-escape", "over-cap") or not (path.is_file() or path.is_dir()):
-        report.dispositions.append(Disposition(where.file, REJECTED, why.code, why.message))
+        report.dispositions.append(Disposition(Source(where.file), REJECTED, why.code, why.message))
         return
     _reject_rows(readers.read(rules, path, where, _fmt(entry_file.format), round_=version.round), why.code,
                  why.message, report)
@@ -205,9 +205,8 @@ def _reject_file(rules, version: Version, entry_file, where: Source, why, report
 
 def _reject_rows(result: ReadResult, code: str, reason: str, report) -> None:
     """Every row of a file rejected for its version's reason (rows its reader refused keep the reader's)."""
-    cells = result.cells()
     report.dispositions.extend(result.dispositions)
-    report.dispositions.extend(Disposition(cell, REJECTED, code, reason) for cell in cells)
+    report.dispositions.extend(Disposition(place, REJECTED, code, reason) for place in result.origins())
 
 
 def _fmt(name: str) -> str | None:
@@ -263,6 +262,6 @@ def _accept(result: ReadResult, where: Source, ctx: Context, normaliser: Normali
                               "the file holds no results")]
             report.findings.extend(errors)
         report.dispositions.append(Disposition(
-            where.file, REJECTED, ",".join(dict.fromkeys(f.code for f in errors)),
+            Source(where.file), REJECTED, ",".join(dict.fromkeys(f.code for f in errors)),
             "; ".join(dict.fromkeys(f.message for f in errors))))
     return done.records

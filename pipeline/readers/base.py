@@ -74,10 +74,11 @@ class RawRecord:
         return self.source.at(line=self.line, row=self.row)
 
     @property
-    def cell(self) -> str:
-        """The canonical table's ``source`` value: ``file:line`` (else ``file:row``)."""
-        at = self.line if self.line is not None else self.row
-        return f"{self.source.file}:{at}" if at is not None else self.source.file
+    def origin(self) -> Source:
+        """The record's place as the canonical table's ``file`` and ``line``
+        hold it: its file (relative to its root) and its line (a record
+        without a line: its number)."""
+        return Source(self.source.file, self.line if self.line is not None else self.row)
 
     def place(self, name: str) -> Source:
         if self.elsewhere and name in self.elsewhere:
@@ -97,18 +98,24 @@ class RawRecord:
 class Disposition:
     """A row that is not accepted: rejected (bad) or set aside (not comparable)."""
 
-    source: str             # the row's cell (file:line), as the canonical table's source column
+    where: Source           # the row's file (relative to its root) and line, as the canonical table's
     outcome: Outcome        # REJECTED or SET_ASIDE
     codes: str              # comma-separated finding codes
     reason: str
+
+    @property
+    def source(self) -> str:
+        """``file:line``, for people to read (rejected.csv's ``source``)."""
+        return self.where.cell
 
     def to_dict(self) -> dict:
         return {"source": self.source, "outcome": self.outcome, "codes": self.codes,
                 "reason": self.reason}
 
 
-def rejection(cell: str, found: list[Finding]) -> Disposition:
-    return Disposition(cell, Outcome.REJECTED, ",".join(dict.fromkeys(f.code for f in found)),
+def rejection(where: Source, found: list[Finding]) -> Disposition:
+    """The rejection of a row for these findings."""
+    return Disposition(where, Outcome.REJECTED, ",".join(dict.fromkeys(f.code for f in found)),
                        "; ".join(f.message for f in found))
 
 
@@ -122,16 +129,17 @@ class ReadResult:
     dispositions: list[Disposition] = field(default_factory=list)
     round: str | None = None   # the round the file states, when it states one
 
-    def cells(self) -> list[str]:
-        return [r.cell for r in self.records]
+    def origins(self) -> list[Source]:
+        """The place of every record (reads the records): :attr:`RawRecord.origin`."""
+        return [r.origin for r in self.records]
 
-    def reject(self, cell: str, found: list[Finding]) -> None:
+    def reject(self, where: Source, found: list[Finding]) -> None:
         self.findings.extend(found)
-        self.dispositions.append(rejection(cell, found))
+        self.dispositions.append(rejection(where, found))
 
     def reject_rows(self, where: Source, lines, code: str, reason: str) -> None:
-        """Every row (by line or number) of a file refused whole."""
-        self.dispositions.extend(Disposition(f"{where.file}:{n}", Outcome.REJECTED, code, reason) for n in lines)
+        """Every row of a file refused whole (its findings are the file's): ``lines``, each row's line or number."""
+        self.dispositions.extend(Disposition(Source(where.file, n), Outcome.REJECTED, code, reason) for n in lines)
 
 
 def read_text(path: Path, where: Source | str, max_bytes: int,

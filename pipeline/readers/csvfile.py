@@ -112,7 +112,7 @@ def complete_rows(csv_file: CsvFile, out: ReadResult) -> Iterator[tuple[int, lis
         if len(fields) != width:
             if len(fields) == width + 1 and not kinds:
                 kinds = column_kinds(csv_file)
-            out.reject(f"{csv_file.where.file}:{line}", [field_count(csv_file, line, fields, kinds)])
+            out.reject(Source(csv_file.where.file, line), [field_count(csv_file, line, fields, kinds)])
             continue
         yield line, fields
 

@@ -19,7 +19,7 @@ from pipeline.readers.results_csv import OPTIONAL, REQUIRED, unexpected_column
 
 NAME = "parquet"
 MAGIC = "PAR1"
-DERIVED = ("status", "source", "composition", "submission_version")   # the canonical table's own
+DERIVED = ("status", "source", "file", "line", "composition", "submission_version")   # the canonical table's own
 VARIANT = "accelerator_variant"   # the canonical table's: read as the accelerator
 
 

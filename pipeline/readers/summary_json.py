@@ -84,7 +84,7 @@ def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
 def _record(out: ReadResult, records: list[RawRecord], where: Source, number: int, line: int | None,
             record: object) -> None:
     at = where.at(line=line, row=number)
-    cell = f"{where.file}:{line if line else number}"
+    cell = Source(where.file, line if line else number)
     if not isinstance(record, dict):
         out.reject(cell, [located("format-mismatch", at, "a JSON object", type(record).__name__,
                                   "a record is not an object")])

@@ -63,7 +63,7 @@ class ResultJob:
 
 @dataclass
 class Outcome:
-    cell: str                     # the detail log, as a rejected result's disposition names it
+    cell: Source                  # the detail log, as a rejected result's disposition names it
     record: RawRecord | None
     findings: list[Finding] = field(default_factory=list)
     round: str | None = None
@@ -83,7 +83,7 @@ def log_keys(rounds: dict[str, RoundRules], formats: Formats) -> frozenset[str]:
 def judge(job: ResultJob, rounds: dict[str, RoundRules], formats: Formats,
           explicit_round: str | None, keys: frozenset[str]) -> Outcome:
     detail_where = inside(job.where, DETAIL)
-    cell = detail_where.file
+    cell = Source(detail_where.file)
     base = os.fspath(job.scenario_dir)
     detail = f"{base}/{DETAIL}"
     early = _before_log(job)
