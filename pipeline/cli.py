@@ -36,6 +36,10 @@ Exit codes:
   3  configuration or environment problem (schemas/, params, a file not writable)
   4  internal error: a bug, please report it"""
 DEFAULT_VERSIONS = Path("data/versions.csv")
+INPUT_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+INPUT_FOLDER = click.Path(exists=True, file_okay=False, path_type=Path)
+FILE = click.Path(dir_okay=False, path_type=Path)
+FOLDER = click.Path(file_okay=False, path_type=Path)
 OUTPUT_FORMATS = ("text", "json", "junit", "github", "markdown", "csv")
 STATUS_CHOICE = click.Choice([s.code for s in STATUSES])
 SUBMIT_STATUS_CHOICE = click.Choice([AUTO, *(s.code for s in STATUSES)])
@@ -54,25 +58,16 @@ STAGES = (  # (command, the stage it is)
 )
 
 
-def _input_formats() -> list[str]:
-    from pipeline.readers import FORMATS
-
-    return list(FORMATS)
-
-
 # ---- options shared by every command ----------------------------------------------------------
 
-def output_help(what: str) -> str:
-    """The help of -o/--output, said the same way by every command that writes one report."""
-    return (f"Write {what} to FILE ('-': standard output, in --format). The extension names the format: "
-            ".csv or .parquet (the rows), .json (with summary and findings), .xml (JUnit), .md, else text.")
+quiet_option = click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
 
 
 def printed_options(fmt_help: str = "Output format of what is printed."):
     """--format, -q, -v: how much of the report is printed, and how."""
     def wrap(f):
         f = click.option("-v", "--verbose", is_flag=True, help="Print every row and finding (no cap of 200).")(f)
-        f = click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")(f)
+        f = quiet_option(f)
         return click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text",
                             show_default=True, help=fmt_help)(f)
     return wrap
@@ -82,29 +77,31 @@ def output_options(what: str = "the report"):
     """--format, -o/--output (WHAT the command writes), -q, -v."""
     def wrap(f):
         f = click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
-                         metavar="FILE", help=output_help(what))(f)
+                         metavar="FILE", help=f"Write {what} to FILE ('-': standard output, in --format). The "
+                         "extension names the format: .csv or .parquet (the rows), .json (with summary and "
+                         "findings), .xml (JUnit), .md, else text.")(f)
         return printed_options()(f)
     return wrap
 
 
 exit_zero = click.option("--exit-zero", is_flag=True,
                          help="Record findings in the outputs but exit 0 (for DVC stages).")
-params_option = click.option("--params", "params_path", type=click.Path(dir_okay=False, path_type=Path),
+params_option = click.option("--params", "params_path", type=FILE,
                              help=f"Parameters file (default {DEFAULT_PARAMS}, which may be absent: "
                                   "built-in defaults).")
+tolerance_option = click.option("--tolerance-pct", type=float,
+                                help="Agreement tolerance (default: compare.tolerance_pct in the parameters).")
 reference_option = click.option("--reference-submitter",
                                 help="Whose results are the reference (default: "
                                      "compare.reference_submitter in the parameters).")
 
 
 def output_file(name: str, help: str):
-    """A file a pipeline stage must write (required: its DVC stage names it)."""
-    return click.option(name, type=click.Path(dir_okay=False, path_type=Path), required=True, help=help)
+    return click.option(name, type=FILE, required=True, help=help)
 
 
 def filter_options(verdicts, *keys: str):
-    """--verdict (a code of VERDICTS, an enumeration of core.vocabulary), and --submitter, --round: keep the rows that
-    match (repeatable). A submitter or round the input does not hold is a usage error."""
+    """--verdict (a code of VERDICTS), and --submitter, --round of KEYS: keep the rows that match."""
     helps = {"submitter": "Only rows of this submitter (repeatable; one the input holds).",
              "round": "Only rows of this round (repeatable; one the input or schemas/rounds.yaml holds)."}
 
@@ -118,8 +115,7 @@ def filter_options(verdicts, *keys: str):
 
 
 def registry_round(ctx, param, value):
-    """A --round that schemas/rounds.yaml does not hold is a usage error (exit 2), as
-    --round of compare, scaling and crosscheck is: the rounds listed newest first."""
+    """A --round that schemas/rounds.yaml does not hold is a usage error (exit 2)."""
     if value is not None:
         try:
             refuse_unknown("round", [value], set(_rules(ctx).rounds()), "in schemas/rounds.yaml")
@@ -129,27 +125,25 @@ def registry_round(ctx, param, value):
 
 
 def input_format_option(f):
-    return click.option("--input-format", "input_fmt", type=click.Choice(_input_formats()),
+    from pipeline.readers import FORMATS
+
+    return click.option("--input-format", "input_fmt", type=click.Choice(list(FORMATS)),
                         help="Format of the input (detected when not given).")(f)
 
 
 def _guard(inputs: dict, outputs: dict) -> None:
-    """Refuse, before anything is written, an output that is an input or another output."""
+    """Refuse, before anything is written, an output that is an input or another output
+    (a UsageError: _Command.invoke gives it the command's usage line)."""
     from pipeline.core.files import check_paths
-    try:
-        check_paths(inputs, outputs)
-    except UsageError as exc:
-        raise click.UsageError(str(exc), click.get_current_context()) from None
+    check_paths(inputs, outputs)
 
 
 def _finish(report, fmt: str, output, quiet: bool, verbose: bool,
             columns: tuple[str, ...] = (), exit_zero_flag: bool = False, notes: list[str] = (),
             sealed: bool = False, gate: bool = False) -> None:
-    """Write or print the report, then exit: 1 when it holds an error finding (not when SEALED:
-    submit sealed the version, and its errors are what the gate will say). GATE: a gated report
-    (the gate's, submit's), rendered in the gate's words.
-    ``output``: None, a path (``-`` is stdout), or (format or None, path) pairs
-    (the gate's repeatable ``-o [FORMAT=]PATH``)."""
+    """Write or print the report, then exit 1 when it holds an error finding (not when SEALED:
+    its errors are what the gate will say). GATE: rendered in the gate's words. ``output``:
+    None, a path (``-`` is stdout), or (format or None, path) pairs (the gate's ``-o [FORMAT=]PATH``)."""
     from pipeline.output import render
     from pipeline.output.render import write_report
     ctx = click.get_current_context()
@@ -191,9 +185,8 @@ STAGE_OPTIONS = ("verified_dir", "post_deadline_dir", "summary_out", "exit_zero"
 
 
 class _Command(click.Command):
-    """A command whose help lists the pipeline stage's options apart and ends
-    with the exit codes, and that never takes ``-`` for a path unless it means
-    standard output there (allow_dash)."""
+    """A command whose help lists the pipeline stage's options apart and ends with the
+    exit codes, and that takes ``-`` for a path only where it means standard output."""
 
     def __init__(self, *args, **kwargs):
         kwargs["epilog"] = kwargs.get("epilog") or EXIT_CODES
@@ -228,9 +221,8 @@ class _Command(click.Command):
 
 
 class _Group(click.Group):
-    """Maps the library's exceptions to exit codes, so that CliRunner tests and
-    the console script behave the same; lists the user's commands first and the
-    pipeline's stages apart."""
+    """Maps the library's exceptions to exit codes (CliRunner tests and the console
+    script alike); lists the user's commands first and the pipeline's stages apart."""
 
     command_class = _Command
 
@@ -280,7 +272,7 @@ class _Fail(click.ClickException):
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES)
 @click.version_option(package_name="mlrepro")
-@click.option("--schemas", "schemas", type=click.Path(file_okay=False, path_type=Path), envvar="MLREPRO_SCHEMAS",
+@click.option("--schemas", "schemas", type=FOLDER, envvar="MLREPRO_SCHEMAS",
               help="The rules folder (default: $MLREPRO_SCHEMAS, else the project's schemas/).")
 @click.pass_context
 def cli(ctx, schemas) -> None:
@@ -290,8 +282,7 @@ def cli(ctx, schemas) -> None:
 
 
 def _rules(ctx: click.Context | None = None):
-    """The rules of this invocation, loaded here once and passed down (a missing
-    folder is a configuration error, exit 3, when a rule is first asked for)."""
+    """The rules of this invocation, loaded here once and passed down."""
     from pipeline.core.rules import Rules
 
     meta = (ctx or click.get_current_context()).meta
@@ -299,10 +290,8 @@ def _rules(ctx: click.Context | None = None):
 
 
 def check_filters(rules, wanted: dict[str, object], table) -> None:
-    """Refuse (a usage error) a filter value the input cannot hold, so that a
-    misspelled filter never passes quietly by matching nothing: a submitter
-    must be one of ``table``'s, a round one of its or of schemas/rounds.yaml.
-    The message lists the known values (the one differing only in case first)."""
+    """Refuse (a usage error) a filter value the input cannot hold, so that a misspelled
+    filter never passes quietly by matching nothing (a round may be one of schemas/rounds.yaml)."""
     for key, values in wanted.items():
         if not values or key not in getattr(table, "columns", ()):
             continue
@@ -313,9 +302,8 @@ def check_filters(rules, wanted: dict[str, object], table) -> None:
 
 
 def refuse_unknown(key: str, values, known: set[str], where: str) -> None:
-    """Refuse (UsageError) the first of ``values`` not in ``known``, listing the
-    known ones (rounds newest first, so the round a typo most likely meant
-    comes first; the one differing only in case named first)."""
+    """Refuse (UsageError) the first of ``values`` not in ``known``, listing the known
+    ones (rounds newest first: the one a typo most likely meant; one differing in case named first)."""
     for value in map(str, values):
         if value in known:
             continue
@@ -327,7 +315,6 @@ def refuse_unknown(key: str, values, known: set[str], where: str) -> None:
 
 
 def _round_order(name: str) -> tuple:
-    """v6.1 after v6.0 after v5.1, v10.0 after v9.0: the round's numbers, compared as numbers."""
     return tuple(int(n) for n in re.findall(r"\d+", name)), name
 
 
@@ -344,8 +331,7 @@ def _round_order(name: str) -> tuple:
                    "and the gate fails it).")
 @click.option("--submitted-at", help="ISO-8601 time with zone (default: now, UTC, read when sealing).")
 @input_format_option
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("submissions"),
-              show_default=True, help="Submissions root.")
+@click.option("--root", type=FOLDER, default=Path("submissions"), show_default=True, help="Submissions root.")
 @click.option("--notes", help="Free text kept in the manifest (e.g. where figures come from).")
 @click.option("--withdraw", "withdraw_specs", multiple=True, metavar="SYSTEM:MODEL:SCENARIO:REASON",
               help="A result of the superseded version this version drops or moves (repeatable).")
@@ -400,8 +386,7 @@ def _ingest_options(f):
     f = input_format_option(f)
     f = click.option("--round", "round_", callback=registry_round,
                      help="Round of a raw file that does not state it (one of schemas/rounds.yaml).")(f)
-    f = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
-                     help="Submissions root (default: found from the paths).")(f)
+    f = click.option("--root", type=FOLDER, default=None, help="Submissions root (default: found from the paths).")(f)
     return f
 
 
@@ -413,11 +398,9 @@ RESULT_COLUMNS = ("status", "round", "submitter", "accelerator", "system", "mode
 @click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--status", type=STATUS_CHOICE,
               help="Status of raw files (manifests carry their own; a table in published/ is verified unless told).")
-@click.option("--rejected-out", type=click.Path(dir_okay=False, path_type=Path),
-              help="CSV of rejected and set-aside rows.")
-@click.option("--findings-out", type=click.Path(dir_okay=False, path_type=Path), help="JSON of all findings.")
-@click.option("--versions-out", type=click.Path(dir_okay=False, path_type=Path),
-              help="CSV of versions, used or superseded.")
+@click.option("--rejected-out", type=FILE, help="CSV of rejected and set-aside rows.")
+@click.option("--findings-out", type=FILE, help="JSON of all findings.")
+@click.option("--versions-out", type=FILE, help="CSV of versions, used or superseded.")
 @_ingest_options
 @output_options("the canonical results table")
 @exit_zero
@@ -456,7 +439,6 @@ def validate(paths, status, input_fmt, round_, root, fmt, output, quiet, verbose
 
 
 def _load_table(path: Path):
-    """A canonical table, validated: (frame, findings); bad data is a finding."""
     from pipeline.ingest import table
 
     return table.load(_rules(), path)
@@ -467,20 +449,18 @@ AGREEMENT_COLUMNS = ("verdict", "deviation_pct", "round", "submitter", "accelera
 
 
 @cli.command(short_help="Each partner result against the reference (± tolerance).")
-@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--tolerance-pct", type=float, help="Agreement tolerance (default: compare.tolerance_pct "
-                                                   "in the parameters).")
+@click.argument("results", type=INPUT_FILE)
+@tolerance_option
 @reference_option
 @params_option
-@click.option("--summary-out", type=click.Path(dir_okay=False, path_type=Path),
-              help="JSON summary (per-partner rates).")
-@click.option("--verified-dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--summary-out", type=FILE, help="JSON summary (per-partner rates).")
+@click.option("--verified-dir", type=FOLDER,
               help="With --post-deadline-dir: also write the verified set of RESULTS and of the "
                    "agreement table here (results.csv, agreement.csv).")
-@click.option("--post-deadline-dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--post-deadline-dir", type=FOLDER,
               help="With --verified-dir: also write the post-deadline (unverified) set of RESULTS and of "
                    "the agreement table here (results.csv, agreement.csv).")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("submissions"),
+@click.option("--root", type=FOLDER, default=Path("submissions"),
               show_default=True, help="Submissions root the table's sources are relative to (findings "
                                       "name a submission's files under it, as given).")
 @filter_options(AgreementVerdict, "submitter", "round")
@@ -526,7 +506,7 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
 
 
 @cli.command(short_help="Split a table into the verified and post-deadline sets.")
-@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("results", type=INPUT_FILE)
 @output_file("--verified-out", "The verified set (CSV or Parquet).")
 @output_file("--post-deadline-out", "The post-deadline (unverified) set.")
 @output_options("the report")
@@ -548,11 +528,11 @@ def partition(results, verified_out, post_deadline_out, fmt, output, quiet, verb
 
 
 @cli.command("ingest-all", short_help="The ingest stage: every submission into the canonical table.")
-@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("root", type=INPUT_FOLDER)
 @output_file("--rejected-out", "CSV of rejected and set-aside rows.")
 @output_file("--findings-out", "JSON of every recorded finding.")
 @output_file("--versions-out", "CSV of versions, used or superseded.")
-@click.option("--cache", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--cache", type=FOLDER,
               help="Folder of per-submitter outputs, reused while a submitter's files, "
                    "the code and schemas/ are unchanged (DVC pipeline: .cache/ingest).")
 @output_options("the canonical results table")
@@ -570,13 +550,12 @@ def ingest_all(root, rejected_out, findings_out, versions_out, cache, fmt, outpu
 
 
 @cli.command(short_help="The superseded stage: the verdicts of superseded versions, kept apart.")
-@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--results", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+@click.argument("root", type=INPUT_FOLDER)
+@click.option("--results", type=INPUT_FILE, required=True,
               help="The canonical table (data/results.parquet): the references judged against.")
-@click.option("--versions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+@click.option("--versions", type=INPUT_FILE, required=True,
               help="The versions table of the ingest stage (data/versions.csv).")
-@click.option("--tolerance-pct", type=float, help="Agreement tolerance (default: compare.tolerance_pct "
-                                                   "in the parameters).")
+@tolerance_option
 @reference_option
 @params_option
 @output_options("the superseded results with their verdicts (CSV)")
@@ -606,7 +585,7 @@ def superseded(root, results, versions, tolerance_pct, reference_submitter, para
                              "origin/$GITHUB_BASE_REF when set, else origin/HEAD, else main, else master).")
 @click.option("--root", type=click.Path(path_type=Path), default=Path("submissions"),
               show_default=True, help="Submissions root.")
-@click.option("--params", "params_path", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--params", "params_path", type=FILE,
               help=f"Parameters file inside the repository, read as it is at the git base (default "
                    f"{DEFAULT_PARAMS}; absent there: built-in defaults).")
 @click.option("--allow-maintenance", "--allow-policy-change", "allow_maintenance", is_flag=True,
@@ -647,17 +626,16 @@ def gate(paths, base, root, params_path, allow_maintenance, worktree, outputs, f
 
 
 def report_inputs(f):
-    """RESULTS and the tables the HTML report reads beside it."""
-    f = click.option("--superseded", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    f = click.option("--superseded", type=INPUT_FILE,
                      help="The superseded versions' results with their verdicts (data/superseded.csv of "
                           "`mlrepro superseded`): the report shows them and each withdrawal.")(f)
-    f = click.option("--versions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+    f = click.option("--versions", type=INPUT_FILE, required=True,
                      help="Submission versions, used or superseded (data/versions.csv).")(f)
-    f = click.option("--rejected", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+    f = click.option("--rejected", type=INPUT_FILE, required=True,
                      help="Rejected and set-aside inputs (data/rejected.csv).")(f)
-    f = click.option("--agreement", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+    f = click.option("--agreement", type=INPUT_FILE, required=True,
                      help="Agreement table of `mlrepro compare` (data/agreement.csv).")(f)
-    return click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))(f)
+    return click.argument("results", type=INPUT_FILE)(f)
 
 
 def report_outputs(stdout: bool):
@@ -668,24 +646,23 @@ def report_outputs(stdout: bool):
                          help="Write the HTML report (one self-contained file) to FILE"
                               + ("; '-' is standard output (the plot data then only with --plot-data)."
                                  if stdout else "."))(f)
-        return click.option("--plot-data", type=click.Path(dir_okay=False, path_type=Path),
+        return click.option("--plot-data", type=FILE,
                             help="CSV for `dvc plots` (default: deviation.csv beside the report).")(f)
     return wrap
 
 
 @cli.command(short_help="Write the offline HTML report of a compared table.")
 @report_inputs
-@click.option("--scaling", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--scaling", type=FILE,
               help="JSON of `mlrepro scaling RESULTS -o scaling.json` (section notes when absent).")
-@click.option("--claims", type=click.Path(dir_okay=False, path_type=Path),
-              help="JSON of `mlrepro claims CLAIMS.yaml RESULTS -o claims.json`.")
-@click.option("--validation", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--claims", type=FILE, help="JSON of `mlrepro claims CLAIMS.yaml RESULTS -o claims.json`.")
+@click.option("--validation", type=FILE,
               help="JSON of `mlrepro audit` (audit/validation.json), rendered in the report.")
 @click.option("--data-docs", type=click.Path(path_type=Path),
               help="GX Data Docs index, linked relatively (optional: the report renders --validation).")
 @report_outputs(stdout=True)
 @params_option
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
+@quiet_option
 def report(results, agreement, rejected, versions, superseded, scaling, claims, validation, data_docs, plot_data,
            output, params_path, quiet):
     """Write the human report RESULTS -> one offline HTML file with tables and HTML/CSS plots."""
@@ -717,18 +694,16 @@ def report(results, agreement, rejected, versions, superseded, scaling, claims, 
 
 
 @cli.command(short_help="Write the pipeline's counts (dvc metrics show).")
-@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--agreement", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
-              help="Agreement table of `mlrepro compare`.")
-@click.option("--rejected", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
-              help="Rejected and set-aside inputs.")
+@click.argument("results", type=INPUT_FILE)
+@click.option("--agreement", type=INPUT_FILE, required=True, help="Agreement table of `mlrepro compare`.")
+@click.option("--rejected", type=INPUT_FILE, required=True, help="Rejected and set-aside inputs.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
               metavar="FILE", help="Write metrics.json (accepted, rejected and set-aside rows) to FILE; "
                                    "'-' (or no -o) is standard output.")
-@click.option("--details-out", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--details-out", type=FOLDER,
               help="Folder of the agreement counts per status, round and partner (default: OUTPUT "
                    "without .json, e.g. metrics/; none when OUTPUT is stdout).")
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
+@quiet_option
 def metrics(results, agreement, rejected, output, details_out, quiet):
     """Write the pipeline's metrics of RESULTS (counts per set, agreement per status, round and
     partner) for `dvc metrics show`."""
@@ -763,7 +738,7 @@ CLAIM_COLUMNS = ("verdict", "claimed", "computed", "id", "kind", "label")
 
 
 @cli.command(short_help="Scaling efficiency of every multi-node result.")
-@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("results", type=INPUT_FILE)
 @reference_option
 @params_option
 @filter_options(ScalingVerdict, "submitter", "round")
@@ -790,9 +765,8 @@ RECORD_COLUMNS = ("submitter", "accelerator", "round", "compared", "agree", "dev
 
 
 @cli.command(short_help="Each partner's agreement across rounds and generations.")
-@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--tolerance-pct", type=float, help="Agreement tolerance (default: compare.tolerance_pct "
-                                                   "in the parameters).")
+@click.argument("results", type=INPUT_FILE)
+@tolerance_option
 @reference_option
 @params_option
 @output_options("the record (a row per partner, accelerator generation and round)")
@@ -811,8 +785,8 @@ def record(results, tolerance_pct, reference_submitter, params_path, fmt, output
 
 
 @cli.command(short_help="Recompute the claims of a ledger (claims.yaml).")
-@click.argument("ledger", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("ledger", type=INPUT_FILE)
+@click.argument("results", type=INPUT_FILE)
 @reference_option
 @params_option
 @filter_options(ClaimVerdict)
@@ -835,15 +809,13 @@ def claims(ledger, results, reference_submitter, params_path, only_verdict, fmt,
 
 
 @cli.command(short_help="Great Expectations over the verified and post-deadline sets.")
-@click.argument("verified_path", metavar="VERIFIED", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.argument("post_deadline_path", metavar="POST_DEADLINE",
-                type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+@click.argument("verified_path", metavar="VERIFIED", type=INPUT_FILE)
+@click.argument("post_deadline_path", metavar="POST_DEADLINE", type=INPUT_FILE)
+@click.option("-o", "--output", "out_dir", type=FOLDER, required=True,
               metavar="DIR", help="Write validation.json (the report, JSON) and data_docs/ into the folder DIR.")
-@click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Folder of GX suites (default: schemas/expectations).")
+@click.option("--suites", type=INPUT_FOLDER, help="Folder of GX suites (default: schemas/expectations).")
 @click.option("--no-data-docs", is_flag=True, help="Skip building the GX Data Docs site.")
-@click.option("--versions", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--versions", type=FILE,
               help=f"Submission versions (default {DEFAULT_VERSIONS}, the ingest stage's): the Data Docs show "
                    "the newest submitted_at of the versions the sets hold as the data's time.")
 @printed_options("Output format of the report printed.")
@@ -878,9 +850,9 @@ CROSSCHECK_COLUMNS = ("verdict", "deviation_pct", "round", "submitter", "system"
 
 
 @cli.command(short_help="Verified results against MLCommons' published tables.")
-@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("results", type=INPUT_FILE)
 @click.option("--published", "published_paths", multiple=True, required=True,
-              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              type=INPUT_FILE,
               help="A published MLCommons table (summary_results.json or the checker's summary.csv); "
                    "repeat for several rounds.")
 @click.option("--tolerance-pct", type=click.FloatRange(min=0), default=0.0, show_default=True,
@@ -908,19 +880,18 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
 
 @cli.command("report-all", short_help="The report stage: every report of a compared table.")
 @report_inputs
-@click.option("--validation", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--validation", type=FILE,
               help="JSON of `mlrepro audit` (audit/validation.json), rendered in the report.")
-@click.option("--ledger", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
-              help="The claims ledger (claims.yaml).")
+@click.option("--ledger", type=INPUT_FILE, required=True, help="The claims ledger (claims.yaml).")
 @output_file("--claims-out", "The claims recomputed (audit/claims.json).")
 @output_file("--scaling-out", "The scaling efficiencies (audit/scaling.json).")
-@click.option("--record-out", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--record-out", type=FILE,
               help="The partners' record across rounds (audit/record.json), as `mlrepro record` gives it.")
 @click.option("--crosscheck", "crosschecks", nargs=2, multiple=True, metavar="PUBLISHED OUT",
-              type=click.Path(dir_okay=False, path_type=Path),
+              type=FILE,
               help="A published MLCommons table and where its crosscheck goes (repeatable).")
 @output_file("--metrics-out", "metrics.json (dvc metrics show).")
-@click.option("--details-out", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--details-out", type=FOLDER,
               help="Folder of the agreement counts per status, round and partner (default: "
                    "--metrics-out without .json, e.g. metrics/).")
 @report_outputs(stdout=False)

@@ -185,10 +185,12 @@ def canonical_row(**overrides: object) -> dict:
            "accelerators_per_node": 8, "nodes": 1, "total_accelerators": 8,
            "model": "llama2-70b-99", "scenario": "Server", "value": 100000.0,
            "units": "Tokens/s", "division": "closed", "availability": "available",
-           "status": "verified", "result_id": None, "source": "v6.0/AMD/v1/results.csv:2",
+           "status": "verified", "result_id": None, "file": "v6.0/AMD/v1/results.csv", "line": 2,
            "submission_version": 1}
     row.update(overrides)
     row.setdefault("accelerator_variant", row["accelerator"])   # the v2 table's column, never null
+    # the display text, made from the place as ingest makes it (nothing reads it back)
+    row.setdefault("source", row["file"] if row["line"] is None else f"{row['file']}:{row['line']}")
     return row
 
 

@@ -69,7 +69,7 @@ def test_a_field_over_the_length_cap_is_refused_at_its_column(tmp_path):
 
 
 def test_a_version_over_the_file_cap_is_one_finding():
-    cap = contents.caps(RULES)["files_per_version"]
+    cap = limits.cap(RULES, "files_per_version")
     paths = [("manifest.yaml", False), ("t", True)] + [(f"t/results/s/m/Offline/{i}/accuracy.txt", False)
                                                       for i in range(cap + 1)]
     found = [r for r in contents.judge(RULES, paths, {"t": "submission-tree"}) if r.code == "over-cap"]

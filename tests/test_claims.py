@@ -33,12 +33,12 @@ def claims_json(tmp_path, ledger: str, rows: list[dict], expect=None) -> dict:
 # AMD v6.0 MI355X against two B200 systems (figures illustrative, around the seed's Wan-2.2 ones)
 def wan(system, value, **kw):
     base = dict(model="wan-2.2-t2v-a14b", scenario="SingleStream", units="Latency (s)", system=system,
-                value=value, source=f"v6.0/x/v1/results.csv:{len(system)}")
+                value=value, file="v6.0/x/v1/results.csv", line=len(system))
     return canonical_row(**{**base, **kw})
 
 
 WAN_ROWS = [wan("8xMI355X", 27.374, division="open"),
-            wan("8xMI355X", 23.572, division="open", status="post-deadline", source="v6.0/AMD/v2/results.csv:2"),
+            wan("8xMI355X", 23.572, division="open", status="post-deadline", file="v6.0/AMD/v2/results.csv", line=2),
             wan("8xB200_a", 25.458, submitter="NVIDIA", accelerator="B200", composition="B200:8"),
             wan("8xB200_b", 24.0, submitter="NVIDIA", accelerator="B200", composition="B200:8")]
 
@@ -249,7 +249,7 @@ def test_a_claim_that_does_not_hold_is_an_error_finding(tmp_path):
 def mi325x_server_v51() -> list[dict]:
     ids = ("5.1-0002", "5.1-0003", "5.1-0006", "5.1-0045", "5.1-0067", "5.1-0068", "5.1-0081", "5.1-0085", "5.1-0095")
     rows = published_rows(*ids)
-    subject = canonical_row(value=100282.0, model="llama2-70b-99.9", source="v6.0/AMD/v1/results.csv:2")
+    subject = canonical_row(value=100282.0, model="llama2-70b-99.9", file="v6.0/AMD/v1/results.csv", line=2)
     return [subject] + [r for r in rows if r["scenario"] == "Server"]
 
 
@@ -294,7 +294,7 @@ def ratio_rows(subject: float, comparators: list[float], latency: bool) -> list[
     units = dict(model="wan-2.2-t2v-a14b", scenario="SingleStream", units="Latency (s)") if latency else {}
     return [canonical_row(value=subject, **units)] + [
         canonical_row(submitter="NVIDIA", system=f"b200-{i}", accelerator="B200", composition="B200:8",
-                      value=v, source=f"n.csv:{i}", **units) for i, v in enumerate(comparators)]
+                      value=v, file="n.csv", line=i, **units) for i, v in enumerate(comparators)]
 
 
 @given(subject=values, comparators=st.lists(values, min_size=1, max_size=5),
@@ -318,7 +318,7 @@ def test_a_claim_that_holds_against_the_best_comparator_is_never_cherry_picked(s
 def test_scaling_every_value_by_one_factor_changes_no_claim_verdict(subject, comparators, partner, cluster,
                                                                     claimed, factor, latency):
     rows = ratio_rows(subject, comparators, latency) + [
-        canonical_row(submitter="Dell", system="dell", value=partner, source="d.csv:2"),
+        canonical_row(submitter="Dell", system="dell", value=partner, file="d.csv", line=2),
         canonical_row(system="87x", composition="MI355X:87", nodes=11, total_accelerators=87, value=cluster * 87)]
     ledger = ratio_ledger(claimed, 1.0, latency)
     ledger.claims += [
@@ -626,8 +626,7 @@ def test_a_post_deadline_partner_result_changes_no_verified_claim_and_appears_be
     assert after["llama2-offline-vs-b300"]["verified"] is True
     assert all(r["including_post_deadline"] is None for r in before.values())
 
-    from pipeline.output.report.claims import claims_table   # the report shows it beside the claim
-    html = claims_table("claims-v6-0", [after["partners-mi355x-llama2-v6.0"]])
+    html = claims_table("claims-v6-0", [after["partners-mi355x-llama2-v6.0"]])   # the report shows it beside the claim
     assert (f"including post-deadline (unverified)<sup>1</sup>: max |deviation| {partners['computed']:.2f}%, "
             f"{partners['within']} of {partners['compared']} partner results within, does not hold") in html
     assert UNVERIFIED_FOOTNOTE in html
@@ -642,9 +641,15 @@ def test_a_claim_about_post_deadline_results_stays_on_every_result_and_unverifie
     assert row["including_post_deadline"] is None
 
 
-def test_the_report_shows_the_post_deadline_figure_beside_the_claim_labelled():
-    from pipeline.output.report.claims import claims_table
+def claims_table(ident: str, claims: list[dict]) -> str:
+    """The report's claims table of CLAIMS alone (HTML)."""
+    from pipeline.output.report.claims import claims_view
+    from pipeline.output.report.html import macro
 
+    return str(macro("round.html.j2", "claims_table")(ident, claims_view(claims)))
+
+
+def test_the_report_shows_the_post_deadline_figure_beside_the_claim_labelled():
     claim = {"id": "partners", "kind": "reproducibility", "measure": "max_abs_deviation_pct", "claimed": 4.0,
              "computed": 6.99, "verdict": "does-not-hold", "label": "verified", "verified": True,
              "compared": 8, "within": 5,

@@ -144,7 +144,7 @@ def test_every_table_read_is_validated_whatever_pandera_validation_depth(tmp_pat
     results = write_canonical(tmp_path / "results.csv", [
         canonical_row(), canonical_row(submitter="Dell", system="D1", value=-5.0),
         canonical_row(submitter="Dell", system="D2", scenario="Bogus",
-                      source="v6.0/Dell/v1/results.csv:3")])
+                      file="v6.0/Dell/v1/results.csv", line=3)])
     doc = run_json("compare", results, expect=1)
     found = {(f["code"], f["place"].split(", ")[-1]) for f in doc["findings"]}
     # a value out of the plausible range fails the schema's range check: invalid-value
@@ -154,7 +154,7 @@ def test_every_table_read_is_validated_whatever_pandera_validation_depth(tmp_pat
 
 def test_a_bad_row_without_a_source_is_named_by_its_line_in_the_table(tmp_path):
     results = write_canonical(tmp_path / "results.csv", [
-        canonical_row(), canonical_row(submitter="Dell", system="D1", value=-5.0, source="")])
+        canonical_row(), canonical_row(submitter="Dell", system="D1", value=-5.0, file="", line=None)])
     doc = run_json("compare", results, expect=1)
     [f] = [f for f in doc["findings"] if f["code"] == "invalid-value" and f["column"] == "value"]
     assert (f["file"], f["place"]) == (results.as_posix(), "line 3, column value")
@@ -392,8 +392,8 @@ def test_validate_of_a_folder_with_no_results_is_exit_1_no_results(tmp_path):
 def test_compare_prints_without_o_and_filters_rows(tmp_path):
     results = write_canonical(tmp_path / "results.csv", [
         canonical_row(), canonical_row(submitter="Dell", system="D1", value=101000.0,
-                                       source="v6.0/Dell/v1/results.csv:2"),
-        canonical_row(submitter="HPE", system="H1", value=90000.0, source="v6.0/HPE/v1/results.csv:2")])
+                                       file="v6.0/Dell/v1/results.csv", line=2),
+        canonical_row(submitter="HPE", system="H1", value=90000.0, file="v6.0/HPE/v1/results.csv", line=2)])
     full = run_json("compare", results, expect=1)
     assert {r["submitter"] for r in full["rows"]} == {"Dell", "HPE"}
     only = run_json("compare", results, "--verdict", "agree", expect=0)
@@ -463,7 +463,7 @@ def test_a_stage_command_run_as_the_program_ends_with_its_report_and_exit_code(t
 def _agreement_table(tmp_path: Path) -> Path:
     return write_canonical(tmp_path / "results.csv", [
         canonical_row(), canonical_row(submitter="Dell", system="D1", value=101000.0,
-                                       source="v6.0/Dell/v1/results.csv:2")])
+                                       file="v6.0/Dell/v1/results.csv", line=2)])
 
 
 @pytest.mark.parametrize(("command", "value", "listed"), [
@@ -608,7 +608,7 @@ def test_a_refused_submit_prints_no_empty_fragment(tmp_path):
 def test_figures_on_a_terminal_are_rounded_and_carry_units(tmp_path):
     results = write_canonical(tmp_path / "results.csv", [
         canonical_row(), canonical_row(submitter="Dell", system="D1", value=101234.5678,
-                                       source="v6.0/Dell/v1/results.csv:2")])
+                                       file="v6.0/Dell/v1/results.csv", line=2)])
     lines = run("compare", results, expect=0).stdout.splitlines()
     [row] = [line for line in lines if line.startswith("agree")]
     assert "+1.23%" in row and "101,235 Tokens/s" in row and "100,000 Tokens/s" in row

@@ -21,7 +21,7 @@ def ref(**kw) -> dict:
 
 def partner(system: str, value: float, submitter: str = "Dell", **kw) -> dict:
     return canonical_row(submitter=submitter, system=system, value=value,
-                         source=f"v6.0/{submitter}/v1/results.csv:{2 + len(system) % 7}", **kw)
+                         file=f"v6.0/{submitter}/v1/results.csv", line=2 + len(system) % 7, **kw)
 
 
 def compare_json(tmp_path, rows, *extra, expect=None) -> tuple[dict, dict]:

@@ -22,7 +22,7 @@ def ref(**kw) -> dict:
 
 def partner(system: str, value: float, submitter: str = "Dell", **kw) -> dict:
     return canonical_row(submitter=submitter, system=system, value=value,
-                         source=f"v6.0/{submitter}/v1/results.csv:{2 + len(system) % 7}", **kw)
+                         file=f"v6.0/{submitter}/v1/results.csv", line=2 + len(system) % 7, **kw)
 
 
 def judged(rows: list[dict], **options):
@@ -190,7 +190,8 @@ def key(**kw) -> dict:
 
 
 def candidate(system: str, value: float, **kw) -> dict:
-    return {**key(), "system": system, "value": value, "source": f"v6.0/AMD/v1/results.csv:{len(system)}", **kw}
+    return {**key(), "system": system, "value": value, "source": f"v6.0/AMD/v1/results.csv:{len(system)}",
+            "file": "v6.0/AMD/v1/results.csv", "line": len(system), **kw}
 
 
 def decide(row: dict, candidates: list[dict]) -> dict:

@@ -117,7 +117,7 @@ def _env(work: Path) -> dict[str, str]:
            "GIT_AUTHOR_NAME": "Docs Reader", "GIT_AUTHOR_EMAIL": "reader@example.invalid",
            "GIT_COMMITTER_NAME": "Docs Reader", "GIT_COMMITTER_EMAIL": "reader@example.invalid",
            "DVC_NO_ANALYTICS": "1"}
-    for name in ("MLREPRO_SCHEMAS", "GITHUB_BASE_REF", "MLREPRO_MAX_FILE_BYTES"):
+    for name in ("MLREPRO_SCHEMAS", "GITHUB_BASE_REF"):
         env.pop(name, None)
     return env
 

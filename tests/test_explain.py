@@ -34,7 +34,7 @@ def frame(rows):
 
 def partner(submitter: str, value: float, **kw) -> dict:
     return canonical_row(submitter=submitter, system=kw.pop("system", f"{submitter}_8xMI355X"), value=value,
-                         source=f"{kw.get('round', 'v6.0')}/{submitter}/v1/results.csv:{kw.pop('line', 2)}", **kw)
+                         file=f"{kw.get('round', 'v6.0')}/{submitter}/v1/results.csv", line=kw.pop('line', 2), **kw)
 
 
 # ---- the v6.0 example: gpt-oss-120b Server on 8xMI355X, from the shipped data ---------------
@@ -121,7 +121,8 @@ def test_differences_compare_what_each_side_states():
 
 def test_a_v2_table_without_a_description_compares_as_before():
     rows = [canonical_row(), partner("Dell", 95000.0)]
-    t = frame(rows).drop(columns=list(table.DESCRIPTION))
+    from pipeline.ingest.resolve import DESCRIPTION
+    t = frame(rows).drop(columns=list(DESCRIPTION))
     [row] = compare_mod.compare(RULES, t).frame().to_dict("records")
     assert (row["verdict"], row["differences"], row["differs_in"]) == (DEVIATES, "", "")
 
@@ -162,10 +163,10 @@ def test_a_row_without_any_near_reference_says_why():
 
 def _record_rows():
     return [canonical_row(round="v5.1", accelerator="MI325X", system="8xMI325X", composition="MI325X:8",
-                          source="v5.1/AMD/v1/results.csv:2"),
+                          file="v5.1/AMD/v1/results.csv", line=2),
             partner("Dell", 99000.0, round="v5.1", accelerator="MI325X", composition="MI325X:8", system="D325"),
             canonical_row(), partner("Dell", 97000.0), partner("Dell", 103000.0, scenario="Offline", line=3),
-            canonical_row(scenario="Offline", source="v6.0/AMD/v1/results.csv:3")]
+            canonical_row(scenario="Offline", file="v6.0/AMD/v1/results.csv", line=3)]
 
 
 def _record_ledger() -> Ledger:
@@ -186,7 +187,7 @@ def test_the_record_counts_each_partner_per_generation_and_round():
 def test_a_post_deadline_result_never_changes_the_record_or_its_claim():
     rows = _record_rows()
     late = partner("Dell", 50000.0, scenario="Interactive", status=POST_DEADLINE, line=9)
-    late_ref = canonical_row(scenario="Interactive", status=POST_DEADLINE, source="v6.0/AMD/v2/results.csv:2")
+    late_ref = canonical_row(scenario="Interactive", status=POST_DEADLINE, file="v6.0/AMD/v2/results.csv", line=2)
     before = record(compare_mod.compare(RULES, frame(rows)).frame()).rows
     after = record(compare_mod.compare(RULES, frame(rows + [late, late_ref])).frame()).rows
     assert before == after

@@ -238,12 +238,12 @@ def results_frame() -> pd.DataFrame:
     return table.to_frame([
         canonical_row(),
         canonical_row(system="8xMI300X_2xEPYC_9575F", accelerator="MI300X", composition="MI300X:8",
-                      value=50000.0, source="v6.0/AMD/v1/results.csv:3"),
+                      value=50000.0, file="v6.0/AMD/v1/results.csv", line=3),
         canonical_row(submitter="Dell", system="PowerEdge_XE9785_8xMI355X", value=98000.0,
-                      source="v6.0/Dell/v1/results.csv:2"),
+                      file="v6.0/Dell/v1/results.csv", line=2),
         canonical_row(system="87xMI355X_22xEPYC_9575F", nodes=11, total_accelerators=87, value=1042110.0,
-                      scenario="Offline", source="v6.0/AMD/v1/results.csv:4"),
-        canonical_row(scenario="Offline", value=110000.0, source="v6.0/AMD/v1/results.csv:5")])
+                      scenario="Offline", file="v6.0/AMD/v1/results.csv", line=4),
+        canonical_row(scenario="Offline", value=110000.0, file="v6.0/AMD/v1/results.csv", line=5)])
 
 
 @fixture_ok

@@ -10,6 +10,7 @@ parametrised per (input, command) so that a failure names both.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 from pathlib import Path
@@ -23,8 +24,8 @@ from conftest import ON_TIME, canonical_row, run, run_json, write_canonical
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 CONTROL = HOSTILE / "control"
 PLACE = re.compile(r"\b(line|lines|record|key|column|folder|byte|character|whole file)\b")
-LIMITED = {"MLREPRO_MAX_FILE_BYTES": "600"}
-ENV = {"results-over-size-limit.csv": LIMITED, "version-file-over-size-limit": LIMITED}
+LIMITED = {"file_bytes": 600}   # caps of schemas/version_folder.yaml, lowered for the size cases
+CAPS = {"results-over-size-limit.csv": LIMITED, "version-file-over-size-limit": LIMITED}
 # (round, submitter, format) of the sealed version a raw input is gated in
 SEAL = {"results": ("v6.0", "Dell", "results-csv"),
         "checker": ("v5.1", "GigaComputing", "mlcommons-summary-csv"),
@@ -66,12 +67,26 @@ def cases(*kinds: str, commands=("validate", "ingest", "gate")) -> list:
     return out
 
 
+def schemas_copy(monkeypatch, tmp_path: Path) -> Path:
+    """The rules the in-process runs read ($MLREPRO_SCHEMAS, the CLI's edge): a copy of
+    the project's (or of the copy already in use), made once per test."""
+    schemas = tmp_path / "schemas-of-the-test"
+    if not schemas.is_dir():
+        shutil.copytree(os.environ.get("MLREPRO_SCHEMAS") or Path(__file__).resolve().parents[1] / "schemas",
+                        schemas)
+        monkeypatch.setenv("MLREPRO_SCHEMAS", str(schemas))
+    return schemas
+
+
 @pytest.fixture
-def env(monkeypatch, request):
-    """Per-input environment (a low size limit), set for in-process runs."""
+def env(monkeypatch, tmp_path):
+    """Per-input rules (a low size cap), for in-process runs."""
     def apply(name: str) -> None:
-        for key, value in ENV.get(name, {}).items():
-            monkeypatch.setenv(key, value)
+        if name in CAPS:
+            path = schemas_copy(monkeypatch, tmp_path) / "version_folder.yaml"
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data["caps"].update(CAPS[name])
+            path.write_text(yaml.safe_dump(data), encoding="utf-8")
     return apply
 
 
@@ -107,14 +122,11 @@ def test_hand_written_manifests_seal_their_files():
 def open_round(monkeypatch, tmp_path: Path) -> None:
     """In-process gate runs without git read $MLREPRO_SCHEMAS: a copy whose round
     deadlines lie ahead of the gate's own clock (which nothing moves back)."""
-    schemas = tmp_path / "schemas-open-round"
-    shutil.copytree(Path(__file__).resolve().parents[1] / "schemas", schemas)
-    rounds = schemas / "rounds.yaml"
+    rounds = schemas_copy(monkeypatch, tmp_path) / "rounds.yaml"
     data = yaml.safe_load(rounds.read_text(encoding="utf-8"))
     for info in data["rounds"].values():
         info["submission_deadline"] = "2099-01-01T00:00:00+00:00"
     rounds.write_text(yaml.safe_dump(data), encoding="utf-8")
-    monkeypatch.setenv("MLREPRO_SCHEMAS", str(schemas))
 
 
 def located(findings: list[dict], names_file, codes: set[str]) -> None:
@@ -315,7 +327,7 @@ def test_a_second_version_claiming_the_first_number_fails_the_gate_in_git(tmp_pa
     parked = tmp_path / "v2"
     shutil.move(v2, parked)
     open_round(monkeypatch, tmp_path)
-    shutil.copytree(tmp_path / "schemas-open-round", repo / "schemas")   # policy is read from the base
+    shutil.copytree(tmp_path / "schemas-of-the-test", repo / "schemas")   # policy is read from the base
     gitrepo.base_then_branch(repo, "Hostile Test", "change", "base: Dell v1")
     shutil.move(parked, v2)
     gitrepo.commit(repo, "Dell v2")                  # the gate judges the commit
@@ -344,7 +356,7 @@ def results(tmp_path) -> Path:
     return write_canonical(tmp_path / "results.csv", [
         canonical_row(),
         canonical_row(system="8xMI300X_2xEPYC_9575F", accelerator="MI300X", composition="MI300X:8",
-                      value=50000.0, source="v6.0/AMD/v1/results.csv:3")])
+                      value=50000.0, file="v6.0/AMD/v1/results.csv", line=3)])
 
 
 def test_the_ledger_control_holds(results, tmp_path, monkeypatch):

@@ -63,8 +63,8 @@ good = dict(round="v6.0", submitter="A", system="s", system_name=None, accelerat
             accelerator_variant="MI300X", composition="MI300X:8", accelerators_per_node=8, nodes=1,
             total_accelerators=8, model="m", used_model="m", scenario="Offline", value=1.0, units="u",
             division="closed", availability="available", status="verified", result_id=None,
-            source="f.csv:2", submission_version=1)
-accepted, rejected, found = table.validate(RULES, table.to_frame([good, {**good, "value": -5.0, "source": "f.csv:3"}]))
+            source="f.csv:2", file="f.csv", line=2, submission_version=1)
+accepted, rejected, found = table.validate(RULES, table.to_frame([good, {**good, "value": -5.0, "source": "f.csv:3", "line": 3}]))
 print(len(accepted), list(rejected["source"]), [(f.code, f.expected) for f in found])
 print("pandera" in sys.modules, "hypothesis" in sys.modules)
 import hypothesis   # importable again after the check

@@ -30,15 +30,15 @@ def _same(a: pd.DataFrame, b: pd.DataFrame) -> bool:
 
 
 def test_validate_each_gives_each_frame_what_validating_it_alone_gives():
-    dell = table.to_frame([canonical_row(submitter="Dell", system="D1", source="v6.0/Dell/v1/a.csv:2"),
+    dell = table.to_frame([canonical_row(submitter="Dell", system="D1", file="v6.0/Dell/v1/a.csv", line=2),
                            canonical_row(submitter="Dell", system="D2", value=-5.0,
-                                         source="v6.0/Dell/v1/a.csv:3"),
+                                         file="v6.0/Dell/v1/a.csv", line=3),
                            canonical_row(submitter="Dell", system="D3", scenario="Bogus", value=0.0,
-                                         source="v6.0/Dell/v1/a.csv:4")])
+                                         file="v6.0/Dell/v1/a.csv", line=4)])
     hpe = table.to_frame([canonical_row(submitter="HPE", system="H1", division="secret",
-                                        source="v6.0/HPE/v1/a.csv:2"),
-                          canonical_row(submitter="HPE", system="H2", source="v6.0/HPE/v1/a.csv:3")])
-    clean = table.to_frame([canonical_row(source="v6.0/AMD/v1/a.csv:2")])
+                                        file="v6.0/HPE/v1/a.csv", line=2),
+                          canonical_row(submitter="HPE", system="H2", file="v6.0/HPE/v1/a.csv", line=3)])
+    clean = table.to_frame([canonical_row(file="v6.0/AMD/v1/a.csv", line=2)])
     empty = table.to_frame([])
     frames = [dell, empty, hpe.drop(index=0).pipe(lambda f: pd.concat([hpe.iloc[[0]], f])), clean]
     together = merge.validate_each(RULES, frames)

@@ -16,20 +16,20 @@ KEYS = ["results", "compared", "agree", "deviates", "no_reference", "excluded", 
 
 def _inputs(tmp_path: Path) -> dict[str, Path]:
     rows = [
-        canonical_row(submitter="AMD", scenario="Server", value=100000.0, source="v6.0/AMD/v1/results.csv:2"),
-        canonical_row(submitter="AMD", scenario="Offline", value=110000.0, source="v6.0/AMD/v1/results.csv:3"),
+        canonical_row(submitter="AMD", scenario="Server", value=100000.0, file="v6.0/AMD/v1/results.csv", line=2),
+        canonical_row(submitter="AMD", scenario="Offline", value=110000.0, file="v6.0/AMD/v1/results.csv", line=3),
         canonical_row(submitter="Dell", system="XE9785", scenario="Server", value=98000.0,
-                      source="v6.0/Dell/v1/results.csv:2"),
+                      file="v6.0/Dell/v1/results.csv", line=2),
         canonical_row(submitter="Dell", system="XE9785", scenario="Offline", value=90000.0,
-                      source="v6.0/Dell/v1/results.csv:3"),
+                      file="v6.0/Dell/v1/results.csv", line=3),
         canonical_row(submitter="Dell", system="XE9785", scenario="Server", value=150000.0, status="post-deadline",
-                      source="v6.0/Dell/v2/results.csv:2"),
+                      file="v6.0/Dell/v2/results.csv", line=2),
         # nothing to compare with: AMD has no Interactive result
         canonical_row(submitter="Vultr", system="Cloud", scenario="Interactive", value=1.0,
-                      source="v6.0/Vultr/v1/results.csv:2"),
-        canonical_row(round="v5.1", submitter="AMD", value=30000.0, source="v5.1/AMD/v1/results.csv:2"),
+                      file="v6.0/Vultr/v1/results.csv", line=2),
+        canonical_row(round="v5.1", submitter="AMD", value=30000.0, file="v5.1/AMD/v1/results.csv", line=2),
         canonical_row(round="v5.1", submitter="Dell", system="XE9680", value=30300.0,
-                      source="v5.1/Dell/v1/results.csv:2"),
+                      file="v5.1/Dell/v1/results.csv", line=2),
     ]
     results = write_canonical(tmp_path / "results.parquet", rows)
     agreement = tmp_path / "agreement.csv"

@@ -20,12 +20,17 @@ from pipeline.core.findings import Report, located
 from pipeline.core.model import Source, plain
 
 
-@given(st.text(min_size=1).filter(lambda t: t.strip() == t and not t.endswith(":")
-                                  and not t.rpartition(":")[2].isdigit()),
-       st.one_of(st.none(), st.integers(min_value=1, max_value=10**6)))
-def test_a_source_written_as_file_line_parses_back(file, line):
-    where = Source(file, line)
-    assert Source.from_cell(str(where)) == where
+@given(st.text(min_size=1), st.one_of(st.none(), st.integers(min_value=1, max_value=10**6)))
+def test_a_rows_place_is_its_file_and_line_columns_whatever_the_file_name(file, line):
+    # no text is parsed: a file named "a.csv:3" is that file, never line 3 of "a.csv"
+    assert Source.of_row({"file": file, "line": line}) == Source(file, line)
+    assert Source.of_row({"reference_file": file, "reference_line": line}, prefix="reference_") == Source(file, line)
+
+
+def test_a_rows_line_from_a_table_is_an_int_or_none():
+    frame = pd.DataFrame({"file": ["a.csv", "b.csv"], "line": pd.array([3, None], dtype="Int64")})
+    assert [Source.of_row(r) for r in frame.to_dict("records")] == [Source("a.csv", 3), Source("b.csv")]
+    assert type(Source.of_row(frame.iloc[0]).line) is int
 
 
 def test_a_source_names_its_place_and_its_path():
@@ -38,10 +43,14 @@ def test_a_source_names_its_place_and_its_path():
 
 
 def test_a_table_source_is_under_the_root_only_when_laid_out_as_a_version():
-    assert Source.from_cell("v6.0/Dell/v2/results.csv:3", "submissions").path == "submissions/v6.0/Dell/v2/results.csv"
-    assert Source.from_cell("/abs/path/summary.csv:12", "submissions").path == "/abs/path/summary.csv"
-    assert Source.from_cell("results.csv:12", "submissions").path == "results.csv"
-    assert Source.from_cell("results.csv") == Source("results.csv")
+    def path(file: str) -> str:
+        return Source.of_row({"file": file, "line": 3}, "submissions").path
+
+    assert path("v6.0/Dell/v2/results.csv") == "submissions/v6.0/Dell/v2/results.csv"
+    assert path("/abs/path/summary.csv") == "/abs/path/summary.csv"
+    assert path("results.csv") == "results.csv"
+    assert path("v6.0/Dell/v01/results.csv") == "v6.0/Dell/v01/results.csv"   # not a version folder
+    assert Source.of_row({"file": "results.csv", "line": None}) == Source("results.csv")
 
 
 def test_plain_makes_every_value_json_safe():
@@ -55,7 +64,8 @@ def test_plain_makes_every_value_json_safe():
 
 @pytest.mark.parametrize("fmt", render.FORMATS)
 def test_every_format_renders_any_report(fmt):
-    report = Report([{"source": "v6.0/Dell/v1/results.csv:2", "system": "a|b", "value": 1.5,
+    report = Report([{"source": "v6.0/Dell/v1/results.csv:2", "file": "v6.0/Dell/v1/results.csv", "line": 2,
+                      "system": "a|b", "value": 1.5,
                       "label": "unverified"}],
                     [located("malformed-number", Source("v6.0/Dell/v1/results.csv", 2, column="value"),
                              "a number", "1 0", "bad number")], {"rows": 1})

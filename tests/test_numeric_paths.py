@@ -136,9 +136,9 @@ def test_values_in_a_canonical_table_through_every_step(tmp_path_factory, refere
     work = tmp_path_factory.mktemp("table")
     rows = [canonical_row(value=reference),
             canonical_row(system="16xMI355X", composition="MI355X:16", nodes=2, total_accelerators=16,
-                          value=reference, source="v6.0/AMD/v1/results.csv:3")]
+                          value=reference, file="v6.0/AMD/v1/results.csv", line=3)]
     rows += [canonical_row(submitter="Dell", system=f"{DELL_SYSTEM}_{i}", value=v,
-                           source=f"v6.0/Dell/v1/results.csv:{i + 2}") for i, v in enumerate(partners)]
+                           file="v6.0/Dell/v1/results.csv", line=i + 2) for i, v in enumerate(partners)]
     results = write_canonical(work / "results.csv", rows)
     accepted, found = table.load(RULES, results)
     refused = {(f.where.file, f.where.line) for f in found if f.severity == "error"}
@@ -163,7 +163,7 @@ def test_a_count_from_a_partner_file_is_judged_where_it_is_read(tmp_path, count)
 @pytest.mark.parametrize("column, value", [("nodes", 10 ** 30), ("total_accelerators", 2 ** 70),
                                            ("composition", "MI355X:" + "9" * 5000)])
 def test_an_absurd_count_in_a_canonical_table_is_refused(tmp_path, column, value):
-    rows = [canonical_row(), canonical_row(submitter="Dell", system=DELL_SYSTEM, source="v6.0/Dell/v1/r.csv:2")]
+    rows = [canonical_row(), canonical_row(submitter="Dell", system=DELL_SYSTEM, file="v6.0/Dell/v1/r.csv", line=2)]
     path = tmp_path / "results.csv"
     write_canonical(path, rows)
     text = path.read_text(encoding="utf-8").splitlines()

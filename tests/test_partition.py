@@ -13,7 +13,7 @@ from pipeline.ingest import table
 
 def rows_with(statuses: list[str]) -> list[dict]:
     return [canonical_row(submitter=f"S{i % 3}", system=f"sys{i}", status=s,
-                          source=f"v6.0/S{i % 3}/v1/results.csv:{i + 2}")
+                          file=f"v6.0/S{i % 3}/v1/results.csv", line=i + 2)
             for i, s in enumerate(statuses)]
 
 

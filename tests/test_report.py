@@ -33,23 +33,23 @@ HOSTILE = "<img src=x onerror=alert(1)>"
 def _results() -> list[dict]:
     return [
         canonical_row(submitter="AMD", scenario="Server", value=100000.0,
-                      source="v6.0/AMD/v1/results.csv:2"),
+                      file="v6.0/AMD/v1/results.csv", line=2),
         canonical_row(submitter="AMD", scenario="Offline", value=110000.0,
-                      source="v6.0/AMD/v1/results.csv:3"),
+                      file="v6.0/AMD/v1/results.csv", line=3),
         canonical_row(submitter="Dell", system="PowerEdge_XE9785_8xMI355X", scenario="Server",
-                      value=98000.0, source="v6.0/Dell/v2/results.csv:2", submission_version=2),
+                      value=98000.0, file="v6.0/Dell/v2/results.csv", line=2, submission_version=2),
         canonical_row(submitter="Dell", system="PowerEdge_XE9785_8xMI355X", scenario="Offline",
-                      value=99000.0, source="v6.0/Dell/v2/results.csv:3", submission_version=2),
+                      value=99000.0, file="v6.0/Dell/v2/results.csv", line=3, submission_version=2),
         canonical_row(submitter="Vultr", system=f"Cloud {HOSTILE}", scenario="Server", value=101000.0,
-                      status="post-deadline", source="v6.0/Vultr/v1/results.csv:2"),
+                      status="post-deadline", file="v6.0/Vultr/v1/results.csv", line=2),
         # a partner result with no AMD reference (no AMD MI300X result)
         canonical_row(submitter="Dell", system="PowerEdge_XE9680_8xMI300X", accelerator="MI300X",
                       composition="MI300X:8", scenario="Server", value=24000.0,
-                      source="v6.0/Dell/v2/results.csv:4", submission_version=2),
+                      file="v6.0/Dell/v2/results.csv", line=4, submission_version=2),
         # not a partner result: Lenovo runs NVIDIA's B300 only
         canonical_row(submitter="Lenovo", system="ThinkSystem_SR680a_V4_8xB300", accelerator="B300",
                       composition="B300:8", scenario="Server", value=120000.0,
-                      source="v6.0/Lenovo/v1/results.csv:2"),
+                      file="v6.0/Lenovo/v1/results.csv", line=2),
     ]
 
 
@@ -592,11 +592,12 @@ def test_partners_are_ordered_by_their_worst_deviation_in_every_round(shipped):
     """v5.1 is no longer on the first screen (a line of its own), but its table
     in the details keeps the order: ASUSTeK (-15.43%) above Quanta (-5.19%)."""
     from pipeline.output.report import answers
+    from pipeline.output.report.html import macro
     report_load = importlib.import_module("pipeline.output.report.load")
     tmp = shipped.parents[1]
     data = report_load.load(RULES, report_load.Inputs(tmp / "data" / "results.parquet", tmp / "data" / "agreement.csv",
                                  tmp / "data" / "rejected.csv", tmp / "data" / "versions.csv"))
-    html = answers.partner_tables(data, ["v5.1"])[0]
+    html = str(macro("answers.html.j2", "partners")(answers.partner_rounds(data, ["v5.1"])[0]))
     names = re.findall(r'class="pname"[^>]*title="([^"]+)"', html)
     assert names.index("ASUSTeK") < names.index("Quanta_Cloud_Technology"), names
     assert names[:2] == ["ASUSTeK", "Vultr"], names

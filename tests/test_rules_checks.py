@@ -42,7 +42,7 @@ def made(tmp_path_factory) -> dict[str, Path]:
 
 
 def log_of(run_dir: Path) -> loadgen.LoadgenLog:
-    log, found = loadgen.read_log(run_dir / "mlperf_log_detail.txt", "run/mlperf_log_detail.txt")
+    log, found = loadgen.read_log(run_dir / "mlperf_log_detail.txt", "run/mlperf_log_detail.txt", 1 << 26)
     assert log is not None and not found
     return log
 

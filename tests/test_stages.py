@@ -78,8 +78,8 @@ def bad_table(data: Path, path: Path) -> Path:
     range (the schema's range check: invalid-value) and an unknown scenario."""
     rows = pd.read_parquet(data / "results.parquet").head(40).to_dict("records")
     rows[3]["value"] = rows[3]["value"] * 1.5
-    bad = [canonical_row(system="BAD1", value=-5.0, source="v6.0/AMD/v1/bad.csv:2"),
-           canonical_row(system="BAD2", scenario="Bogus", source="v6.0/AMD/v1/bad.csv:3")]
+    bad = [canonical_row(system="BAD1", value=-5.0, file="v6.0/AMD/v1/bad.csv", line=2),
+           canonical_row(system="BAD2", scenario="Bogus", file="v6.0/AMD/v1/bad.csv", line=3)]
     return write_canonical(path, rows + bad)
 
 

@@ -105,7 +105,7 @@ def test_columns_that_cannot_be_fields_keep_their_names_and_order():
 
 
 def test_the_canonical_columns_are_typed_as_the_schema_declares():
-    schema = yaml.safe_load((REPO / "schemas" / "results.v3.yaml").read_text(encoding="utf-8"))
+    schema = yaml.safe_load((REPO / "schemas" / "results.v4.yaml").read_text(encoding="utf-8"))
     python = {"str": str, "int64": int, "Int64": int, "float64": float}
     columns = schema["columns"]
     assert tuple(columns) == table.COLUMNS

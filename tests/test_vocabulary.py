@@ -22,15 +22,15 @@ from pipeline.output.report.html import verdict as html_verdict
 def _report():
     """A partner within the tolerance, one outside it, one with no reference, one on another vendor's part."""
     rows = [canonical_row(),                                                        # the reference
-            canonical_row(submitter="Dell", system="XE9785", value=101000.0, source="v6.0/Dell/v1/r.csv:2"),
+            canonical_row(submitter="Dell", system="XE9785", value=101000.0, file="v6.0/Dell/v1/r.csv", line=2),
             canonical_row(submitter="Dell", system="XE9785", scenario="Offline", value=90000.0,
-                          source="v6.0/Dell/v1/r.csv:3"),
+                          file="v6.0/Dell/v1/r.csv", line=3),
             canonical_row(submitter="HPE", system="XD685", model="mixtral-8x7b", value=5.0,
-                          source="v6.0/HPE/v1/r.csv:2"),
+                          file="v6.0/HPE/v1/r.csv", line=2),
             canonical_row(submitter="Lenovo", system="SR780", accelerator="B300", composition="B300:8",
-                          source="v6.0/Lenovo/v1/r.csv:2")]
+                          file="v6.0/Lenovo/v1/r.csv", line=2)]
     rows[2]["model"] = "llama2-70b-99"
-    refs = canonical_row(scenario="Offline", value=100000.0, source="v6.0/AMD/v1/results.csv:3")
+    refs = canonical_row(scenario="Offline", value=100000.0, file="v6.0/AMD/v1/results.csv", line=3)
     return compare(RULES, table.to_frame([*rows, refs]))
 
 

@@ -1,27 +1,16 @@
-"""Claims: the claims of a ledger (:mod:`pipeline.analyses.ledger`),
-recomputed from the results table, one row each; a problem is a finding
-naming the claim id and its line in the ledger.
+"""Claims: the claims of a ledger recomputed from the results table, one row
+each; a problem is a finding naming the claim id and its line in the ledger.
 
-Kinds: ``ratio`` (the subject against a comparator, in % or as a ratio),
-``scaling`` (:mod:`pipeline.analyses.scaling`), ``reproducibility`` and
-``record`` (partner results within ±claimed_pct of the reference, by
-:func:`pipeline.analyses.compare.compare`).
+Kinds: ``ratio`` (the subject against a comparator), ``scaling``,
+``reproducibility`` and ``record`` (partner results within ±claimed_pct of
+the reference, by :func:`pipeline.analyses.compare.compare`). The comparator
+closest to the claim (ties to the stronger) decides ``holds``; a claim that
+holds but not against the strongest is ``cherry_picked``.
 
-A subject must match exactly one result (reproducibility: one or more
-partner results). A ratio claim's eligible comparators default to the
-ledger's round, the subject's model, scenario and units, closed division, one
-node, verified only (any status for a post-deadline subject), never
-power-capped. The comparator closest to the claim (ties to the stronger)
-decides ``holds``; the strongest gives ``computed_vs_best``; a claim that
-holds but not against the strongest is ``cherry_picked``. Ratios follow the
-metric's direction (:func:`pipeline.core.formulas.ratio`).
-
-Claims are judged on the data they were made on: a claim whose selectors
-name no status but verified is computed on the verified results only, so its
-verdict never moves when post-deadline results are added; what they would
-change is written beside it as ``including_post_deadline``, labelled
-unverified with MLCommons' footnote and disclaimer, never a verdict. A claim
-about post-deadline results is computed on every result.
+Claims are judged on the data they were made on: a claim about verified
+results is computed on the verified results only, so its verdict never moves
+when post-deadline results are added; what they would change is written
+beside it as ``including_post_deadline``, labelled unverified, never a verdict.
 """
 
 from __future__ import annotations
@@ -42,7 +31,7 @@ from pipeline.core.model import (AGREE, AMBIGUOUS, CHERRY_PICKED, COMPARISON_DIS
                                  DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR, DEVIATES, DOES_NOT_HOLD,
                                  HOLDS, INVALID, LABEL_INCLUDING_POST_DEADLINE, LABEL_UNVERIFIED,
                                  NO_REFERENCE, POST_DEADLINE, UNMATCHED, UNVERIFIED_FOOTNOTE, VERIFIED,
-                                 Source, footnote, label, typed_rows)
+                                 RESULT_KEY, Source, footnote, label, result_key, typed_rows)
 from pipeline.core.vocabulary import Severity
 
 # differences the MLCommons messaging guidelines say a comparison must state
@@ -54,9 +43,7 @@ STATED = (("round", "round (version)"), ("division", "division"),
 # ---- recomputing claims ---------------------------------------------------------------
 
 class Results:
-    """The results table as the claims read it, with what is built once for a
-    whole ledger: compare's report per band, the single-node index, the
-    post-deadline rows (``late``)."""
+    """The results table as the claims read it, with what is built once for a whole ledger."""
 
     def __init__(self, rules: Rules, frame: pd.DataFrame):
         self.rules, self.frame = rules, frame
@@ -65,8 +52,8 @@ class Results:
         self._agreements: dict[tuple, object] = {}
 
     def agreement(self, tolerance_pct: float, reference_submitter: str, reference_vendor: str):
-        """compare's report of the whole table: a partner row's verdict depends on
-        the row, the reference rows and the tolerance only, so claims of one band share it."""
+        """compare's report of the whole table, shared by the claims of one band
+        (a row's verdict depends on the row, the references and the tolerance only)."""
         key = (tolerance_pct, reference_submitter, reference_vendor)
         if key not in self._agreements:
             self._agreements[key] = compare(self.rules, self.frame, *key)
@@ -90,7 +77,7 @@ def _describe(row: dict) -> str:
 
 
 def _brief(row: dict) -> dict:
-    return {k: row[k] for k in ("round", "submitter", "system", "value", "units", "status", "source")}
+    return {k: row[k] for k in ("round", "submitter", "system", "value", "units", "status", "source", *RESULT_KEY)}
 
 
 def check_claims(rules: Rules, ledger: Ledger, results: pd.DataFrame, reference_submitter: str = DEFAULT_REFERENCE_SUBMITTER,
@@ -121,9 +108,7 @@ def check_claims(rules: Rules, ledger: Ledger, results: pd.DataFrame, reference_
 
 
 def _scope(claim: Claim, results: Results, ledger: Ledger) -> dict:
-    """What a claim is about, in the table's words: the round, the model
-    variants, scenarios and accelerators of the results its subject selector
-    matches, and the accelerator its comparator names (``against``)."""
+    """What a claim is about, in the table's words: of the results its subject matches."""
     selector = _selector(claim, ledger)
     rows = results.rows(selector)
 
@@ -137,8 +122,7 @@ def _scope(claim: Claim, results: Results, ledger: Ledger) -> dict:
 
 
 def about_unverified(claim: Claim) -> bool:
-    """Whether a selector of the claim names a status other than verified: a
-    claim about post-deadline results, judged on every result."""
+    """Whether a selector of the claim names a status other than verified."""
     return any((s or {}).get("status", VERIFIED) != VERIFIED for s in (claim.subject, claim.comparator))
 
 
@@ -154,7 +138,6 @@ def _row(cid: str, claim: Claim | None, verdict: str, reason: str = "") -> dict:
 
 
 def _at(ledger: Ledger, claim: Claim, key: str) -> Source:
-    """Where a claim's KEY is in the ledger."""
     return Source(ledger.path, claim.lines.get(key) or claim.line, key=f"claims.{claim.id}.{key}")
 
 
@@ -192,14 +175,12 @@ def _differences(subject: dict, other: dict, what: str) -> list[str]:
 
 def eligible_comparators(claim: Claim, subject: dict, results: Results, default_round,
                          any_status: bool = False) -> tuple:
-    """(eligible rows, effective selector) of a ratio claim: the comparator
-    selector over the defaults (round, the subject's model, scenario and units,
-    closed, one node), verified only unless the subject is post-deadline, the
-    selector names a status or ANY_STATUS is asked, never power-capped, never
-    the subject."""
+    """(eligible rows, effective selector) of a ratio claim: verified only unless
+    the subject is post-deadline, the selector names a status or ANY_STATUS;
+    never power-capped, never the subject."""
     selector = _comparator_selector(claim, subject, default_round)
     pool = [r for r in results.rows(selector)
-            if not (r["source"] == subject["source"] and r["system"] == subject["system"])]
+            if (result_key(r), r["system"]) != (result_key(subject), subject["system"])]
     if "status" not in claim.comparator and subject["status"] == VERIFIED and not any_status:
         pool = [r for r in pool if r["status"] == VERIFIED]
     capped = results.rules.power_capped
@@ -207,7 +188,8 @@ def eligible_comparators(claim: Claim, subject: dict, results: Results, default_
 
 
 def _comparator_selector(claim: Claim, subject: dict, default_round) -> dict:
-    """The comparator selector over its defaults (eligible_comparators)."""
+    """The comparator selector over its defaults: the ledger's round, the subject's
+    model, scenario and units, closed division, one node."""
     return {"round": default_round or subject["round"], "model": subject["model"], "scenario": subject["scenario"],
             "units": subject["units"], "division": "closed", "nodes": 1, **claim.comparator}
 
@@ -233,8 +215,7 @@ def _ratio(claim, results, ledger, refs):
 
 
 def _ratio_figures(claim: Claim, subject: dict, eligible: list[dict]) -> dict:
-    """The verdict and figures of a ratio claim against its eligible
-    comparators (``_chosen`` and ``_best``: the rows, for the label)."""
+    """The verdict and figures of a ratio claim (``_chosen``, ``_best``: the rows, for the label)."""
     latency = is_latency(str(subject["units"]))
     scale = 100.0 if claim.measure == "pct" else 1.0
 
@@ -296,7 +277,6 @@ def _scaling(claim, results, ledger, refs):
 
 
 def _scaling_figures(claim: Claim, subject: dict, scaled: dict) -> dict:
-    """The verdict and figures of a scaling claim from its scaling row."""
     refs = scaled["references"]
     if scaled["efficiency_pct"] is None:
         notes = [scaled["reason"]]
@@ -320,17 +300,14 @@ def _scaling_figures(claim: Claim, subject: dict, scaled: dict) -> dict:
 
 
 def _agreement_of(results: Results, mask: np.ndarray, claimed: float, refs) -> tuple:
-    """compare's report of the table with the claim's band as tolerance, and the
-    positions in it of the partner rows ``mask`` selects (the agreement table's
-    rows are the partner rows, in the table's order; the reference submitter's
-    rows are the references)."""
+    """compare's report with the claim's band as tolerance, and the positions in
+    it of the partner rows ``mask`` selects (its rows are the partner rows, in order)."""
     partner = results.frame["submitter"].to_numpy(dtype=object) != refs[0]
     positions = np.searchsorted(np.flatnonzero(partner), np.flatnonzero(mask & partner))
     return results.agreement(claimed, *refs), positions
 
 
 def _compared(results: Results, mask: np.ndarray, claimed: float, refs) -> list:
-    """compare's rows of the partner rows ``mask`` selects."""
     agreement, positions = _agreement_of(results, mask, claimed, refs)
     return agreement.rows_at(positions)
 
@@ -366,8 +343,6 @@ def _reproducibility(claim, results, ledger, refs):
 
 
 def _reproducibility_figures(claim: Claim, rows: list, reference_submitter: str) -> dict:
-    """The verdict, counts and figures of a reproducibility claim from
-    compare's rows of its partner results."""
     compared = [r for r in rows if r["verdict"] in (AGREE, DEVIATES)]
     others = [f"{r['submitter']} {r['system']} {r['model']} {r['scenario']}: {r['verdict']} ({r['reason']})"
               for r in rows if r["verdict"] not in (AGREE, DEVIATES)]
@@ -391,7 +366,6 @@ def _reproducibility_figures(claim: Claim, rows: list, reference_submitter: str)
 
 def _band(reference_submitter: str, computed: float, compared: int, inside: int, outside: list,
           not_compared: int) -> dict:
-    """The verdict and counts of a claim that every compared partner result lies within its band."""
     holds = not outside
     return {"verdict": HOLDS if holds else DOES_NOT_HOLD, "computed": computed, "holds": holds,
             "cherry_picked": False, "comparator": {"submitter": reference_submitter, "system": None, "value": None},
@@ -401,11 +375,8 @@ def _band(reference_submitter: str, computed: float, compared: int, inside: int,
 
 
 def _record(claim, results, ledger, refs):
-    """The partners' record across rounds and generations (verified results
-    only: :func:`pipeline.analyses.record.record`) against the claimed band:
-    holds when every compared partner result the subject selects is within it.
-    Every round: the ledger's default round is not applied (a round the
-    subject names is)."""
+    """The partners' record across rounds and generations (verified results only)
+    against the claimed band; the ledger's default round is not applied."""
     reference_submitter, _ = refs
     agreement, positions = _agreement_of(results, results.mask(dict(claim.subject)), claim.claimed, refs)
     table = agreement.frame().iloc[positions]
@@ -438,7 +409,6 @@ def _record(claim, results, ledger, refs):
 
 
 def _every_round(accelerators: list[str]) -> dict:
-    """A record claim's scope: every round, the generations it compared."""
     return {"round": None, "models": [], "scenarios": ["every round"], "accelerators": accelerators,
             "nodes": None, "against": None}
 
@@ -451,9 +421,7 @@ KIND_CHECKS = {"ratio": _ratio, "scaling": _scaling, "reproducibility": _reprodu
 
 def _including_post_deadline(claim: Claim, row: dict, official: Results, every: Results, ledger: Ledger,
                              refs) -> dict | None:
-    """The claim computed with the post-deadline results too, when one bears
-    on it; None otherwise. The subject is the verified one the claim found
-    (else the one result its selector matches among all results)."""
+    """The claim computed with the post-deadline results too, when one bears on it."""
     late = every.late
     if claim.kind == "record":
         return None   # the record is of verified results only: a post-deadline result has no figure in it
@@ -498,12 +466,11 @@ def _late_figure(figures: dict, added: list[dict]) -> dict:
 
 
 def _late_subject(claim: Claim, row: dict, official: Results, every: Results, ledger: Ledger) -> dict | None:
-    """The claim's verified subject (as a full row), else the one result among
-    all that its selector matches, else None."""
+    """The claim's verified subject, else the one result among all its selector matches."""
     selector = _selector(claim, ledger)
     if row["subject"] is not None:
-        source, system = row["subject"]["source"], row["subject"]["system"]
-        return next((r for r in official.rows(selector) if r["source"] == source and r["system"] == system), None)
+        key = result_key(row["subject"]), row["subject"]["system"]
+        return next((r for r in official.rows(selector) if (result_key(r), r["system"]) == key), None)
     if not (every.mask(selector) & every.late).any():
         return None
     rows = every.rows(selector)

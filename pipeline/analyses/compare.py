@@ -37,7 +37,7 @@ from pipeline.core.findings import TableReport
 from pipeline.core.formulas import VERDICT_WITHIN, deviation_pct, rate, rounded_pct, within
 from pipeline.core.rules import Rules
 from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR,
-                                 DEFAULT_TOLERANCE_PCT, DEVIATES, NO_REFERENCE)
+                                 DEFAULT_TOLERANCE_PCT, DEVIATES, NO_REFERENCE, plain, result_key)
 from pipeline.core.vocabulary import tally
 from pipeline.analyses import differences as systems
 from pipeline.analyses.reference import (COLUMNS, DECISION, MATCH, PARTNER_COLUMNS, REF_FIELDS, decision,
@@ -115,7 +115,9 @@ def compare(rules: Rules, results: pd.DataFrame, tolerance_pct: float = DEFAULT_
     for col in decisions.columns:  # categorical: one copy of each decided text, not one per row
         if isinstance(decisions[col].dtype, pd.StringDtype):   # text written as text: see TableReport.frame
             texts.append(col)
-        if col != "reference_value" and (decisions[col].dtype == object or col in texts):
+        if col == "reference_line":   # a line, or none: a nullable integer, never a float or a text
+            table[col] = pd.array(decisions[col].to_numpy(dtype=object), dtype="Int64")[codes]
+        elif col != "reference_value" and (decisions[col].dtype == object or col in texts):
             per_key = pd.Categorical(decisions[col].to_numpy(dtype=object))   # categories from the few keys
             table[col] = pd.Categorical.from_codes(per_key.codes[codes], dtype=per_key.dtype)
         else:
@@ -156,18 +158,19 @@ def _explain(rules: Rules, partners: pd.DataFrame, codes: np.ndarray, keys: list
     the differences once per distinct pair of system descriptions, the
     context's deviation as a column. Returns, per column, its distinct values
     and each row's index into them (a text), or the column (a number)."""
-    by_source = {(r["source"], r["system"]): r for r in ref_rows}
+    by_place = {(result_key(r), r["system"]): r for r in ref_rows}   # as the place and system name them
     index = systems.context_index(ref_rows)
     others: dict[tuple, int] = {}      # the other system's description -> its number
     other_rows: list[dict] = []
     other_of, context = [], []         # per decision key
-    for key, src, ref_system, verdict in zip(keys, *(decisions[c].to_numpy(dtype=object) for c in (
-            "reference_source", "reference_system", "verdict"))):
-        src = None if pd.isna(src) else src   # a text column's missing value is NA, not None
+    decided_refs = plain(decisions[["reference_file", "reference_line", "reference_system", "verdict"]]
+                         .to_dict("records"))
+    for key, decided in zip(keys, decided_refs):
+        src = decided["reference_file"]
         other, note = None, ""
         if src is not None:
-            other = by_source.get((src, ref_system))
-        elif verdict == NO_REFERENCE:
+            other = by_place.get((result_key(decided, "reference_"), decided["reference_system"]))
+        elif decided["verdict"] == NO_REFERENCE:
             other, note = systems.nearest(rules, key, index, reference_vendor)
             note = note if other is None else f"context only, not a verdict: {note}"
         found = {"context_note": note, "context_system": None, "context_source": None,

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 MATCHES, DIFFERS, NOT_PUBLISHED = VERDICTS = tuple(CrosscheckVerdict)
 COLUMNS = ("round", "submitter", "system", "model", "scenario", "division", "units", "value",
-           "result_id", "source", "published_value", "published_result_id", "published_source",
+           "result_id", "source", "file", "line", "published_value", "published_result_id", "published_source",
            "deviation_pct", "tolerance_pct", "verdict", "reason")
 
 
@@ -101,7 +101,7 @@ def _verdict(rec: dict, candidates: list[dict], tolerance_pct: float) -> tuple[d
     row = {k: rec.get(k) for k in COLUMNS if k in rec}
     row.update(published_value=None, published_result_id=None, published_source=None,
                deviation_pct=None, tolerance_pct=tolerance_pct)
-    where = Source.from_cell(rec["source"]).at(column="value")
+    where = Source.of_row(rec).at(column="value")
     what = f"{rec['submitter']} {rec['system']} {rec['model']} {rec['scenario']}"
     pool = _narrow(rec, candidates)
     if not pool:
@@ -112,7 +112,7 @@ def _verdict(rec: dict, candidates: list[dict], tolerance_pct: float) -> tuple[d
         return row, [located("not-published", where, f"a result in the published {rec['round']} table",
                              f"no published result for {what}",
                              f"{what} is declared verified but MLCommons published no such result")]
-    best = min(pool, key=lambda c: (abs(deviation_pct(rec["value"], c["value"])), str(c.get("source"))))
+    best = min(pool, key=lambda c: (abs(deviation_pct(rec["value"], c["value"])), str(c["file"]), c["line"] or 0))
     dev = deviation_pct(rec["value"], best["value"])
     row.update(published_value=best["value"], published_result_id=best.get("result_id"),
                published_source=best.get("source"), deviation_pct=round(dev, 6))

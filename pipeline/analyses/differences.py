@@ -1,14 +1,7 @@
 """How a partner's system differs from its reference's, and the context of a
-result without a same-round reference: part of compare's judgement, made
-once per distinct pair of systems (no table library here).
-
-* :func:`differences`: the aspects in which two systems' descriptions differ,
-  as the input states them; an aspect one side does not state is a
-  difference only when the other states it.
-* :func:`nearest`: for a partner result with no same-round reference, the
-  reference submitter's nearest result (the same accelerator at another node
-  count, else the previous generation): a per-accelerator figure for
-  *context only*, never a verdict, never counted, never in a claim.
+result without a same-round reference: part of compare's judgement, made once
+per distinct pair of systems. :func:`nearest`'s figure is *context only*,
+never a verdict, never counted, never in a claim.
 """
 
 from __future__ import annotations
@@ -47,8 +40,7 @@ class Difference:
 
 
 def _brief(text: object) -> str | None:
-    """A stated text as a person compares it: a version's local part
-    (``+git8907517``) dropped, spaces collapsed; None when not stated."""
+    """A stated text as a person compares it (``+git8907517`` dropped, spaces collapsed), or None."""
     if text is None or text != text or str(text).strip().casefold() in UNSTATED | {""}:   # None, NaN, blank
         return None
     return " ".join(_LOCAL_VERSION.sub("", str(text)).split())
@@ -61,9 +53,8 @@ def _same(a: str | None, b: str | None) -> bool:
 
 
 def host_count(row: dict) -> int | None:
-    """The host processors per node: the system id's when the id states them
-    (a stated count that contradicts it is an ingest warning, not the
-    system's), else the count stated, else None."""
+    """The host processors per node: the system id's when it states them (a
+    count that contradicts it is an ingest warning), else the count stated."""
     count = host_count_in_id(row.get("system"), row.get("nodes"))
     if count is None and _brief(row.get("host_processors_per_node")):
         count = parse_count(str(row["host_processors_per_node"]).strip())   # None when not a whole number
@@ -71,8 +62,7 @@ def host_count(row: dict) -> int | None:
 
 
 def setup(row: dict, count: int | None | bool = False) -> dict[str, str | None]:
-    """A system's description by aspect, as a person reads it; ``count``: its
-    :func:`host_count` when known already (False: read from ``row``)."""
+    """A system's description by aspect; ``count``: its :func:`host_count` if known (False: not)."""
     host = _brief(row.get("host_processor"))
     count = host_count(row) if count is False else count
     return {"accelerator": _brief(row.get("accelerator_variant")),
@@ -84,13 +74,11 @@ def setup(row: dict, count: int | None | bool = False) -> dict[str, str | None]:
 
 
 def differences(partner: dict, reference: dict) -> tuple[Difference, ...]:
-    """The aspects in which ``partner``'s system differs from ``reference``'s
-    (rows with the :data:`SETUP` columns), in :data:`ASPECTS` order."""
+    """The aspects in which the systems differ (one side unstated: only when the other states it)."""
     return differences_of(setup(partner), setup(reference))
 
 
 def differences_of(mine: dict[str, str | None], theirs: dict[str, str | None]) -> tuple[Difference, ...]:
-    """:func:`differences` of two :func:`setup` s."""
     return tuple(Difference(a, mine[a], theirs[a]) for a in ASPECTS
                  if (mine[a] or theirs[a]) and not _same(mine[a], theirs[a]))
 
@@ -103,12 +91,10 @@ def describe(found: tuple[Difference, ...]) -> str:
 # ---- context where there is no reference -------------------------------------------------------
 
 def generations(rules: Rules, vendor: str) -> tuple[str, ...]:
-    """The vendor's registered parts, oldest first (the registry's order)."""
     return tuple(name for name, v in rules.registry_vendors().items() if v == vendor)
 
 
 def context_index(refs: list[dict]) -> dict[tuple, list[dict]]:
-    """The reference submitter's rows by (round, model, scenario, division, units)."""
     out: dict[tuple, list[dict]] = {}
     for r in refs:
         if not r.get("capped"):
@@ -121,9 +107,9 @@ def per_accelerator(row: dict) -> float:
 
 
 def nearest(rules: Rules, row: dict, index: dict[tuple, list[dict]], vendor: str) -> tuple[dict | None, str]:
-    """The reference submitter's nearest result to a partner row that has no
-    same-round reference, and the rule that chose it; (None, the reason none
-    exists). A verified row is set beside verified results only."""
+    """The reference submitter's nearest result to a partner row without a
+    same-round reference (the same accelerator at another node count, else the
+    previous generation), and the rule; (None, why none). Verified beside verified only."""
     if is_latency(row["units"]):
         return None, "a latency is not a per-accelerator figure: no context comparison"
     pool = [r for r in index.get((row["round"], row["model"], row["scenario"], row["division"], row["units"]), [])

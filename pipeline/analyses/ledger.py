@@ -1,8 +1,6 @@
-"""The claims ledger (``claims.yaml``, read with the safe loader): reading it
-and checking its format; :mod:`pipeline.analyses.claims` recomputes the
-claims. Every problem is a finding naming the claim id and, where the YAML
-tells it, the line; a claim with a problem is kept as an invalid entry (its
-id and line), never dropped.
+"""The claims ledger (``claims.yaml``): reading it and checking its format.
+Every problem is a finding naming the claim id and its line; a claim with a
+problem is kept as an invalid entry, never dropped.
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from pipeline.core import textcheck
+from pipeline.core import limits, textcheck
 from pipeline.core.rules import Rules
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import STATUSES, Source
@@ -59,7 +57,7 @@ def read_ledger(rules: Rules, path: str | Path) -> Ledger:
     def bad(code, where, expected, found, message):
         ledger.findings.append(located(code, where, expected, _cut(found), message))
 
-    text, found = read_text(path, ledger.path, checks=textcheck.DOCUMENT)
+    text, found = read_text(path, ledger.path, limits.file_bytes(rules), checks=textcheck.DOCUMENT)
     # a ledger that is not UTF-8 has always been reported as file-unreadable (a released code)
     ledger.findings.extend(replace(f, code="file-unreadable") if f.code == "not-utf8" else f for f in found)
     if text is None:

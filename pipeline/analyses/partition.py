@@ -44,7 +44,7 @@ def partition(frame: pd.DataFrame, display: str = "<table>") -> Sets:
     for idx in frame.index[~(is_verified | is_post)]:
         where = (Source(display, idx + 2, column="status") if display.endswith(".csv")
                  else Source(display, row=idx + 1, column="status"))
-        source = frame.at[idx, "source"] if "source" in frame.columns else None
+        source = Source.of_row(frame.loc[idx]).cell if "file" in frame.columns else None
         found.append(located("invalid-choice", where, "verified or post-deadline", frame.at[idx, "status"],
                              "a row without a valid status goes to neither set"
                              + (f" (the result at {source})" if source else "")))
@@ -65,5 +65,6 @@ def read_with_status(path: Path) -> pd.DataFrame:
         frame = table.read_frame(path)
     if "status" not in frame.columns:
         raise table.TableUnreadable(path, "a table with a status column", "no status column")
-    return frame
+    # a line is a whole number or none: a CSV column with a gap reads as floats, written back as 3.0
+    return frame.astype({c: "Int64" for c in ("line", "reference_line") if c in frame.columns})
 

@@ -17,9 +17,11 @@ from pipeline.core.vocabulary import Severity
 MATCH = ("round", "accelerator", "accelerators_per_node", "nodes", "model", "scenario")
 PARTNER_COLUMNS = ("round", "submitter", "system", "accelerator", "accelerator_variant",
                    "accelerators_per_node", "nodes",
-                   "total_accelerators", "model", "scenario", "division", "units", "value", "source")
+                   "total_accelerators", "model", "scenario", "division", "units", "value", "source", "file",
+                   "line")
 COLUMNS = PARTNER_COLUMNS + (
-    "reference_submitter", "reference_system", "reference_value", "reference_source",
+    "reference_submitter", "reference_system", "reference_value", "reference_source", "reference_file",
+    "reference_line",
     "reference_status", "reference_rule", "deviation_pct", "tolerance_pct", "verdict", "reason",
     "partner_result", "partner_status", "status", "label", "footnote",
     # how the systems differ (pipeline.analyses.differences), and a no-reference row's context
@@ -32,8 +34,8 @@ def deviation_finding(r: dict, prefix: str = "", own: bool = True) -> Finding:
     partner's file and line (``prefix`` makes root-relative files repo-relative).
     ``own=False``: a warning for a partner moved out of tolerance by a gated
     reference change (the gate)."""
-    where = Source.from_cell(r["source"], prefix or None).at(column="value")
-    ref = Source.from_cell(r.get("reference_source"), prefix or None) if r.get("reference_source") else None
+    where = Source.of_row(r, prefix or None).at(column="value")
+    ref = Source.of_row(r, prefix or None, prefix="reference_") if r.get("reference_file") else None
     return located(
         "deviates-from-reference", where,
         f"within ±{plain(r['tolerance_pct'])}% of {plain(r['reference_value'])} "
@@ -53,7 +55,7 @@ def _better_first(units: str):
 
 # What decides a partner row's reference: everything but its own value.
 DECISION = MATCH + ("division", "units", "total_accelerators", "status", "capped")
-REF_FIELDS = DECISION + ("system", "value", "source")
+REF_FIELDS = DECISION + ("system", "value", "source", "file", "line")
 
 
 def vendors_of(rules: Rules, accelerator: str) -> set[str | None]:
@@ -72,7 +74,8 @@ def on_vendor(rules: Rules, accelerator: str, vendor: str) -> bool:
 def decide(rules: Rules, row: dict, candidates: list[dict], ref_vendor: str, ref_submitter: str) -> dict:
     """The reference of every partner row sharing ``row``'s decision key."""
     out = {"reference_system": None, "reference_value": None, "reference_source": None,
-           "reference_status": None, "reference_rule": None, "verdict": None, "reason": ""}
+           "reference_file": None, "reference_line": None, "reference_status": None, "reference_rule": None,
+           "verdict": None, "reason": ""}
 
     def finish(verdict: str, reason: str = "") -> dict:
         return {**out, "verdict": verdict, "reason": reason}
@@ -122,7 +125,8 @@ def decide(rules: Rules, row: dict, candidates: list[dict], ref_vendor: str, ref
     rule = ("only candidate" if len(eligible) == 1 else
             f"best of {len(eligible)} ({direction}; ties by system id): {names}{more}")
     return {**out, "reference_system": ref["system"], "reference_value": ref["value"],
-            "reference_source": ref["source"], "reference_status": ref["status"],
+            "reference_source": ref["source"], "reference_file": ref["file"], "reference_line": ref["line"],
+            "reference_status": ref["status"],
             "reference_rule": rule}
 
 

@@ -33,7 +33,7 @@ LOOKUP = ("same-submitter", "reference-submitter", "any-submitter")
 SUB_LINEAR, LINEAR, SUPER_LINEAR, NO_REFERENCE, NOT_APPLICABLE = VERDICTS = tuple(ScalingVerdict)
 MATCH = ("round", "model", "scenario", "units", "division")
 ROW_COLUMNS = ("round", "submitter", "system", "model", "scenario", "units", "division", "nodes",
-               "total_accelerators", "composition", "value", "source")
+               "total_accelerators", "composition", "value", "source", "file", "line")
 
 
 def composition(row: dict) -> dict[str, int]:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.core.findings import Finding, TableReport
-from pipeline.core.model import DEVIATES
+from pipeline.core.model import DEVIATES, RESULT_KEY
 from pipeline.core.rules import Rules
 from pipeline.core.vocabulary import SupersededFate, tally
 from pipeline.store.manifests import load_manifest, withdrawal_for
@@ -25,7 +25,7 @@ KEY = ("system", "model", "scenario", "division")
 WITHDRAWN, REPLACED, LEFT_OUT = tuple(SupersededFate)
 COLUMNS = ("round", "submitter", "version", "superseded_by", "fate", "withdrawal_reason", "system", "accelerator",
            "model", "scenario", "division", "value", "units", "reference_value", "deviation_pct", "verdict", "reason",
-           "status", "label", "source")
+           "status", "label", "source", "file", "line")
 
 
 def _judged(table: pd.DataFrame, findings: list[Finding]) -> TableReport:
@@ -66,7 +66,7 @@ def judge_superseded(rules: Rules, root: Path, results: pd.DataFrame, versions: 
         for r in read.table.to_dict("records"):
             entry = withdrawal_for(rules, entries, r)
             fate = WITHDRAWN if entry else REPLACED if tuple(str(r[k]) for k in KEY) in kept else LEFT_OUT
-            fates.append({"source": r["source"], "version": int(v["version"]),
+            fates.append({"file": r["file"], "line": r["line"], "version": int(v["version"]),
                           "superseded_by": int(successor["version"]), "fate": fate,
                           "withdrawal_reason": entry["reason"] if entry else ""})
         rows.append(read.table)
@@ -76,6 +76,7 @@ def judge_superseded(rules: Rules, root: Path, results: pd.DataFrame, versions: 
     references = results[results["submitter"] == reference_submitter]
     judged = compare(rules, pd.concat([references, old[old["submitter"] != reference_submitter]], ignore_index=True),
                      tolerance_pct, reference_submitter, reference_vendor).frame()
-    table = judged.merge(pd.DataFrame(fates), on="source", how="inner")
-    table = table.sort_values(["round", "submitter", "version", "source"], kind="stable").reset_index(drop=True)
+    fates = pd.DataFrame(fates).astype({"line": "Int64"})
+    table = judged.merge(fates, on=list(RESULT_KEY), how="inner")   # the result key, never the text of source
+    table = table.sort_values(["round", "submitter", "version", *RESULT_KEY], kind="stable").reset_index(drop=True)
     return _judged(table[list(COLUMNS)], findings)

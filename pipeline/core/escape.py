@@ -1,25 +1,18 @@
-"""Partner text made safe for the output it goes to: one escaper per kind of
-output, used by every writer of that kind. A partner's folder is data: no
-string from it may close a code fence, start a formula, forge a line of the
-text report or a workflow command, or become live HTML.
+"""Partner text made safe for the output it goes to, one escaper per kind of
+output: no string from a partner's folder may close a code fence, start a
+formula, forge a line of the text report or a workflow command. (HTML: Jinja's
+autoescape.) Standard library only: the gate imports this.
 
 - **CSV**: OWASP's rule against formula injection: a text cell starting with
-  ``=``, ``+``, ``-``, ``@``, tab or CR gets a leading ``'`` (a plain decimal
-  number such as ``-4.3`` stays as it is), and one starting with ``'`` gets
-  one more, so that every reader of the pipeline's own CSVs
-  (:func:`csv_restore_frame`) strips exactly one and gets back the string
-  written; a partner's input files are never restored. A table with a CR in
-  a text cell is written with every text cell quoted (Python's csv quotes
-  only ``\n``, and a bare CR would split the row for other readers).
+  ``=``, ``+``, ``-``, ``@``, tab or CR gets a leading ``'`` (not a plain
+  number such as ``-4.3``), and one starting with ``'`` one more, so that a
+  reader of the pipeline's own CSVs (:func:`csv_restore_frame`) strips exactly
+  one. A table with a CR in a text cell is written with every text cell quoted
+  (Python's csv quotes only ``\n``; a bare CR would split the row elsewhere).
 - **text**: control, line-separator and bidirectional-override characters
-  shown escaped (``\n``, ``\x1b``, ``\u202e``): one string is one line and
-  cannot forge another (``::error`` among them).
-- **GitHub workflow commands**: GitHub's own escaping, over :func:`text`.
+  shown escaped: one string is one line and cannot forge another (``::error``).
 - **markdown**: partner text only inside a code span or fence it cannot
-  close (a backtick run longer than any it holds); ``|`` escaped in a cell.
-- **HTML**: Jinja's autoescape (pipeline/output/report/), nothing here.
-
-Standard library only: the gate imports this.
+  close; ``|`` escaped in a cell.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from pipeline.core.model import LABEL_UNVERIFIED, Row, Source, plain, typed_rows
+from pipeline.core.model import LABEL_UNVERIFIED, Row, Source, plain, result_key, typed_rows
 from pipeline.core.vocabulary import Severity
 
 if TYPE_CHECKING:
@@ -374,15 +374,14 @@ def filtered(report: ReportShape, wanted: dict[str, object]) -> ReportShape:
     if not wanted:
         return report
     rows = [r for r in report.rows if all(str(r.get(k)) in v for k, v in wanted.items())]
-    files_by_line: dict[int | None, list[str]] = {}
-    for where in {Source.from_cell(r.get("source")) for r in rows}:
-        files_by_line.setdefault(where.line, []).append(where.file)
+    # a row's file and line, as a finding's Source holds them: the file relative to its root
+    kept = {result_key(r) for r in rows if r.get("file")}
     claims = {f"claims.{r['id']}" for r in rows if r.get("id")}
 
     def of_a_kept_row(f: Finding) -> bool:
         key = f.where.key
         return (f.line is None or any(key and (key == c or key.startswith(c + ".")) for c in claims)
-                or any(f.file == file or f.file.endswith("/" + file) for file in files_by_line.get(f.line, [])))
+                or (f.where.file, f.line) in kept)
 
     summary = {**report.summary, "shown": len(rows),
                **{f"filter_{k}": ",".join(sorted(v)) for k, v in wanted.items()}}

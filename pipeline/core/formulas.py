@@ -6,7 +6,7 @@ tiny epsilon absorbs binary floating point (104/100 - 1 is not exactly 0.04),
 so that a deviation printed as 4.00% counts as within a 4% tolerance.
 
 A result value is judged once, where it is read (the plausible range is a
-check of the table schema, schemas/results.v3.yaml): a value outside it
+check of the table schema, schemas/results.v4.yaml): a value outside it
 never reaches a formula. Each formula is still
 total over any float: a number over zero is not a number (nan), and a figure
 that overflows stays infinite; neither raises.

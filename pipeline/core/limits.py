@@ -24,6 +24,11 @@ def cap(rules: Rules, name: str) -> int:
     return document(rules)["caps"][name]
 
 
+def file_bytes(rules: Rules) -> int:
+    """The largest file a tool reads whole (a results table, a published table, a log)."""
+    return cap(rules, "file_bytes")
+
+
 def rows_over_cap(rules: Rules, count: int, where, how: str = "rows") -> Finding | None:
     """An ``over-cap`` finding when a file holds more than ``rows_per_file``
     rows (COUNT, as the file states or a cheap count finds it, before any row

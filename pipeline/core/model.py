@@ -4,8 +4,8 @@
   the comparison disclaimer);
 * the built-in defaults of the pipeline's parameters (``params.yaml``
   overrides them; the CLI reads it once, at the edge, and passes values in);
-* :class:`Source`, the one way a place in a file is written and parsed
-  (``file:line`` in tables, ``line N`` or ``key K`` in findings);
+* :class:`Source`, the one way a place in a file is held and written (the
+  ``file`` and ``line`` columns of a table, ``line N`` or ``key K`` in findings);
 * :func:`plain`, the one way a value is made JSON-safe;
 * :class:`Row`, the typed row of every report (:data:`COLUMN_TYPES` is its
   schema: one type per column name, whatever the report).
@@ -67,7 +67,6 @@ DEFAULT_PARAMS = {"compare": {"tolerance_pct": DEFAULT_TOLERANCE_PCT,
 
 # ---- locations ---------------------------------------------------------------------------------
 
-_CELL = re.compile(r"^(?P<file>.*\S):(?P<line>\d+)\Z", re.DOTALL)   # a file name may hold any character
 VERSION_DIR = re.compile(r"^v([1-9][0-9]*)$")   # one rule everywhere: v1, v2, ... (never v01, v0)
 
 
@@ -77,13 +76,26 @@ def version_number(name: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+# What identifies a result across the tables made of one ingest (the canonical table, the
+# agreement table, a gate's rows): its file and line. An input line holds one result and a
+# result stated twice is refused (duplicate-row), so no two rows share them; they are typed
+# columns, never the display text of ``source``.
+RESULT_KEY = ("file", "line")
+
+
+def result_key(row: Mapping, prefix: str = "") -> tuple[str, int | None]:
+    """A row's :data:`RESULT_KEY` (``prefix``: of another pair, ``reference_``), its missing line None."""
+    line = plain(row.get(f"{prefix}line"))
+    return str(row[f"{prefix}file"]), None if line is None else int(line)
+
+
 @dataclass(frozen=True)
 class Source:
     """Where something is, built where it is found: a file and, inside it, a
     line, a row (a record's number), a column or a key.
 
     ``file`` is the path as the user gave it, or, when ``root`` is set, the
-    path relative to that submissions root (the canonical table's ``source``
+    path relative to that submissions root (the canonical table's ``file``
     column holds that relative form, so that a table does not depend on where
     the root was); ``path`` is what a reader of the finding opens."""
 
@@ -111,25 +123,28 @@ class Source:
 
     @property
     def cell(self) -> str:
-        """The canonical table's ``source`` value: ``file:line`` (``file`` alone without a line)."""
+        """``file:line`` (``file`` alone without a line): the canonical table's ``source``
+        column, made once from its ``file`` and ``line`` for people to read, never read back."""
         return f"{self.file}:{self.line}" if self.line is not None else self.file
 
     def at(self, **place) -> "Source":
         """The same file, another place in it (``where.at(column="value")``)."""
         return replace(self, **place)
 
+    def under(self, root: str | None) -> "Source":
+        """The same place, its file relative to the submissions ``root`` (None:
+        none); a file that is not laid out as ``<round>/<submitter>/v<N>/...``
+        (a file given by its own path) keeps no root."""
+        under = self.file.split("/", 3)   # a file under a submissions root: <round>/<submitter>/v<N>/...
+        return replace(self, root=root if root and len(under) > 2 and all(under[:2])
+                       and version_number(under[2]) is not None else None)
+
     @classmethod
-    def from_cell(cls, text: object, root: str | None = None) -> "Source":
-        """A table's ``source`` value read back (``file:line``). ``root``: the
-        submissions root its files are relative to; a file that is not laid
-        out as ``<round>/<submitter>/v<N>/...`` (a file given by its own
-        path) keeps no root."""
-        text = "" if text is None else str(text)
-        m = _CELL.match(text)
-        file, line = (m["file"], int(m["line"])) if m else (text, None)
-        under = file.split("/", 3)   # a file under a submissions root: <round>/<submitter>/v<N>/...
-        return cls(file, line, root=root if root and len(under) > 2 and all(under[:2])
-                   and version_number(under[2]) is not None else None)
+    def of_row(cls, row: Mapping, root: str | None = None, prefix: str = "") -> "Source":
+        """A table row's place, from its ``file`` and ``line`` columns (``prefix``:
+        another pair, ``reference_file`` and ``reference_line``), under the
+        submissions ``root`` its files are relative to (see :meth:`under`)."""
+        return cls(*result_key(row, prefix)).under(root)
 
     def __str__(self) -> str:
         """``path:line`` (``path`` when there is no line)."""
@@ -169,7 +184,7 @@ def plain(value: object) -> object:
 _TEXT, _NUMBER = str | None, float | None
 # The schema of every report's rows: one type per column name, whatever the report (a column
 # means the same in every report; KIND_TYPES below: where a kind may leave it empty). The
-# canonical table's columns follow schemas/results.v2.yaml (a test checks that they agree); a
+# canonical table's columns follow schemas/results.v4.yaml (a test checks that they agree); a
 # column not listed here is typed ``object``.
 COLUMN_TYPES: dict[str, object] = {
     # the canonical results table, labelled
@@ -177,12 +192,13 @@ COLUMN_TYPES: dict[str, object] = {
     "accelerator_variant": str, "composition": str, "accelerators_per_node": int, "nodes": int,
     "total_accelerators": int, "model": str, "used_model": _TEXT, "scenario": str, "value": float,
     "units": str, "division": str, "availability": str, "status": str, "result_id": _TEXT,
-    "source": str, "submission_version": int | None, "label": str, "footnote": str,
+    "source": str, "file": str, "line": int | None, "submission_version": int | None, "label": str, "footnote": str,
     "host_processor": _TEXT, "host_processors_per_node": _TEXT, "framework": _TEXT, "operating_system": _TEXT,
     "weight_data_types": _TEXT,
     # compare: the agreement table
     "reference_submitter": str, "reference_system": _TEXT, "reference_value": _NUMBER,
-    "reference_source": _TEXT, "reference_status": _TEXT, "reference_rule": _TEXT,
+    "reference_source": _TEXT, "reference_file": _TEXT, "reference_line": int | None, "reference_status": _TEXT,
+    "reference_rule": _TEXT,
     "deviation_pct": _NUMBER, "tolerance_pct": float, "verdict": str, "reason": str,
     "partner_status": str, "differences": str, "differs_in": str, "context_system": _TEXT,
     "context_source": _TEXT, "context_per_accelerator": _NUMBER, "context_deviation_pct": _NUMBER,
@@ -190,7 +206,7 @@ COLUMN_TYPES: dict[str, object] = {
     # scaling
     "expected": _NUMBER, "efficiency_pct": _NUMBER, "references": list, "missing": list,
     # claims
-    "id": str, "kind": _TEXT, "text": str, "line": int | None, "measure": _TEXT, "claimed": _NUMBER,
+    "id": str, "kind": _TEXT, "text": str, "measure": _TEXT, "claimed": _NUMBER,
     "tolerance": _NUMBER, "computed": _NUMBER, "holds": bool | None, "subject": dict | None,
     "comparator": dict | None, "best_comparator": dict | None, "computed_vs_best": _NUMBER,
     "range_min": _NUMBER, "range_max": _NUMBER, "eligible_comparators": int,
@@ -200,7 +216,7 @@ COLUMN_TYPES: dict[str, object] = {
     # crosscheck
     "published_value": _NUMBER, "published_result_id": _TEXT, "published_source": _TEXT,
     # audit: one row per suite
-    "suite": str, "file": str, "runs_on": str, "rows": int, "expectations_in_file": int,
+    "suite": str, "runs_on": str, "rows": int, "expectations_in_file": int,
     "expectations_loaded": int, "success": bool, "failed": int, "statistics": dict,
 }
 

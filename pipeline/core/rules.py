@@ -37,7 +37,7 @@ from pipeline.core import textcheck
 from pipeline.core.errors import ConfigError
 
 RULES_DIR = "rules"
-SCHEMA_FILE = "results.v3.yaml"   # the canonical table's schema (v1 and v2 stay as released)
+SCHEMA_FILE = "results.v4.yaml"   # the canonical table's schema (v1 to v3 stay as released)
 ROUND_SCHEMA = f"{RULES_DIR}/round.schema.json"   # every rules/<round>.yaml
 _ROUND_FILE = re.compile(rf"{RULES_DIR}/v\d+\.\d+\.yaml")
 _TABLE_SCHEMA = re.compile(r"results\.v\d+\.yaml")   # pandera's own format, checked by pandera

@@ -1,24 +1,16 @@
-"""Checks on partner text before it is parsed: hygiene, and the shape of YAML.
+"""Checks on partner text before it is parsed, returning findings (never raising).
 
-**Hygiene.** What partners type or export by hand (a results CSV, a checker
-``summary.csv``, a manifest, a claims ledger) must be plain UTF-8 with LF
-line ends: a byte-order mark, CRLF, a control character, mojibake (UTF-8
-decoded as Latin-1/cp1252 and saved again: ``CDNAÃ‚ 4``) or a CSV header
-naming a column twice (a reader would keep one silently) refuses the file,
-each an error naming its line. An invisible character (zero-width,
-bidirectional control, odd space) or a confusable one (``ｍ``, Cyrillic
-``А`` in ``АMD``) makes one name look like another to a reader and not to a
-program: :func:`hidden_character` finds them, here in a whole file and in
-each field where rows are read. Which checks apply is the caller's choice
-(:data:`TABULAR`, :data:`DOCUMENT`, :data:`JSON`, :data:`NONE`): files
-machines write (LoadGen logs) are not checked.
+**Hygiene.** What partners type or export by hand must be plain UTF-8 with LF
+line ends: a byte-order mark, CRLF, a control character, mojibake (UTF-8 read
+as cp1252 and saved again: ``CDNAÃ‚ 4``) or a CSV header naming a column twice
+refuses the file. An invisible or confusable character (Cyrillic ``А`` in
+``АMD``) makes one name look like another to a reader and not to a program.
+Files machines write (LoadGen logs) are not checked (:data:`NONE`).
 
 **YAML shape.** :func:`yaml_guard` walks the event stream (no object is
 built) and refuses too deep a nesting, aliases that expand too far (the
 "billion laughs") or recurse, and, where the format has no use for them,
 any anchor, alias or merge key (``<<:`` sets keys as surely as an alias).
-
-Everything here returns findings; nothing raises for bad input.
 """
 
 from __future__ import annotations
@@ -120,8 +112,7 @@ _LONE_MOJIBAKE = re.compile("(?<=[A-Za-z0-9])[\u00c2\u00c3](?![A-Za-z0-9])|(?<![
 
 
 def mojibake_in(text: str) -> tuple[int, str] | None:
-    """(offset, what) of the first mojibake in a field: a whole sequence
-    (``CDNAÃ‚ 4``) or a lone leftover of one (``MI355XÂ``); None for clean text."""
+    """(offset, what) of the first mojibake in a field, whole or a lone leftover; None for clean text."""
     if text.isascii():
         return None
     m = MOJIBAKE.search(text) or _LONE_MOJIBAKE.search(text)
@@ -134,8 +125,7 @@ def mojibake_in(text: str) -> tuple[int, str] | None:
 
 
 def hidden_character(text: str) -> tuple[str, int, str] | None:
-    """(code, offset, what it is: ``U+200B ZERO WIDTH SPACE, a zero-width
-    character``) of the first invisible or confusable character; None when there is none."""
+    """(code, offset, what it is) of the first invisible or confusable character, or None."""
     if text.isascii():
         return None
     for at, ch in enumerate(text):
@@ -215,8 +205,8 @@ def _loader():
 def yaml_guard(text: str, where: Source, code: str, aliases: bool = True,
                max_depth: int = MAX_YAML_DEPTH, max_nodes: int = MAX_YAML_NODES) -> list[Finding]:
     """Findings (with ``code``) of a document too deep, expanding too far, or
-    (``aliases=False``) using anchors, aliases or merge keys at all. Invalid
-    YAML gives none here: the loader reports it with its line."""
+    (``aliases=False``) using anchors, aliases or merge keys. Invalid YAML gives
+    none here: the loader reports it with its line."""
     sizes: dict[str, int | None] = {}       # anchor -> expanded node count (None: still open)
     # per open collection: [node count, anchor, is a mapping, complete children so far]
     stack: list[list] = [[0, None, False, 0]]
@@ -277,9 +267,8 @@ def _merge_key(event, parent: list) -> bool:
 
 
 def compose(text: str) -> tuple[object, object]:
-    """(the composed node tree, the data built from those nodes): one libyaml
-    parse gives the values and their lines. Raises yaml.YAMLError; run
-    :func:`yaml_guard` first on untrusted text."""
+    """(node tree, data): one libyaml parse gives the values and their lines.
+    Raises yaml.YAMLError; run :func:`yaml_guard` first on untrusted text."""
     parser = _loader()(text)
     try:
         node = parser.get_single_node()
@@ -289,8 +278,7 @@ def compose(text: str) -> tuple[object, object]:
 
 
 def _entries(root):
-    """(the node that marks it, its key or index, its mapping or sequence, its dotted
-    key) of every entry of the composed ``root``, each node walked once (iteratively)."""
+    """(marking node, key or index, parent node, dotted key) of every entry, each node walked once."""
     todo = [(root, "")] if root is not None else []
     seen_nodes: set[int] = set()
     while todo:
@@ -323,9 +311,7 @@ def duplicate_keys(root) -> list[tuple[str, int]]:
 
 
 def key_lines(root) -> dict[str, int]:
-    """Dotted key (``files.0.sha256``, list items by their index) -> the line it
-    stands on, for every key and list item of the composed ``root``; a key
-    stated twice keeps its first line."""
+    """Dotted key (``files.0.sha256``) -> its first line, for every key and list item of ``root``."""
     out: dict[str, int] = {}
     for marked, _, _, key in _entries(root):
         out.setdefault(key, marked.start_mark.line + 1)

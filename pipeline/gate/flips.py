@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pipeline.analyses.compare import compare
 from pipeline.core.findings import Finding, located
-from pipeline.core.model import REFERENCE, Source
+from pipeline.core.model import REFERENCE, RESULT_KEY, Source, result_key
 from pipeline.core.vocabulary import Severity
 from pipeline.gate.policy import Policy
 from pipeline.ingest.submissions import ingest
@@ -20,34 +20,36 @@ from pipeline.store.clock import Clock
 WHO = ("round", "submitter", "system", "model", "scenario")
 
 
-def outcomes(root: Path, policy: Policy, visible: Clock | None = None) -> dict[str, dict]:
-    """result source -> its status and verdict (or outcome) of the submissions
-    ROOT under POLICY (VISIBLE: when each version became visible)."""
+def outcomes(root: Path, policy: Policy, visible: Clock | None = None) -> dict[tuple, dict]:
+    """result key (:data:`pipeline.core.model.RESULT_KEY`) -> its status and
+    verdict (or outcome) of the submissions ROOT under POLICY (VISIBLE: when
+    each version became visible)."""
     report = ingest(policy.rules, [root], root=root, visible=visible)
     agreement = compare(policy.rules, report.table, policy.tolerance_pct, policy.reference_submitter,
                         policy.reference_vendor).table
-    verdicts = dict(zip(agreement["source"], zip(agreement["verdict"], agreement["deviation_pct"])))
+    verdicts = {result_key(r): (r["verdict"], r["deviation_pct"])
+                for r in agreement[[*RESULT_KEY, "verdict", "deviation_pct"]].to_dict("records")}
     out = {}
-    for row in report.table[list(WHO) + ["status", "source"]].to_dict("records"):
-        verdict, deviation = verdicts.get(row["source"], (REFERENCE, None))
-        out[row["source"]] = {k: row[k] for k in WHO} | {
+    for row in report.table[[*WHO, "status", *RESULT_KEY]].to_dict("records"):
+        verdict, deviation = verdicts.get(result_key(row), (REFERENCE, None))
+        out[result_key(row)] = {k: row[k] for k in WHO} | {
             "status": row["status"], "verdict": str(verdict),
             "deviation_pct": None if deviation is None or deviation != deviation else float(deviation)}
     for d in report.dispositions:
-        out.setdefault(d.source, {**{k: None for k in WHO}, "status": None, "verdict": d.outcome,
+        out.setdefault((d.where.file, d.where.line), {**{k: None for k in WHO}, "status": None, "verdict": d.outcome,
                                   "deviation_pct": None})
     return out
 
 
-def flips(before: dict[str, dict], after: dict[str, dict], shown: str | None) -> tuple[list[dict], list[Finding]]:
+def flips(before: dict[tuple, dict], after: dict[tuple, dict], shown: str | None) -> tuple[list[dict], list[Finding]]:
     """Every shipped result whose verdict or status differs between the
     :func:`outcomes` BEFORE and AFTER (SHOWN: the submissions root as
     locations name it); the rows of a reference version that comes or goes
     are what the partner verdicts flip on, not flips themselves."""
     rows, found = [], []
-    for source in sorted(set(before) | set(after)):
-        a = before.get(source) or {"status": None, "verdict": "absent"}
-        b = after.get(source) or {"status": None, "verdict": "absent"}
+    for key in sorted(set(before) | set(after), key=lambda k: (k[0], k[1] or 0)):
+        a = before.get(key) or {"status": None, "verdict": "absent"}
+        b = after.get(key) or {"status": None, "verdict": "absent"}
         if (a["status"], a["verdict"]) == (b["status"], b["verdict"]) or \
                 {a["verdict"], b["verdict"]} == {"absent", REFERENCE}:   # a reference version coming or going
             continue
@@ -57,7 +59,7 @@ def flips(before: dict[str, dict], after: dict[str, dict], shown: str | None) ->
             changed.append(f"{a['status']} -> {b['status']}")
         name = " ".join(str(who.get(k) or "?") for k in ("submitter", "round", "model", "scenario"))
         text = f"{name}: {', '.join(changed)}"
-        where = Source.from_cell(source, shown)
+        where = Source(*key).under(shown)
         rows.append({"source": str(where), "file": where.path, "line": where.line,
                      "submitter": who.get("submitter"), "round": who.get("round"),
                      "system": who.get("system"), "model": who.get("model"), "scenario": who.get("scenario"),

@@ -1,13 +1,11 @@
 """What git stores, read without a checkout: the base and the head of a
-change, the tree of a commit, the changes between two trees, and the files of
-a tree written out byte for byte.
+change, trees, the changes between them, and files written out byte for byte.
 
-The gate hashes and reads these bytes, never a working tree's: a checkout
-passes blobs through ``.gitattributes`` (``eol``, ``text``, smudge filters)
-and ``core.autocrlf``, which a pull request or a runner can set, so the same
-commit could be judged on different bytes. ``git cat-file --batch`` hands
-over blobs as stored, whatever the attributes say; ``git archive`` would not
-(it applies them). Git runs with argument lists only, never a shell.
+The gate reads these bytes, never a working tree's: a checkout passes blobs
+through ``.gitattributes`` and ``core.autocrlf``, which a pull request or a
+runner can set, so the same commit could be judged on different bytes.
+``git cat-file`` hands over blobs as stored; ``git archive`` would not.
+Git runs with argument lists only, never a shell.
 """
 
 from __future__ import annotations
@@ -55,10 +53,8 @@ def repo_top(cwd: Path) -> Path | None:
 
 
 def resolve_base(top: Path, base: str | None, env: dict | None = None) -> tuple[str, str, str]:
-    """(ref, the ref's tip commit, the merge base of the tip with HEAD). The
-    ref is BASE when given, else origin/$GITHUB_BASE_REF when set, else the
-    first of DEFAULT_BASES that exists. An unknown --base is a usage error; no
-    default base at all is a configuration problem (e.g. a shallow clone)."""
+    """(ref, its tip commit, the merge base of the tip with HEAD): BASE, else
+    origin/$GITHUB_BASE_REF, else the first of DEFAULT_BASES that exists."""
     env = os.environ if env is None else env
     if base:
         candidates = [base]
@@ -79,12 +75,9 @@ def resolve_base(top: Path, base: str | None, env: dict | None = None) -> tuple[
 
 
 def merged(top: Path, tip: str, merge_base: str, head: str, scratch: Path) -> str:
-    """What merging the change MERGE_BASE..HEAD into the base's TIP stores: the
-    tip's tree with every path the change adds, changes or deletes laid over
-    it (the change's side of a path both sides changed: such a pull request
-    cannot merge as it is, and is judged as its own side would land). HEAD
-    itself when the change starts at the tip. Built in a scratch index; the
-    repository's own index is untouched."""
+    """The tree of the change MERGE_BASE..HEAD laid over the base's TIP (the
+    change's side of a path both sides changed: it is judged as it would
+    land), built in a scratch index; HEAD itself when the change starts at the tip."""
     if tip == merge_base:
         return head
     env = {"GIT_INDEX_FILE": str(scratch / "merged.index")}
@@ -108,10 +101,9 @@ def head_commit(top: Path) -> str:
 
 
 def worktree(top: Path, scratch: Path, leave_out: tuple[str, ...] = ()) -> str:
-    """The tree a commit of everything in the working tree would store (HEAD,
-    the index, changed and untracked files not ignored), built in a scratch
-    index so that the repository's own index is untouched; uncommitted changes
-    under LEAVE_OUT (repository-relative paths) stay as HEAD has them."""
+    """The tree a commit of everything in the working tree would store (untracked
+    files not ignored too), built in a scratch index; uncommitted changes under
+    LEAVE_OUT stay as HEAD has them."""
     index = scratch / "worktree.index"
     real = top / text(top, "rev-parse", "--git-path", "index")
     env = {"GIT_INDEX_FILE": str(index)}
@@ -129,8 +121,7 @@ def worktree(top: Path, scratch: Path, leave_out: tuple[str, ...] = ()) -> str:
 
 @dataclass(frozen=True)
 class Entry:
-    """A path of a commit's tree: its mode (100644, 100755, 120000 link,
-    160000 submodule) and its object id."""
+    """A path of a commit's tree, its mode and its object id."""
 
     path: str
     mode: str
@@ -138,8 +129,7 @@ class Entry:
 
 
 def tree(top: Path, rev: str, *under: str) -> list[Entry]:
-    """Every file, link and submodule of REV (a commit or a tree) under the
-    repository-relative folders UNDER (the whole tree when none is given)."""
+    """Every file, link and submodule of REV under the folders UNDER (all when none)."""
     out = git(top, "ls-tree", "-r", "-z", "--full-tree", rev, "--", *(under or (".",)))
     entries = []
     for record in out.split(b"\0"):
@@ -153,8 +143,7 @@ def tree(top: Path, rev: str, *under: str) -> list[Entry]:
 
 @dataclass(frozen=True)
 class Change:
-    """One path that differs between two trees: A (added), M (modified, its
-    mode included), D (deleted), with the modes on each side."""
+    """One path that differs between two trees: A, M (the mode too) or D, with the modes on each side."""
 
     path: str
     status: str
@@ -164,22 +153,15 @@ class Change:
 
 
 def changes(top: Path, base: str, head: str) -> list[Change]:
-    """What differs from BASE to HEAD (commits or trees), path by path, on
-    the stored bytes (no rename detection, no external diff)."""
+    """What differs from BASE to HEAD, path by path, on the stored bytes (no renames, no external diff)."""
     out = git(top, "diff", "--raw", "--no-abbrev", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
               "--ignore-submodules=none", base, head, "--")
-    parts = out.split(b"\0")
+    parts = out.split(b"\0")   # ":<modes> <oids> <status>", path, ... (one path each: no renames)
     found: list[Change] = []
-    i = 0
-    while i < len(parts) - 1:
-        meta = parts[i].decode("ascii")
-        if not meta.startswith(":"):
-            i += 1
-            continue
-        old_mode, new_mode, _old, new, status = meta[1:].split(" ")
-        path = parts[i + 1].decode("utf-8", "surrogateescape")
-        found.append(Change(path, "M" if status[0] in "MT" else status[0], old_mode, new_mode, new))
-        i += 2
+    for meta, path in zip(parts[0::2], parts[1::2]):
+        old_mode, new_mode, _old, new, status = meta.decode("ascii")[1:].split(" ")
+        found.append(Change(path.decode("utf-8", "surrogateescape"), "M" if status[0] in "MT" else status[0],
+                            old_mode, new_mode, new))
     return sorted(found, key=lambda c: c.path)
 
 
@@ -194,30 +176,11 @@ def first_changed_line(top: Path, base: str, head: str, path: str) -> int | None
     return None
 
 
-def blobs(top: Path, oids: list[str]) -> dict[str, bytes]:
-    """The bytes git stores for each blob id (no attribute, filter or eol conversion)."""
-    wanted = sorted(set(oids))
-    if not wanted:
-        return {}
-    out = git(top, "cat-file", "--batch", data="".join(f"{oid}\n" for oid in wanted).encode("ascii"))
-    found: dict[str, bytes] = {}
-    pos = 0
-    for oid in wanted:
-        end = out.index(b"\n", pos)
-        header = out[pos:end].decode("ascii").split(" ")
-        if len(header) != 3 or header[1] != "blob":
-            raise GitFailed(f"{oid}: not a blob ({' '.join(header[1:])})")
-        size = int(header[2])
-        found[oid] = out[end + 1:end + 1 + size]
-        pos = end + 1 + size + 1
-    return found
-
-
 def read(top: Path, rev: str, path: str) -> bytes | None:
-    """One file's bytes at REV as git stores them (None when REV has no
-    regular file there)."""
+    """One file's bytes at REV as git stores them (``cat-file blob`` applies no
+    filter); None when REV has no regular file there."""
     entries = [e for e in tree(top, rev, path) if e.path == path and e.mode in (REGULAR, EXECUTABLE)]
-    return blobs(top, [entries[0].oid])[entries[0].oid] if entries else None
+    return git(top, "cat-file", "blob", entries[0].oid) if entries else None
 
 
 def _safe(path: str) -> bool:
@@ -228,11 +191,9 @@ def _safe(path: str) -> bool:
 
 
 def materialise(top: Path, rev: str, under: list[str], scratch: Path) -> list[Entry]:
-    """Write REV's files under the repository-relative folders UNDER into the
-    scratch folder SCRATCH (same relative paths) as git stores them: blobs
-    byte for byte (streamed, one at a time), links as links; submodules and
-    paths that would leave SCRATCH are left out and returned, so that a caller
-    can refuse them. Nothing is written for an empty UNDER."""
+    """Write REV's files under the folders UNDER into SCRATCH as git stores
+    them (blobs streamed byte for byte, links as links); return the submodules
+    and the paths that would leave SCRATCH, left out for the caller to refuse."""
     entries = tree(top, rev, *under) if under else []
     scratch.mkdir(parents=True, exist_ok=True)
     skipped = [e for e in entries if e.mode not in (REGULAR, EXECUTABLE, SYMLINK) or not _safe(e.path)]

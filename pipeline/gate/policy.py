@@ -1,17 +1,11 @@
 """The gate's policy: what decides a verdict, read from the base branch's tip.
 
-Policy is what :func:`policy_at` reads: ``params.yaml``'s ``compare``
-section and the ``schemas/`` and ``published/`` folders (:data:`SOURCES`),
-each as git stores it at a commit (:mod:`pipeline.gate.gitstore`: no
-attribute, filter or eol conversion), never from the working tree or the
-environment. The gate judges a change with the base's policy; a change to
-the policy is located key by key (YAML) or file by file (``policy-change``),
-and with the maintainers' label the gate lists every shipped result whose
-verdict or status flips (:mod:`pipeline.gate.flips`). A policy holds its own
+Policy is ``params.yaml``'s ``compare`` section and the ``schemas/`` and
+``published/`` folders (:data:`SOURCES`), each as git stores it at a commit,
+never from the working tree or the environment; a policy holds its own
 :class:`~pipeline.core.rules.Rules` value (the base's and the head's side by
-side, never switched through the environment). :func:`verify` loads the
-rules a gated result depends on, so that broken rules are a finding naming
-their file.
+side). A change to the policy is located key by key (YAML) or file by file
+(``policy-change``).
 """
 
 from __future__ import annotations
@@ -31,6 +25,7 @@ from pipeline.gate import gitstore
 SOURCES = ("schemas", "published")     # the policy's folders, beside params.yaml's compare section
 PARAMS_POLICY_SECTION = "compare"      # the only params.yaml keys that decide a verdict
 MAX_KEYS_SHOWN = 50                    # per file; the rest are counted in one finding
+WHAT = {"A": "added", "D": "deleted", "M": "changed"}   # a change's status, as a finding says it
 
 
 @dataclass(frozen=True)
@@ -57,20 +52,17 @@ def is_source(path: str, params_path: str) -> bool:
 
 
 def local(rules: Rules, params_path: Path | None, where: str = "--params") -> Policy:
-    """The policy of this working folder: RULES (the installed tool's or
-    $MLREPRO_SCHEMAS schemas, as the command line read them) and PARAMS_PATH's
-    compare section (built-in defaults when it is absent), for runs that have
-    no git base."""
+    """The policy of this working folder, for runs without a git base: RULES as
+    the command line read them, and PARAMS_PATH's compare section (defaults when absent)."""
     compare = params_mod.load(params_path if params_path and params_path.is_file() else None)["compare"]
     return Policy.of(rules, compare, f"local (the installed tool's or $MLREPRO_SCHEMAS schemas, {where})")
 
 
 def policy_at(top: Path, rev: str, params_path: str, scratch: Path, source: str,
               beside: tuple[str, ...] = ()) -> Policy:
-    """The policy at REV (a commit or a tree) as git stores it, written into the
-    scratch folder SCRATCH (with the files BESIDE, read in the same pass): its
-    schemas/ (the tool's when REV has none), its published/ tables and its
-    params.yaml (the built-in defaults when absent)."""
+    """The policy at REV as git stores it, written into SCRATCH (with the files
+    BESIDE, in the same pass); the tool's schemas/ and the built-in parameters
+    where REV has none."""
     gitstore.materialise(top, rev, [*SOURCES, params_path, *beside], scratch)
     schemas = scratch / "schemas" if (scratch / "schemas").is_dir() else default_folder()   # the tool's
     published = scratch / "published" if (scratch / "published").is_dir() else None
@@ -94,10 +86,8 @@ def _loaders(rules: Rules, rounds: list[str]) -> list[tuple[str, object]]:
 
 
 def verify(policy: Policy, rounds: list[str]) -> list[Finding]:
-    """``reference-broken`` for the first rules file of POLICY
-    that the gated ROUNDS' verdicts depend on and that does not load. (A rules
-    file outside this list that breaks stops the gate's run with the same
-    finding on ``schemas/``: see :mod:`pipeline.gate.judge`.)"""
+    """``reference-broken`` for the first rules file the gated ROUNDS' verdicts
+    depend on that does not load, so that broken rules name their file."""
     for name, load in _loaders(policy.rules, rounds):
         try:
             load()
@@ -121,24 +111,23 @@ def unverifiable(where: Source, expected: str, found: str) -> Finding:
 # ---- what a policy change changes ----------------------------------------------------------
 
 def _flatten(value, at: str = "") -> dict[str, object]:
+    """Dotted key -> leaf; a list of scalars is one leaf."""
     if isinstance(value, dict) and value:
-        out = {}
-        for k, v in value.items():
-            out.update(_flatten(v, f"{at}.{k}" if at else str(k)))
-        return out
-    if isinstance(value, list) and value and any(isinstance(v, (dict, list)) for v in value):
-        out = {}
-        for i, v in enumerate(value):
-            out.update(_flatten(v, f"{at}.{i}" if at else str(i)))
-        return out
-    return {at or "(document)": value}
+        items = value.items()
+    elif isinstance(value, list) and value and any(isinstance(v, (dict, list)) for v in value):
+        items = enumerate(value)
+    else:
+        return {at or "(document)": value}
+    out = {}
+    for k, v in items:
+        out.update(_flatten(v, f"{at}.{k}" if at else str(k)))
+    return out
 
 
 def _parsed(text: bytes | None) -> tuple[object, object] | None:
-    """(node tree, data) of a policy file's YAML, parsed once ((None, {}) for
-    an absent file); None when it is not YAML, or is too deep or expands too
-    far through aliases to read (a pull request's file: the gate never expands
-    what it has not bounded)."""
+    """(node tree, data) of a policy file's YAML ((None, {}) when absent); None
+    when it is not YAML or fails :func:`textcheck.yaml_guard` (a pull request's
+    file: the gate never expands what it has not bounded)."""
     if text is None:
         return None, {}
     try:
@@ -151,8 +140,7 @@ def _parsed(text: bytes | None) -> tuple[object, object] | None:
 
 
 def yaml_changes(old: tuple | None, new: tuple | None) -> list[tuple[str, object, object]] | None:
-    """(dotted key, old, new) for every leaf that differs between two parsed
-    files (:func:`_parsed`); None when either is not readable YAML."""
+    """(dotted key, old, new) of every leaf that differs; None when either is not readable YAML."""
     if old is None or new is None:
         return None
     fa, fb = _flatten(old[1]), _flatten(new[1])
@@ -163,9 +151,8 @@ def yaml_changes(old: tuple | None, new: tuple | None) -> list[tuple[str, object
 
 def policy_findings(top: Path, base: str, head: str, path: str, status: str, params_path: str,
                     severity: str, together: str = "") -> list[Finding]:
-    """One finding per changed key of a policy file (YAML: at its line at the
-    head) or one for the file, with old -> new; none for a params.yaml whose
-    compare section is unchanged. TOGETHER is added to each message."""
+    """One finding per changed key of a policy file (at its line at the head),
+    else one for the file; none for a params.yaml whose compare section is unchanged."""
     old = gitstore.read(top, base, path) if status != "A" else None
     new = gitstore.read(top, head, path) if status != "D" else None
     parsed = (_parsed(old), _parsed(new)) if path.endswith((".yaml", ".yml")) else (None, None)
@@ -187,7 +174,7 @@ def policy_findings(top: Path, base: str, head: str, path: str, status: str, par
                                f"{len(keys) - MAX_KEYS_SHOWN} more changed keys", f"policy changed{together}",
                                severity))
         return out
-    what = {"A": "added", "D": "deleted", "M": "changed"}[status]
+    what = WHAT[status]
     return [located("policy-change", Source(path), "the file as at the base", what,
                     f"policy changed: {path} {what}{together}", severity)]
 

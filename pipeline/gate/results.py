@@ -20,8 +20,7 @@ from pipeline.analyses import compare as compare_mod, crosscheck
 from pipeline.analyses.reference import deviation_finding
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import (ACCEPTED, DEVIATES, EXCLUDED, NO_REFERENCE, REFERENCE, REJECTED, SET_ASIDE,
-                                 VERIFIED, Source,
-                                 label, plain, typed_rows)
+                                 VERIFIED, Source, label, plain, result_key, typed_rows)
 from pipeline.core.vocabulary import Severity
 from pipeline.gate import withdrawals
 from pipeline.gate.policy import Policy, unverifiable
@@ -51,14 +50,14 @@ def check(report, root: Path, shown: str | None, pol: Policy, now, committed: cl
     for g in (g for g in gated if g.display not in used):   # superseded or unsealed: read it as named
         extra = ingest(pol.rules, [root / g.display], root=root, visible=visible)
         found = [f for f in found if not g.holds(f.where.file)] + extra.findings
-        dispositions = [d for d in dispositions if not g.holds(d.source)] + extra.dispositions
+        dispositions = [d for d in dispositions if not g.holds(d.where.file)] + extra.dispositions
         table = _swap(table, extra.table, g, gated)
     mine = lambda file: any(g.holds(file) for g in gated)  # noqa: E731
     report.findings.extend(_named(dict.fromkeys(f for f in found if mine(f.where.file)), shown))
     report.findings.extend(_reference_unverifiable(found, gated, pol.reference_submitter, mine, shown))
     agreement = _compare(table, pol)
     own = table[_rows_of(table, gated)]
-    rows = _result_rows(own, agreement, shown) + [_disposed_row(d, shown) for d in dispositions if mine(d.source)]
+    rows = _result_rows(own, agreement, shown) + [_disposed_row(d, shown) for d in dispositions if mine(d.where.file)]
     report.rows = typed_rows("GateRow", sorted(rows, key=lambda r: (r["file"], r["line"] or 0)))
     report.findings.extend(_deviations(agreement, mine, shown))
     report.findings.extend(_crosscheck(own, gated, pol, shown))
@@ -80,7 +79,7 @@ def _compare(table: pd.DataFrame, pol: Policy) -> pd.DataFrame:
 
 def _rows_of(table: pd.DataFrame, gated: list[Version]) -> pd.Series:
     """Which rows of a canonical table come from the gated versions."""
-    return table["source"].str.startswith(tuple(f"{g.display}/" for g in gated))
+    return table["file"].str.startswith(tuple(f"{g.display}/" for g in gated))
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:
@@ -117,27 +116,27 @@ def _swap(table: pd.DataFrame, extra: pd.DataFrame, g: Version, gated: list[Vers
 def _result_rows(own: pd.DataFrame, agreement: pd.DataFrame, shown: str | None) -> list[dict]:
     """One row per accepted result of a gated version, with its verdict (a
     result of the reference submitter is the reference)."""
-    verdicts = {r["source"]: r for r in _records(agreement[agreement["source"].isin(own["source"])])}
+    verdicts = {result_key(r): r for r in _records(agreement[agreement["file"].isin(own["file"])])}
     out = []
     for row in _records(own):
-        where = Source.from_cell(row["source"], shown)
+        where = Source.of_row(row, shown)
         out_row = {"version": _version(where), "file": where.path, "line": where.line, "outcome": ACCEPTED,
                    "codes": ""}
         out_row.update({k: row.get(k) for k in RESULT_KEYS})
-        compared = verdicts.get(row["source"])
+        compared = verdicts.get(result_key(row))
         if compared is None:
             out_row.update({k: None for k in VERDICT_KEYS}, verdict=REFERENCE, label=label(row["status"]),
                            reason="a result of the reference submitter")
         else:
             out_row.update({k: compared.get(k) for k in VERDICT_KEYS})
-            if out_row["reference_source"]:
-                out_row["reference_source"] = str(Source.from_cell(out_row["reference_source"], shown))
+            if compared["reference_file"]:   # the reference's place, under the root as the user named it
+                out_row["reference_source"] = str(Source.of_row(compared, shown, prefix="reference_"))
         out.append(out_row)
     return out
 
 
 def _disposed_row(d, shown: str | None) -> dict:
-    where = Source.from_cell(d.source, shown)
+    where = d.where.under(shown)
     out = {"version": _version(where), "file": where.path, "line": where.line, "outcome": d.outcome,
            "codes": d.codes}
     out.update({k: None for k in RESULT_KEYS + VERDICT_KEYS}, reason=d.reason)
@@ -154,8 +153,8 @@ def _deviations(agreement: pd.DataFrame, mine, shown: str | None) -> list[Findin
     partners' results that a gated reference version moves out of tolerance."""
     out = []
     for r in _records(agreement[agreement["verdict"] == DEVIATES]):
-        own = mine(r["source"])
-        if own or mine(r["reference_source"] or ""):
+        own = mine(r["file"])
+        if own or mine(r["reference_file"] or ""):
             out.append(deviation_finding(r, shown, own))
     return out
 
@@ -248,7 +247,7 @@ def _withdrawals(report, root: Path, shown: str | None, table: pd.DataFrame, pol
         old = ingest(pol.rules, [prev.path], root=root, visible=visible).table
         refs = table[table["submitter"] == pol.reference_submitter]
         both = old if g.submitter == pol.reference_submitter else pd.concat([refs, old], ignore_index=True)
-        verdicts = {r["source"]: r for r in _records(_compare(both, pol))}
+        verdicts = {result_key(r): r for r in _records(_compare(both, pol))}
         found, summary = withdrawals.check(pol.rules, g, version, prev.number, _records(table[_rows_of(table, [g])]),
                                            _records(old), verdicts, shown)
         report.findings.extend(found)

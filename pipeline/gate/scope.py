@@ -1,24 +1,18 @@
 """What a change is: a submission, or a maintenance change.
 
-A submission pull request is exactly a submission: its changes are new
-version folders ``<root>/<round>/<submitter>/v<N>/`` of one partner, holding
-regular files, and nothing else. That is decided by what is allowed, never by
-a list of forbidden paths: every other changed path is a maintenance change
-(one finding per path), whatever it is -- a file outside the submissions
-root, a link, a submodule, an executable or a changed mode, a hidden name
-such as ``.gitattributes`` anywhere outside a version folder. What a version
-folder itself may hold is the store's one rule (:mod:`pipeline.store.contents`),
-which the gate applies when it reads the version. A version of the reference submitter is
-reference data, the maintainers' as well (``reference-change``). A
-maintenance change passes only with the maintainers' label, and never
-together with a submission.
+A submission pull request is exactly new version folders
+``<root>/<round>/<submitter>/v<N>/`` of one partner, holding regular files.
+That is decided by what is allowed, never by a list of forbidden paths: every
+other changed path is a maintenance change (one finding per path), and so is a
+version of the reference submitter (``reference-change``). A maintenance
+change passes only with the maintainers' label, and never together with a
+submission. What a version folder may hold is the store's one rule
+(:mod:`pipeline.store.contents`); regular files under the submissions root
+are left to the versioning rules (:mod:`pipeline.gate.versioning`).
 
-The finer codes say what kind of maintenance a path is: ``policy-change``
-for what the gate's policy reads (:func:`pipeline.gate.policy.is_source`),
-``generated-file-edited`` for the outputs the base's ``dvc.yaml`` declares
-(:func:`generated`), ``maintenance-change`` for everything else. Paths under
-the submissions root that are regular files are left to the versioning rules
-(:mod:`pipeline.gate.versioning`).
+The finer codes: ``policy-change`` for what the gate's policy reads,
+``generated-file-edited`` for the outputs the base's ``dvc.yaml`` declares,
+``maintenance-change`` for everything else.
 """
 
 from __future__ import annotations
@@ -39,7 +33,6 @@ from pipeline.store.versions import Version
 LABEL = "maintenance"          # the maintainers' pull-request label; the workflow passes --allow-maintenance
 DVC_LOCK = "dvc.lock"          # written by every `dvc repro`, beside dvc.yaml
 SUBMISSION = "new version folders <round>/<submitter>/v<N>/ of one partner, regular files only"
-WHAT = {"A": "added", "D": "deleted", "M": "changed"}
 TOGETHER = ("together with a submission: a pull request is a submission (new version folders of one partner) "
             f"or a maintenance change (the maintainers', with the `{LABEL}` label), never both; move it to a "
             "pull request of its own")
@@ -47,12 +40,10 @@ TOGETHER = ("together with a submission: a pull request is a submission (new ver
 
 @dataclass
 class Scope:
-    """A change set split by what it may be: ``root_changes`` (path relative to
-    the submissions root -> A, M or D: regular files under the root, for the
-    versioning rules), ``outside`` (every other changed path, repository-
-    relative, with why it is no submission) and ``submitters`` (whose folders
-    under the root the change touches; ``loose``: it touches the root outside
-    any submitter folder)."""
+    """A change set split by what it may be: ``root_changes`` (root-relative
+    path -> A, M or D: regular files, for the versioning rules), ``outside``
+    (every other path, with why it is no submission), ``submitters`` whose
+    folders it touches, and ``loose``: it touches the root outside them."""
 
     root_changes: dict[str, str] = field(default_factory=dict)
     outside: list[tuple[gitstore.Change, str]] = field(default_factory=list)
@@ -90,18 +81,16 @@ def classify(changes: list[gitstore.Change], root: str) -> Scope:
     return scope
 
 
+NOT_REGULAR = {gitstore.SYMLINK: "a symbolic link (mode 120000)", gitstore.SUBMODULE: "a submodule (mode 160000)",
+               gitstore.EXECUTABLE: "an executable file (mode 100755)"}
+
+
 def _not_a_submission_file(change: gitstore.Change, parts: list[str]) -> str | None:
     mode = change.old_mode if change.status == "D" else change.new_mode
     if change.status == "M" and change.old_mode != change.new_mode:
         return f"its mode changed from {change.old_mode} to {change.new_mode}"
-    if mode == gitstore.SYMLINK:
-        return "a symbolic link (mode 120000), not a regular file"
-    if mode == gitstore.SUBMODULE:
-        return "a submodule (mode 160000), not a regular file"
-    if mode == gitstore.EXECUTABLE:
-        return "an executable file (mode 100755), not a regular file"
     if mode != gitstore.REGULAR:
-        return f"mode {mode}, not a regular file"
+        return f"{NOT_REGULAR.get(mode, f'mode {mode}')}, not a regular file"
     # inside a version folder, what a version may hold is the store's one rule (pipeline.store.contents)
     inside = len(parts) >= 4 and version_number(parts[2]) is not None
     hidden = next((p for p in (parts[:3] if inside else parts) if p.startswith(".")), None)
@@ -133,8 +122,7 @@ def _under(path: str, prefixes: tuple[str, ...]) -> bool:
 
 @dataclass(frozen=True)
 class Judged:
-    """The change as a whole: its kind (``none``, ``submission``,
-    ``maintenance``, ``mixed``) and the findings on its paths."""
+    """The change's kind (``none``, ``submission``, ``maintenance``, ``mixed``) and its findings."""
 
     kind: str
     findings: list[Finding]
@@ -142,10 +130,9 @@ class Judged:
 
 def judge(scope: Scope, gated: list[Version], top: Path, base: str, head: str, pol, params_path: str,
           outputs: tuple[str, ...], shown: str | None, allow: bool) -> Judged:
-    """The change findings: every path outside what a submission may hold,
-    every reference version, and versions of more than one partner. Errors,
-    unless ALLOW (the maintainers' label) and the change holds no submission:
-    then warnings."""
+    """The change findings: every path outside what a submission may hold, every
+    reference version, and versions of more than one partner. Warnings when
+    ALLOW (the maintainers' label) and the change holds no submission."""
     reference = pol.reference_submitter
     partner = scope.partner(reference)
     references = [g for g in gated if g.submitter == reference]
@@ -176,7 +163,7 @@ def judge(scope: Scope, gated: list[Version], top: Path, base: str, head: str, p
 
 def _path_findings(change: gitstore.Change, why: str, top: Path, base: str, head: str, params_path: str,
                    outputs: tuple[str, ...], severity: str, together: str) -> list[Finding]:
-    what = WHAT[change.status]
+    what = policy_mod.WHAT[change.status]
     regular = why.startswith("outside ")
     if regular and policy_mod.is_source(change.path, params_path):
         found = policy_mod.policy_findings(top, base, head, change.path, change.status, params_path, severity,

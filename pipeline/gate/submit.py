@@ -30,7 +30,7 @@ import yaml
 from pipeline import readers
 from pipeline.core.errors import UsageError
 from pipeline.core.findings import Finding, located
-from pipeline.core.model import AUTO, POST_DEADLINE, STATUSES, VERIFIED, Source
+from pipeline.core.model import AUTO, POST_DEADLINE, RESULT_KEY, STATUSES, VERIFIED, Source
 from pipeline.core.rules import Rules
 from pipeline.core.vocabulary import Severity
 from pipeline.ingest.submissions import ingest
@@ -145,9 +145,9 @@ def refusals(rules: Rules, source: Path, fmt: str, submitter: str, round_: str, 
     for its round and status, and every row that names another submitter."""
     report = ingest(rules, [source], fmt, round_, status)
     problems = [f for f in report.findings if f.severity == Severity.ERROR]
-    for cell, named in zip(report.table["source"], report.table["submitter"]):
-        if named != submitter:
-            problems.append(located("submitter-mismatch", Source.from_cell(cell).at(column="submitter"),
+    for row in report.table[["submitter", *RESULT_KEY]].to_dict("records"):
+        if (named := row["submitter"]) != submitter:
+            problems.append(located("submitter-mismatch", Source.of_row(row).at(column="submitter"),
                                     submitter, named, "the row's submitter differs from its submission's submitter"))
     return problems
 

@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from pipeline.core.findings import Finding, located
-from pipeline.core.model import DEVIATES, Source
+from pipeline.core.model import DEVIATES, Source, result_key
 from pipeline.core.rules import Rules
 from pipeline.store import clock
 from pipeline.store.manifests import MANIFEST, Version, load_manifest, withdrawal_for
@@ -37,10 +37,10 @@ def predecessor(rules: Rules, root: Path, g, visible: clock.Clock, at: datetime)
 
 
 def check(rules: Rules, g, version: Version, previous: int, new_rows: list[dict], old_rows: list[dict],
-          verdicts: dict[str, dict], shown: str | None) -> tuple[list[Finding], dict]:
+          verdicts: dict[tuple, dict], shown: str | None) -> tuple[list[Finding], dict]:
     """(result-dropped findings, the withdrawal summary) of the gated version G
     (``version``: its loaded Version), which supersedes v``previous`` (its
-    rows: ``old_rows``, with the verdicts they had). SHOWN: the submissions
+    rows: ``old_rows``, with the verdicts they had, by result key). SHOWN: the submissions
     root as locations name it."""
     have = {tuple(str(r[k]) for k in KEY) for r in new_rows}
     m = version.manifest
@@ -49,8 +49,8 @@ def check(rules: Rules, g, version: Version, previous: int, new_rows: list[dict]
     for row in old_rows:
         if tuple(str(row[k]) for k in KEY) in have:
             continue
-        had = verdicts.get(row["source"], {})
-        source = str(Source.from_cell(row["source"], shown))
+        had = verdicts.get(result_key(row), {})
+        source = str(Source.of_row(row, shown))
         entry = withdrawal_for(rules, m.withdraws, row)
         if entry is not None:
             withdrawn.append({"system": row["system"], "model": row["model"], "scenario": row["scenario"],

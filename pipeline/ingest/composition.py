@@ -1,17 +1,12 @@
-"""A system's accelerators as tables write them, read into parts.
+"""A system's accelerators as tables write them, read into parts: pure text
+functions of a name (the decisions on counts and labels are
+:func:`pipeline.ingest.resolve.resolve_accelerators`').
 
-The accelerator field names one part (``AMD Instinct MI355X 288GB HBM3e``)
-or several types of one system, joined by ``,``, ``+``, ``&`` or ``and``,
-each with its count written after it (``(x8)``) or before it (``8x``,
-``2 x``). The system id may state parts too (``8xMI300X_2xEPYC_9534_8xMI325X_...``:
-a count before the name, per system; ``XE9680_MI300X_192GBx8``: the name
-alone). A part is the registry's name when schemas/accelerators.yaml knows
-it; otherwise it is kept under its own name, prefixed by the vendor whose
-words the published name carries (``AMD-MI400X``), so the vendor can be read
-back from the canonical table (:func:`pipeline.core.rules.accelerator_vendor`).
-
-Pure text functions of a name; the decisions on counts and labels are
-:func:`pipeline.ingest.resolve.resolve_accelerators`'.
+The accelerator field names one part or several joined by ``,``, ``+``,
+``&`` or ``and``, each with its count after it (``(x8)``) or before it
+(``8x``). The system id may state parts too (``8xMI300X_2xEPYC_9534_...``).
+A part the registry lacks is kept under its own name prefixed by the vendor
+its words carry (``AMD-MI400X``), so the vendor can be read back.
 """
 
 from __future__ import annotations
@@ -49,9 +44,8 @@ class Part:
 
 
 def pieces(text: str) -> list[tuple[str, int | None]]:
-    """(piece, stated count) of each type a field names. The field is split
-    only when every piece names a model (holds a digit): ``NVIDIA GH200 Grace
-    Hopper Superchip`` and ``Intel Gaudi and AMD`` stay one piece."""
+    """(piece, stated count) of each type a field names; split only when every
+    piece holds a digit (``Intel Gaudi and AMD`` stays one piece)."""
     split = [p for p in _SEPARATOR.split(text) if p.strip()]
     if len(split) < 2 or not all(any(c.isdigit() for c in p) for p in split):
         split = [text]
@@ -85,9 +79,8 @@ def parts_in_name(rules: Rules, text: str) -> tuple[Part, ...]:
 
 @memo()
 def canonical(rules: Rules, token: str) -> str | None:
-    """The registry's name a token of a system id means, or None: asked once
-    per distinct token (``EPYC``, ``9575F`` and ``MI355X`` recur in every
-    submitter's ids; each system's id is new)."""
+    """The registry's name a token of a system id means, or None (memoised:
+    tokens recur in every submitter's ids, each system's id is new)."""
     return rules.canonical_accelerator(token)
 
 
@@ -119,9 +112,8 @@ def parts_in_system_id(rules: Rules, system_id: str | None) -> dict[str, int | N
 
 @memo(maxsize=4096)
 def nodes_in_system_id(rules: Rules, system_id: str | None) -> tuple[int, tuple[int, ...]] | None:
-    """(nodes, per-node counts) a system id states in ``<nodes>x<per node>x<part>``
-    prefixes (``9x8xMI355X_2xEPYC_9575F`` -> (9, (8,)); a mixed cluster
-    ``2x8xMI355X_2x8xMI300X`` -> (4, (8,))), None when it states none."""
+    """(nodes, per-node counts) a system id states as ``<nodes>x<per node>x<part>``
+    (``2x8xMI355X_2x8xMI300X`` -> (4, (8,))), None when it states none."""
     nodes, per_node = 0, set()
     for token in (system_id or "").split("_"):
         m = _ID_NODES.match(token)
@@ -147,9 +139,7 @@ def variant_of(family: str, piece: str) -> str:
 
 def unregistered_name(rules: Rules, piece: str) -> tuple[str, str]:
     """(the name a part the registry lacks is kept under, the part's own name):
-    ``AMD Instinct MI400X 432GB HBM4`` -> (``AMD-MI400X``, ``MI400X``);
-    ``Acme Z9 64GB`` -> (``Acme-Z9``, ``Acme-Z9``): the vendor (from the words
-    of the name) before the part's own name, without memory, counts or notes."""
+    ``AMD Instinct MI400X 432GB HBM4`` -> (``AMD-MI400X``, ``MI400X``)."""
     vendor = rules.vendor_in_name(piece)
     text = _COUNT_AFTER.sub(" ", piece)
     if vendor is not None:

@@ -1,15 +1,11 @@
 """From a reader's raw records to the canonical table's rows, or to a
-rejection or an exclusion with its reasons.
+rejection or an exclusion with its reasons, decided by the resolvers of
+:mod:`pipeline.ingest.resolve` whatever the format.
 
-Readers only know their format: they hand over :class:`RawRecord` s of text
-fields and where each field sits. Everything that is the same for every
-format (numbers, names, units, accelerator counts) is decided here, by the
-resolvers of :mod:`pipeline.ingest.resolve`. A submission repeats few
-distinct values in its descriptive fields, so each resolver is asked once
-per distinct raw input of a submission: a repeated value costs a dictionary
-lookup. Accepted rows go straight into columns (:class:`Accepted`: per row a
-code into each part's distinct values), so a million rows are never a
-million dicts.
+A submission repeats few distinct values in its descriptive fields, so each
+resolver is asked once per distinct raw input of a submission. Accepted rows
+go straight into columns (:class:`Accepted`: per row a code into each part's
+distinct values), so a million rows are never a million dicts.
 """
 
 from __future__ import annotations
@@ -37,17 +33,12 @@ class Context:
     round: str | None = None         # the submission's round, when known
     submitter: str | None = None     # the submission's submitter, when known
     submission_version: int | None = None
-    # True for a table MLCommons published, decided by where the file lives (the
-    # walk: published/), never by its format: it is the authority on its own
-    # names, so a name the registries lack keeps its row (warning
-    # unregistered-name) and labels that disagree are noted, not refused. A
-    # partner's file, in any format, must name known values whose labels agree.
-    published: bool = False
+    published: bool = False          # a table MLCommons published (decided by the walk: where it lives)
 
 
 # part of a row -> the canonical columns its values fill, in this order; a
-# part's value is one tuple per distinct input ("origin": the row's file, made
-# its source with the row's line, and its submission's status and version)
+# part's value is one tuple per distinct input ("origin": the row's file, and
+# its submission's status and version; the line is each row's own)
 PARTS: dict[str, tuple[str, ...]] = {
     "round": ("round",),
     "submitter": ("submitter",),
@@ -58,16 +49,15 @@ PARTS: dict[str, tuple[str, ...]] = {
     "accelerators": ("accelerator", "accelerator_variant", "composition", "accelerators_per_node", "nodes",
                      "total_accelerators"),
     "system_name": ("system_name",),
-    "origin": ("source", "status", "submission_version"),
+    "origin": ("file", "status", "submission_version"),
     "description": resolve.DESCRIPTION,
 }
 
 
 class Accepted:
     """The accepted rows of one ingest, as columns: per row, a code into each
-    part's distinct values, the value, the result id (one per row: never
-    worth a code) and the row's line in its file (-1 for none).
-    :meth:`frame` makes the canonical table of them."""
+    part's distinct values, the value, the result id (never worth a code) and
+    the row's line in its file (-1 for none)."""
 
     def __init__(self) -> None:
         self.distinct: dict[str, list[tuple]] = {part: [] for part in PARTS}
@@ -81,7 +71,6 @@ class Accepted:
         return len(self.value)
 
     def code(self, part: str, value: tuple) -> int:
-        """The code of one distinct value of a part (given a new code when new)."""
         index = self._index[part]
         code = index.get(value)
         if code is None:
@@ -103,33 +92,34 @@ class Accepted:
             for j, name in enumerate(names):
                 values = [v[j] for v in self.distinct[part]]
                 kind = dtype(name)
-                if name == "source":
-                    columns[name] = _cells(pd.array(values, dtype=kind).take(codes), self.line)
-                elif kind == np.dtype("int64"):
+                if kind == np.dtype("int64"):
                     columns[name] = np.array(values, dtype=np.int64)[codes] if values else codes
                 else:
                     columns[name] = pd.array(values, dtype=kind).take(codes)
+        lines = pd.array(np.frombuffer(self.line, dtype=np.int64) if n else np.zeros(0, dtype=np.int64),
+                         dtype=dtype("line"))
+        columns["line"] = lines.copy()
+        columns["line"][lines < 0] = pd.NA   # -1: a row with no line
+        columns["source"] = _cells(columns["file"], columns["line"])
         columns["value"] = np.frombuffer(self.value, dtype=np.float64).copy() if n else np.zeros(0)
         columns["result_id"] = pd.array(self.result_id, dtype=dtype("result_id"))
         return pd.DataFrame({name: columns[name] for name in COLUMNS}, index=pd.RangeIndex(n), copy=False)
 
 
-def _cells(files, lines: array):
-    """``file:line`` of each row (``file`` alone for a row without a line)."""
-    import numpy as np
+def _cells(files, lines):
+    """The ``source`` column, for people to read: ``file:line`` of each row
+    (``file`` alone for a row without a line), as :attr:`Source.cell` writes one."""
     import pandas as pd
 
-    files = pd.Series(files)
-    at = pd.Series(np.frombuffer(lines, dtype=np.int64) if len(lines) else np.zeros(0, dtype=np.int64))
+    files, at = pd.Series(files), pd.Series(lines)
     cells = files + ":" + at.astype("str")
-    return cells.where(at >= 0, files).array
+    return cells.where(at.notna(), files).array
 
 
 @dataclass
 class FileOutcome:
-    """What became of one file's records: how many there were and how many
-    were accepted; the file's findings (its reader's and the rows'); every
-    row not accepted (its reader's rejections included)."""
+    """What became of one file's records: their count, how many were
+    accepted, the findings, and every row not accepted."""
 
     records: int
     accepted: int
@@ -138,17 +128,13 @@ class FileOutcome:
 
 
 class Normaliser:
-    """Records to canonical rows, added to ``accepted``. Each resolver's answer
-    is kept per submission context and distinct raw input."""
+    """Records to canonical rows, added to ``accepted``, with one memo per submission context."""
 
     def __init__(self, rules: Rules, accepted: Accepted):
         self.rules, self.accepted = rules, accepted
         self._memos: dict[Context, _Memo] = {}
 
     def add(self, result: ReadResult, ctx: Context) -> FileOutcome:
-        """Every record of a reader's output accepted (into the columns),
-        excluded or rejected; a table MLCommons published (``ctx.published``)
-        is the authority on its own names."""
         memo = self._memos.get(ctx)
         if memo is None:
             memo = self._memos[ctx] = _Memo(self.rules, ctx, self.accepted)
@@ -198,15 +184,15 @@ class _Memo:
             get = rec.fields.get
             acc = self._ask("accelerators", tuple(map(get, KEYS["accelerators"])))
             if acc[2]:
-                dispositions.append(Disposition(rec.cell, SET_ASIDE, "", EXCLUDED_CPU))
+                dispositions.append(Disposition(rec.origin, SET_ASIDE, "", EXCLUDED_CPU))
                 continue
             if get("power") == "true":
                 label = self._labels(rec)
                 here = _located(rec, (label,))
                 found.extend(here)
                 bad = any(f.severity == Severity.ERROR for f in here)
-                dispositions.append(rejection(rec.cell, here) if bad
-                                    else Disposition(rec.cell, SET_ASIDE, "", EXCLUDED_POWER))
+                dispositions.append(rejection(rec.origin, here) if bad
+                                    else Disposition(rec.origin, SET_ASIDE, "", EXCLUDED_POWER))
                 continue
             answers = [memo.get(key := tuple(map(get, fields))) or self._ask(part, key)
                        for part, memo, fields in self.parts]
@@ -221,7 +207,7 @@ class _Memo:
                 here = _located(rec, tuple(by_part[part] for part in REPORTED))
                 found.extend(here)
                 if any(f.severity == Severity.ERROR for f in here):
-                    dispositions.append(rejection(rec.cell, here))
+                    dispositions.append(rejection(rec.origin, here))
                     continue
             if rec.source is not last_source:
                 last_source = rec.source
@@ -231,12 +217,12 @@ class _Memo:
         return found, dispositions
 
     def _ask(self, part: str, key: tuple) -> tuple:
-        """The answer for a part of a record, given the raw fields it reads:
-        its memo's, else its resolver's (kept for the next row)."""
-        return self.memo[part].get(key) or getattr(self, f"_{part}")(*key)
+        answer = self.memo[part].get(key)
+        if answer is None:
+            answer = self._field(part, *key) if part in FIELDS else getattr(self, f"_{part}")(*key)
+        return answer
 
     def _put(self, answers: list[tuple], accelerators: int, origin: int, value: float, rid, at) -> None:
-        """One accepted row into the columns."""
         codes = self.accepted.codes
         for part, answer in zip(ROW_PARTS, answers):
             codes[part].append(answer[0])
@@ -265,9 +251,8 @@ class _Memo:
 
     def _answer(self, part: str, key, value: tuple, problems, fields: tuple = ()) -> tuple:
         """Keep (and return) a resolver's answer to ``key``: the code of its
-        value (-1 when it rejects the row), its problems, with those of the
-        characters of ``fields`` ((name, text) pairs), and whether the row's
-        labels must be checked together (:meth:`_labels`)."""
+        value (-1 when it rejects the row), its problems and those of the
+        characters of ``fields``, and whether the row's labels need :meth:`_labels`."""
         problems = tuple(problems) + tuple(p for name, text in fields
                                            for p in resolve.characters(self.rules, name, text, self.ctx.published))
         code = -1 if resolve.errors(problems) else self.accepted.code(part, value)
@@ -275,32 +260,11 @@ class _Memo:
         self.memo[part][key] = out = (code, problems, flag)
         return out
 
-    def _round(self, text: str | None) -> tuple:
-        value, problems = resolve.resolve_round(self.rules, clean(text), self.ctx.round)
-        return self._answer("round", (text,), (value,), problems, (("round", clean(text)),))
-
-    def _submitter(self, text: str | None) -> tuple:
-        value, problems = resolve.resolve_submitter(clean(text), self.ctx.submitter)
-        return self._answer("submitter", (text,), (value,), problems, (("submitter", value),))
-
-    def _system(self, text: str | None) -> tuple:
-        value, problems = resolve.resolve_required("system", clean(text))
-        return self._answer("system", (text,), (value,), problems, (("system", value),))
-
-    def _division(self, text: str | None) -> tuple:
-        return self._choice("division", text)
-
-    def _availability(self, text: str | None) -> tuple:
-        return self._choice("availability", text)
-
-    def _choice(self, name: str, text: str | None) -> tuple:
-        value, problems = resolve.resolve_choice(name, clean(text), self.rules.choices(name))
-        return self._answer(name, (text,), (value,), problems, ((name, clean(text)),))
-
-    def _system_name(self, text: str | None) -> tuple:
-        """A text kept as given, and the problems of its characters."""
-        value = clean(text)
-        return self._answer("system_name", (text,), (value,), (), (("system_name", value),))
+    def _field(self, part: str, text: str | None) -> tuple:
+        """A part read from one field (:data:`FIELDS`), and the problems of its characters."""
+        given = clean(text)
+        value, problems = FIELDS[part](self, given)
+        return self._answer(part, (text,), (value,), problems, ((part, given),))
 
     def _benchmark(self, *key) -> tuple:
         model_text, scenario_text, units, round_text, used_text = map(clean, key)
@@ -312,9 +276,7 @@ class _Memo:
                              ("units", units)))
 
     def _accelerators(self, *key) -> tuple:
-        """Also whether the row is CPU-only (no accelerator named, none per
-        node: excluded); a partner's row whose system id names an
-        accelerator is not (it is refused)."""
+        """Its flag says whether the row is CPU-only (:func:`resolve.cpu_only`)."""
         accelerator, platform, per_node, nodes, total = map(clean, key)
         cpu, why = resolve.cpu_only(self.rules, accelerator, per_node, platform, self.ctx.published)
         values, problems = resolve.resolve_accelerators(self.rules, accelerator, platform, per_node, nodes, total,
@@ -327,17 +289,14 @@ class _Memo:
         return out
 
     def _description(self, *key) -> tuple:
-        """The system description as stated (texts kept as given), and a host
-        count that contradicts the system id. Free text, not a name: its
-        characters are not checked (a published processor name holds a
-        narrow no-break space); every view escapes it."""
+        """Free text, not a name: its characters are not checked (a published
+        processor name holds a narrow no-break space); every view escapes it."""
         texts = tuple(map(clean, key))
         values, problems = resolve.resolve_description(*texts, self.ctx.published)
         return self._answer("description", key, values, problems)
 
     def _labels(self, rec: RawRecord) -> tuple:
-        """The problems of the labels a row must back up together (power, power
-        cap, network division), asked once per distinct set of them."""
+        """The problems of the labels a row must back up together, asked once per distinct set."""
         get = rec.get
         key = (get("system"), get("system_name"), get("accelerator"), get("division"), get("power"),
                get("power_data"))
@@ -345,6 +304,18 @@ class _Memo:
         if problems is None:
             self.labels[key] = problems = resolve.resolve_labels(self.rules, *key, self.ctx.published)
         return problems
+
+
+# the parts read from one field: field text (stripped, None for a placeholder) -> (value, problems)
+FIELDS = {
+    "round": lambda memo, text: resolve.resolve_round(memo.rules, text, memo.ctx.round),
+    "submitter": lambda memo, text: resolve.resolve_submitter(text, memo.ctx.submitter),
+    "system": lambda memo, text: resolve.resolve_required("system", text),
+    "division": lambda memo, text: resolve.resolve_choice("division", text, memo.rules.choices("division")),
+    "availability": lambda memo, text: resolve.resolve_choice("availability", text,
+                                                              memo.rules.choices("availability")),
+    "system_name": lambda memo, text: (text, ()),   # a text kept as given
+}
 
 
 def _located(rec: RawRecord, groups: tuple) -> list[Finding]:
@@ -356,9 +327,8 @@ def _located(rec: RawRecord, groups: tuple) -> list[Finding]:
 
 
 def merge_warnings(found: list[Finding]) -> list[Finding]:
-    """One warning per file, code, field and value: an unregistered name or a
-    count that disagrees is said once (at its first row, with how many rows
-    share it), not once per row. Errors are kept as they are."""
+    """One warning per file, code, field and value, at its first row with how
+    many rows share it, not once per row. Errors are kept as they are."""
     groups: dict[tuple, list[int]] = {}
     for i, f in enumerate(found):
         if f.severity == Severity.WARNING:

@@ -1,18 +1,12 @@
-"""The decisions that make a canonical row, one resolver per part of the row.
+"""The decisions that make a canonical row, one pure resolver per part of the row.
 
-Each resolver is a pure function of a few text fields (already stripped,
-placeholders as None) and of what the submission says (its round,
-submitter, whether the file is a table MLCommons published). It returns the part's
-values and its problems: a problem is a finding without its place,
-``(code, field, expected, found, message)``, with ``"warning"`` as a sixth
-element for one that does not reject the row; ``found`` None means "what the
-file holds in that field". :mod:`pipeline.ingest.normalise` places them and
-asks each resolver once per distinct input.
-
-A table MLCommons published is the authority on its own names: a name the
-registries lack keeps its row (warning ``unregistered-name``), and labels
-that disagree are noted, not refused. Anything else (a partner's file,
-whatever its format) must name known values whose labels agree.
+A resolver returns the part's values and its problems: a problem is a finding
+without its place, ``(code, field, expected, found, message)``, with
+``"warning"`` as a sixth element for one that keeps the row; ``found`` None
+means "what the file holds in that field". :mod:`pipeline.ingest.normalise`
+places them. A table MLCommons published is the authority on its own names
+(a name the registries lack keeps its row, labels that disagree are noted); a
+partner's file must name known values whose labels agree.
 """
 
 from __future__ import annotations
@@ -50,9 +44,8 @@ def parse_count(text: str) -> int | None:
 
 @memo()
 def bounds(rules: Rules) -> dict[str, tuple]:
-    """Column -> (lowest, highest), inclusive: the ``in_range`` checks of the
-    table schema (schemas/results.v3.yaml), the plausible value and the
-    largest counts, read as data (pandera is not needed to read them)."""
+    """Column -> (lowest, highest), inclusive: the table schema's ``in_range``
+    checks, read as data (pandera is not needed to read them)."""
     columns = rules.load_yaml(SCHEMA_FILE)["columns"]
     return {name: (spec["checks"]["in_range"]["min_value"], spec["checks"]["in_range"]["max_value"])
             for name, spec in columns.items() if "in_range" in (spec.get("checks") or {})}
@@ -87,9 +80,8 @@ def did_you_mean(text: str, known) -> str:
 
 
 def characters(rules: Rules, name: str, text: str | None, published: bool = False) -> tuple[Problem, ...]:
-    """Mojibake (``MI355XÂ``), or an invisible or confusable character in a
-    field (a zero-width space in a model name, a Cyrillic ``А`` in ``АMD``): an error in a partner's file,
-    a warning in a table MLCommons published (its row kept)."""
+    """Mojibake (``MI355XÂ``), an invisible or a confusable character (a
+    Cyrillic ``А`` in ``АMD``) in a field, or a field over the length cap."""
     if text is None:
         return ()
     longest = limits.cap(rules, "field_length")
@@ -152,8 +144,7 @@ def resolve_required(name: str, text: str | None):
 
 def _benchmark_id(rules: Rules, texts: list[tuple[str, str]], benchmarks: dict | None) -> tuple[str | None, str | None]:
     """(id, the field that names it): the first text that is a benchmark of the
-    round (directly or by an alias), else the first that is any registered
-    benchmark; (None, None) when none is."""
+    round, else the first that is any registered benchmark, else (None, None)."""
     ids = [(rules.canonical_model(text), field) for field, text in texts]
     for model, field in ids:
         if model is not None and benchmarks is not None and model in benchmarks:
@@ -165,26 +156,15 @@ def _benchmark_id(rules: Rules, texts: list[tuple[str, str]], benchmarks: dict |
 def resolve_benchmark(rules: Rules, model_text: str | None, scenario_text: str | None, units: str | None,
                       round_: str | None = None, published: bool = False,
                       used_text: str | None = None):
-    """Benchmark id, the model the submitter ran, scenario and units.
+    """((benchmark id, the model run, scenario, units), problems).
 
-    A row may name its benchmark in two fields: ``model`` (checker
-    MlperfModel, summary JSON Model) and ``used_model`` (checker Model,
-    summary JSON UsedModel: the model run, which in the open division is
-    another model than the benchmark). The id is the one of the two that is
-    a benchmark of the round's rules (schemas/rules/<round>.yaml), directly
-    or by an alias of schemas/models.yaml (``llama3_1-8b``), ``model`` first;
-    a category or task name (models.yaml ``categories``) never is. The other
-    field, unless empty or a category, is the model run (its benchmark id
-    when it spells one). Scenario and units are matched in any case and kept
-    in their canonical spelling, from the round's rules (from every round's
-    when the round is unknown).
-
-    ``published``: a table MLCommons published; a model the registry lacks
-    keeps its published name and units (warning ``unregistered-name``)
-    instead of rejecting the row, and so does a model the round's rules do
-    not list, and the units of a result whose used model is another model
-    than the benchmark (v4.1 open division: ``neuralmagic_Llama-2-7b-chat-hf-FP8``
-    under llama2-70b-99.9). Returns ((model, used model, scenario, units), problems)."""
+    ``model`` and ``used_model`` may both name the benchmark (in the open
+    division the model run is another): the id is the one that is a benchmark
+    of the round, ``model`` first, never a category or task name; the other
+    field is the model run. Scenario and units take their canonical spelling.
+    A ``published`` table keeps a model the registry or the round lacks, and
+    the units of a result whose model run is not the benchmark (v4.1 open
+    division: ``neuralmagic_Llama-2-7b-chat-hf-FP8`` under llama2-70b-99.9)."""
     texts = [(f, t) for f, t in (("model", model_text), ("used_model", used_text)) if t]
     problems = [] if texts else _required("model", None)
     known = rules.round_models(round_) if round_ in rules.rounds() else None
@@ -307,9 +287,8 @@ def _unknown_accelerator(rules: Rules, piece: str) -> Problem:
 
 
 def _per_type_counts(parts: list[composition.Part], per_node: int, nodes: int) -> dict[str, int] | None:
-    """The counts the accelerator field states per type, per system; None
-    unless it states one for every type. Counts that add up to one node's
-    accelerators in a system of several nodes are per node."""
+    """The counts the accelerator field states per type, per system (counts
+    that add up to one node's are per node); None unless every type has one."""
     if not parts or any(p.count is None for p in parts):
         return None
     counts: dict[str, int] = {}
@@ -323,25 +302,17 @@ def _per_type_counts(parts: list[composition.Part], per_node: int, nodes: int) -
 @memo(maxsize=65536)
 def resolve_accelerators(rules: Rules, text: str | None, platform: str | None, per_node_text: str | None,
                          nodes_text: str | None, total_text: str | None, published: bool = False):
-    """Canonical accelerator (family), its published variant, composition and
-    the true accelerator count.
+    """((accelerator, variant, composition, per_node, nodes, total), problems).
 
-    A system of several types (a mixed cluster: ``A (x8) and B (x8)``,
-    ``2x A + 2x B``, ``A, B`` with the counts in the system id) is its
-    composition: every type sorted by name with its count per system (counts
-    that add up to one node's are per node) and its vendor
-    (:func:`pipeline.core.rules.accelerator_vendor`), so one cluster has one
-    label (``MI300X+MI325X``) whatever order it is written in. One type: a
-    count the name states (``(x87)`` in the field, or ``87xMI355X_...`` in
-    the system id) is the true count when the nodes need it (87 on 11 x 8).
-
-    The system id is cross-checked with the labels: the accelerator must be
-    one the id names, when it names any, and a count it states must fit the
-    nodes. In a partner's file a contradiction rejects the row
-    (``label-mismatch``); a table MLCommons published keeps its row with a
-    warning (its published count wins: ``XE8640_4xH100_vLLM`` published with
-    1 accelerator), as it keeps a part the registry lacks (``unregistered-name``).
-    Returns ((accelerator, variant, composition, per_node, nodes, total), problems).
+    A mixed cluster (``A (x8) and B (x8)``, ``2x A + 2x B``, ``A, B`` with the
+    counts in the system id) is its composition, every type sorted by name, so
+    one cluster has one label (``MI300X+MI325X``) whatever order it is written
+    in. One type: a count the name states (``(x87)``, ``87xMI355X_...``) is the
+    true count when the nodes need it (87 on 11 x 8). The accelerator must be
+    one the system id names, and a count the id states must fit the nodes: in
+    a partner's file a contradiction rejects the row (``label-mismatch``); a
+    published table keeps its row with a warning and its own count
+    (``XE8640_4xH100_vLLM`` published with 1 accelerator).
     """
     if per_node_text is None and text is not None and published:
         per_node, problems = 1, [("missing-value", "accelerators_per_node", "a whole number >= 1",
@@ -463,9 +434,8 @@ def resolve_accelerators(rules: Rules, text: str | None, platform: str | None, p
 @memo(maxsize=4096)
 def cpu_only(rules: Rules, accelerator: str | None, per_node: str | None, platform: str | None,
              published: bool = False) -> tuple[bool, tuple[Problem, ...]]:
-    """Whether a row is a CPU-only result (no accelerator named, none per
-    node: excluded, never compared). In a partner's file a row whose system
-    id names an accelerator cannot drop it: the row is refused."""
+    """Whether a row is a CPU-only result (excluded, never compared); a
+    partner's row whose system id names an accelerator is refused instead."""
     if accelerator is not None or per_node not in (None, "0"):
         return False, ()
     named = composition.parts_in_system_id(rules, platform)
@@ -476,8 +446,7 @@ def cpu_only(rules: Rules, accelerator: str | None, per_node: str | None, platfo
 
 
 def labels_to_check(rules: Rules, part: str, value: str | None) -> bool:
-    """Whether a part's value calls for :func:`resolve_labels`: a system id or
-    name that states a power cap, the network division."""
+    """Whether a part's value calls for :func:`resolve_labels`."""
     if value is None:
         return False
     if part in ("system", "system_name"):
@@ -493,19 +462,12 @@ NETWORK_SUT = "Network SUT"   # what MLCommons' checker requires of a network-di
 def resolve_labels(rules: Rules, system: str | None, system_name: str | None, accelerator: str | None,
                    division: str | None, power: str | None, power_data: str | None,
                    published: bool = False) -> tuple[Problem, ...]:
-    """What a partner's labels must back up (a table MLCommons published was
-    checked by MLCommons: nothing here):
-
-    - a power result (``has_power``) carries its power data (summary JSON
-      ``Power_Result``, checker ``design_power_watts``);
-    - a power cap in the system id or name (``..._Power_Cap_1000W``) is also
-      stated by the accelerator, with the same watts, as MLCommons publishes
-      it (``AMD Instinct MI355X 288GB HBM3e (Power Cap 1000 W)``), or the
-      result carries its power data;
-    - a network-division result's system name says ``Network SUT`` (the
-      checker's rule for that division).
-    Without them the label is refused, never a reason to leave the result
-    uncompared."""
+    """What a partner's labels must back up (MLCommons checked its own
+    tables): a power result carries its power data; a power cap in the system
+    id or name (``..._Power_Cap_1000W``) is stated by the accelerator with the
+    same watts, as MLCommons publishes it (``... (Power Cap 1000 W)``), or the
+    result carries its power data; a network-division system is named a
+    ``Network SUT``. Without them the label is refused."""
     if published:
         return ()
     out: list[Problem] = []
@@ -540,14 +502,11 @@ DESCRIPTION = ("host_processor", "host_processors_per_node", "framework", "opera
 def resolve_description(host: str | None, host_count: str | None, framework: str | None,
                         operating_system: str | None, weights: str | None, platform: str | None,
                         nodes_text: str | None, published: bool = False):
-    """The system description as the input states it (each text kept as
-    given, None when not stated), and whether the host count contradicts
-    the system id (``8xMI355X_2xEPYC_9575F`` with 8 host processors per
-    node): a warning, in a published table and in a partner's file alike
-    (the reference vendor's own v6.0 files state it so: refusing them would
-    lose the reference), so the stated count is never taken as a fact of the
-    system. The id may count the whole cluster's hosts (``87xMI355X_22xEPYC``
-    on 11 nodes: 2 per node)."""
+    """The system description as stated, and a warning when the host count
+    contradicts the system id (``8xMI355X_2xEPYC_9575F`` with 8 per node).
+    Only a warning, in a partner's file too: the reference vendor's own v6.0
+    files state it so, and refusing them would lose the reference. The id may
+    count the whole cluster's hosts (``87xMI355X_22xEPYC`` on 11 nodes: 2)."""
     problems: list[Problem] = []
     m = _HOST_IN_ID.search(platform or "")
     stated = parse_count(host_count) if host_count else None

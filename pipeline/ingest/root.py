@@ -18,7 +18,7 @@ import pandas as pd
 from pipeline.ingest import table
 from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding
-from pipeline.core.model import Source
+from pipeline.core.model import RESULT_KEY, result_key
 from pipeline.core.rules import Rules
 
 PARTS = ("results.parquet", "rejected.csv", "findings.json", "versions.csv")
@@ -46,7 +46,10 @@ def merge_parts(parts: list[Part]) -> Part:
     rows were checked against the table schema when each part was read (a
     cached part was checked by the same code and rules): not again here."""
     frame = table.coerce(pd.concat([p.table for p in parts], ignore_index=True))
-    frame = frame.sort_values(["round", "submitter", "source"], kind="stable").reset_index(drop=True)
+    # by file, then line as its digits read (10 before 2): the order every output of the
+    # pipeline has had since the place was one text column; a numeric order would reorder them
+    frame = frame.sort_values(["round", "submitter", *RESULT_KEY], kind="stable",
+                              key=lambda c: c.astype("str") if c.name == "line" else c).reset_index(drop=True)
     return Part(frame, pd.concat([p.rejected for p in parts], ignore_index=True), [f for p in parts for f in p.findings],
                 pd.concat([p.versions for p in parts], ignore_index=True))
 
@@ -95,7 +98,7 @@ def validate_each(rules: Rules, frames: list[pd.DataFrame], root: str | None = N
             out.append(table.validate(rules, frame, root=root))
             continue
         acc, rej = accepted[owner[accepted.index] == i], rejected[owner[rejected.index] == i]
-        places = {(where.file, where.line) for where in map(Source.from_cell, rej["source"])}
+        places = {result_key(r) for r in rej[list(RESULT_KEY)].to_dict("records")}
         out.append((acc, rej, [f for f in found if (f.where.file, f.line) in places]))
     return out
 

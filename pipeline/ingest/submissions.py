@@ -16,7 +16,7 @@ import pandas as pd
 
 from pipeline.core import limits
 from pipeline.core.findings import Finding, TableReport, located
-from pipeline.core.model import POST_DEADLINE, REJECTED, SET_ASIDE, VERIFIED, Source
+from pipeline.core.model import POST_DEADLINE, REJECTED, RESULT_KEY, SET_ASIDE, VERIFIED, Source, result_key
 from pipeline.core.rules import Rules
 from pipeline.ingest import table, walk
 from pipeline.ingest.normalise import Accepted, Normaliser
@@ -94,21 +94,21 @@ def settle(report: Ingested, validated: tuple[pd.DataFrame, pd.DataFrame, list[F
     ``table.validate``'s (accepted, rejected, findings) of those rows."""
     accepted, rejected, found = validated
     report.findings.extend(found)
-    report.dispositions.extend(schema_dispositions(rejected["source"], found))
+    report.dispositions.extend(schema_dispositions(rejected, found))
     report.table = accepted.reset_index(drop=True)
     return report
 
 
-def schema_dispositions(cells, found: list[Finding]) -> list[Disposition]:
-    """One rejection per row the schema refused, naming the places that failed."""
+def schema_dispositions(rejected: pd.DataFrame, found: list[Finding]) -> list[Disposition]:
+    """One rejection per row the schema refused (``rejected``: those rows), naming the places that failed."""
     places: dict[tuple, set[str]] = {}
     for f in found:
         places.setdefault((f.where.file, f.line), set()).add(f.place)
     out = []
-    for cell in cells:
-        where = Source.from_cell(cell)
-        out.append(Disposition(str(cell), REJECTED, "schema-violation",
-                               "; ".join(sorted(places.get((where.file, where.line), ())))))
+    for row in rejected[list(RESULT_KEY)].to_dict("records"):
+        where = Source.of_row(row)
+        out.append(Disposition(where, REJECTED, "schema-violation",
+                               "; ".join(sorted(places.get(result_key(row), ())))))
     return out
 
 
@@ -117,19 +117,24 @@ def _reject_duplicates(rules: Rules, frame: pd.DataFrame, report: Ingested) -> p
     dup = frame.duplicated(subset=list(KEY), keep=False)
     if not dup.any():
         return frame
-    groups = frame[dup].groupby(list(KEY), sort=False, dropna=False)["source"].agg(list)
+    shared = frame[dup]
+    places = [Source.of_row(r, report.root) for r in shared[list(RESULT_KEY)].to_dict("records")]
+    groups: list[list[int]] = []   # the rows sharing each key, in the order the keys first appear
+    for i, g in enumerate(shared.groupby(list(KEY), sort=False, dropna=False).ngroup()):
+        if g == len(groups):
+            groups.append([])
+        groups[g].append(i)
     keep = limits.cap(rules, "examples_per_finding")
-    for cells in groups:
-        head = cells[:keep + 1]
-        for cell in cells:
+    for rows in groups:
+        head = [places[i].cell for i in rows[:keep + 1]]
+        for i in rows:
             # a few of the others and how many more: 20,000 identical rows must not make 20,000 lists of 20,000
-            shown = [o for o in head if o != cell][:keep]
-            more = len(cells) - 1 - len(shown)
+            shown = [o for o in head if o != places[i].cell][:keep]
+            more = len(rows) - 1 - len(shown)
             others = ", ".join(shown) + (f" and {more} more" if more else "")
-            f = located("duplicate-row", Source.from_cell(cell, report.root),
-                        "one row per system, model, scenario and status",
+            f = located("duplicate-row", places[i], "one row per system, model, scenario and status",
                         f"the same result also at {others}",
                         "duplicate result: none of the rows sharing it is taken")
             report.findings.append(f)
-            report.dispositions.append(Disposition(cell, REJECTED, f.code, f.message))
+            report.dispositions.append(Disposition(places[i].at(root=None), REJECTED, f.code, f.message))
     return frame[~dup].reset_index(drop=True)

@@ -1,6 +1,6 @@
 """The canonical results table: its columns, its pandera schema, its files.
 
-The schema is data (``schemas/results.v3.yaml``; v1 and v2 stay as released); this module loads it once,
+The schema is data (``schemas/results.v4.yaml``; v1 to v3 stay as released); this module loads it once,
 builds frames in the schema's column order, and turns pandera's lazy failure
 table into findings so that no row disappears without a reason.
 """
@@ -24,14 +24,12 @@ COLUMNS = (
     "round", "submitter", "system", "system_name", "accelerator", "accelerator_variant",
     "composition", "accelerators_per_node", "nodes", "total_accelerators", "model", "used_model",
     "scenario",
-    "value", "units", "division", "availability", "status", "result_id", "source",
+    "value", "units", "division", "availability", "status", "result_id", "source", "file", "line",
     "submission_version", "host_processor", "host_processors_per_node", "framework", "operating_system",
     "weight_data_types",
 )
-# the system description (version 3): a table written before it reads with these empty
-DESCRIPTION = ("host_processor", "host_processors_per_node", "framework", "operating_system",
-               "weight_data_types")
 INT_COLUMNS = ("accelerators_per_node", "nodes", "total_accelerators")
+NULLABLE_INT_COLUMNS = ("line", "submission_version")
 # what pandera imports, when installed, for a feature the pipeline does not use (pipeline/core/imports.py absent)
 PANDERA_UNUSED = ("hypothesis",)
 
@@ -66,7 +64,7 @@ def _no_rows() -> pd.DataFrame:
 def dtype(col: str):
     """The pandas type of a canonical column."""
     return pd.api.types.pandas_dtype("int64" if col in INT_COLUMNS else "float64" if col == "value"
-                                     else "Int64" if col == "submission_version" else "str")
+                                     else "Int64" if col in NULLABLE_INT_COLUMNS else "str")
 
 
 def coerce(frame: pd.DataFrame) -> pd.DataFrame:
@@ -78,7 +76,7 @@ def coerce(frame: pd.DataFrame) -> pd.DataFrame:
             frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("int64")
         elif col == "value":
             frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
-        elif col == "submission_version":
+        elif col in NULLABLE_INT_COLUMNS:
             frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("Int64")
         else:
             frame[col] = frame[col].astype("str").where(frame[col].notna(), None)
@@ -91,9 +89,9 @@ def validate(rules: Rules, frame: pd.DataFrame, display: str = "<table>", root: 
     is pinned: ``PANDERA_VALIDATION_DEPTH=SCHEMA_ONLY`` in the environment
     would otherwise let ``value=-5`` pass). Returns (accepted, rejected,
     findings); every input row is in exactly one of accepted and rejected.
-    A finding is placed at its row's ``source`` (under the submissions
-    ``root`` when the rows were read from one), else at the table's
-    ``display`` row."""
+    A finding is placed at its row's ``file`` and ``line`` (under the
+    submissions ``root`` when the rows were read from one), else at the
+    table's ``display`` row."""
     import pandera.errors
     from pandera.config import ValidationDepth, config_context
 
@@ -131,11 +129,12 @@ def _range_text(column: str, limits: tuple) -> str:
 
 
 def row_source(frame: pd.DataFrame, idx, display: str, root: str | None = None) -> Source:
-    """Where a row of a table came from: its ``source`` cell, else its line in
-    the table DISPLAY (the header is line 1; an empty cell reads as NaN)."""
-    cell = frame.at[idx, "source"] if "source" in frame.columns else None
-    if isinstance(cell, str) and cell:
-        return Source.from_cell(cell, root)
+    """Where a row of a table came from: its ``file`` and ``line``, else its
+    line in the table DISPLAY (the header is line 1; an empty cell reads as NaN)."""
+    file = frame.at[idx, "file"] if "file" in frame.columns else None
+    if isinstance(file, str) and file:
+        return Source.of_row({"file": file, "line": frame.at[idx, "line"] if "line" in frame.columns else None},
+                             root)
     return Source(display, frame.index.get_loc(idx) + 2)
 
 
@@ -162,19 +161,11 @@ class TableUnreadable(DataError):
             "file-unreadable", Source(Path(path).as_posix()), expected, found, "the table cannot be read"))
 
 
-def described(frame: pd.DataFrame) -> pd.DataFrame:
-    """A table with the system description's columns, empty where it has none
-    (a version-2 table: every other column is as it was)."""
-    absent = [c for c in DESCRIPTION if c not in frame.columns]
-    return frame.assign(**{c: pd.Series(None, index=frame.index, dtype="object") for c in absent}) \
-        if absent else frame
-
-
 def read(path: str | Path) -> pd.DataFrame:
     """Read a canonical table from CSV or Parquet (by extension), unchecked
     (the pipeline's own outputs; :func:`load` checks)."""
     path = Path(path)
-    frame = described(read_frame(path, dtype=str, keep_default_na=False, na_values=[""]))
+    frame = read_frame(path, dtype=str, keep_default_na=False, na_values=[""])
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
         raise ConfigError(f"{path}: not a canonical results table (missing {missing})")
@@ -193,7 +184,6 @@ def load(rules: Rules, path: str | Path) -> tuple[pd.DataFrame, list[Finding]]:
         frame = read_frame(path, dtype=str, keep_default_na=False, na_values=[""])
     except TableUnreadable as exc:
         return to_frame([]), [exc.finding]
-    frame = described(frame)
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
         return to_frame([]), [located("missing-column", Source(display, 1 if path.suffix != ".parquet" else None),

@@ -1,23 +1,14 @@
 """The walk of an ingest: which versions and files are read, with which
-status, and the trace of every file and row that is not accepted. Each
-file's records go to the ingest's :class:`~pipeline.ingest.normalise.Normaliser`.
+status, and the trace of every file and row that is not accepted.
 
-A file under a submissions root is named relative to it, with the root as
-the user named it (``Source(file, root=...)``); a file given directly keeps
-the path as given.
-
-Whose names a file holds is decided here, by where the file lives, never by
-its format: a table in a ``published/`` folder (the project's
-``published/<round>/``, or one the caller says is published) is MLCommons',
-the authority on its own names; every other file, a version's under a
-submissions root, a file given to ``submit`` or ``validate``, is a
-partner's, held to known names and labels that agree, whatever its format
-(a checker summary.csv under ``submissions/`` is a partner's).
+Whose names a file holds is decided by where the file lives, never by its
+format: a table in a ``published/`` folder is MLCommons', the authority on its
+own names; every other file (a checker summary.csv under ``submissions/``
+too) is a partner's, held to known names and labels that agree.
 
 Which version counts: the newest sealed version of each submitter's round and
-effective status (verified, post-deadline), unless a version folder is named
-explicitly. Older versions are still checked (their manifests and hashes) and
-listed as superseded.
+effective status, unless a version folder is named explicitly. Older versions
+are still checked (manifests and hashes) and listed as superseded.
 """
 
 from __future__ import annotations
@@ -43,21 +34,16 @@ PUBLISHED_FOLDER = "published"
 
 
 def published_table(path: Path) -> bool:
-    """Whether a file given directly is a table MLCommons published: it lies
-    in a folder named ``published``, or in a round's folder inside one (the
-    project keeps them as ``published/<round>/``)."""
+    """Whether a file given directly lies in ``published/`` or ``published/<round>/``."""
     return PUBLISHED_FOLDER in path.resolve().parent.parts[-2:]
 
 
 def collect(paths: list[Path], report, normaliser: Normaliser, fmt: str | None = None,
             round_: str | None = None, status: str | None = None, root: Path | None = None,
             visible: clock.Clock | None = None, published: bool = False, scans: Scans | None = None) -> set[str]:
-    """Read PATHS into ``report`` (its findings, dispositions and versions),
-    their accepted rows into ``normaliser`` (which holds the rules); return
-    the submissions roots the files were read under. ``published``: the files
-    given directly are tables MLCommons published wherever they lie (a
-    version's files never are). ``scans``: the roots already scanned for
-    versions, shared by the reads of one ingest (:data:`Scans`)."""
+    """Read PATHS into ``report`` and their accepted rows into ``normaliser``;
+    return the submissions roots read under. ``published``: the files given
+    directly are MLCommons' tables wherever they lie (a version's never are)."""
     rules = normaliser.rules
     roots: set[str] = set()
     for path in paths:
@@ -119,13 +105,9 @@ def _scan(root: Path, scans: Scans | None) -> tuple[list[tuple[Version, Path]], 
 
 def _choose(rules, versions: list[tuple[Version, bool]], report,
             visible: clock.Clock) -> list[tuple[Version, str | None, bool]]:
-    """Load every manifest and decide which versions are used.
-
-    The newest sealed version of each (round, submitter, effective status) is
-    used: a post-deadline version never hides the verified one (that was
-    reviewed), and an on-time correction replaces the earlier verified one.
-    A folder named explicitly is always used. Returns (version, status, used).
-    """
+    """(version, status, used) of each, its manifest loaded: the newest of each
+    (round, submitter, effective status) is used, so a post-deadline version
+    never hides the reviewed verified one; a folder named explicitly always is."""
     loaded = []
     for version, _ in versions:
         load_manifest(rules, version)
@@ -197,8 +179,7 @@ def _read_version(version: Version, status: str | None, used: bool, normaliser: 
 
 
 def _rows_cap(rules, version: Version, report) -> None:
-    """A version whose files hold more rows than ``rows_per_version``, counted
-    cheaply before any is read: one over-cap finding, and no file read."""
+    """A version over ``rows_per_version``, counted before any file is read: no file read."""
     m = version.manifest
     counts = [readers.row_count(version.path / e.path, _fmt(e.format)) for e in m.files
               if e.path not in version.tampered]
@@ -213,16 +194,19 @@ def _rows_cap(rules, version: Version, report) -> None:
 
 
 def _reject_file(rules, version: Version, entry_file, where: Source, why, report) -> None:
-    """Every row of a file that cannot be trusted is rejected for the file's reason
-    (a file over a cap is rejected whole, never read)."""
+    """Every row of an untrusted file rejected for the file's reason (over a cap: never read)."""
     path = version.path / entry_file.path
     if why.code in ("path-escape", "over-cap") or not (path.is_file() or path.is_dir()):
-        report.dispositions.append(Disposition(where.file, REJECTED, why.code, why.message))
+        report.dispositions.append(Disposition(Source(where.file), REJECTED, why.code, why.message))
         return
-    result = readers.read(rules, path, where, _fmt(entry_file.format), round_=version.round)
-    cells = result.cells()
+    _reject_rows(readers.read(rules, path, where, _fmt(entry_file.format), round_=version.round), why.code,
+                 why.message, report)
+
+
+def _reject_rows(result: ReadResult, code: str, reason: str, report) -> None:
+    """Every row of a file rejected for its version's reason (rows its reader refused keep the reader's)."""
     report.dispositions.extend(result.dispositions)
-    report.dispositions.extend(Disposition(cell, REJECTED, why.code, why.message) for cell in cells)
+    report.dispositions.extend(Disposition(place, REJECTED, code, reason) for place in result.origins())
 
 
 def _fmt(name: str) -> str | None:
@@ -232,12 +216,8 @@ def _fmt(name: str) -> str | None:
 def _reject_unsealed(rules, version: Version, report) -> None:
     for path in sorted(version.path.rglob("*")):
         if path.is_file() and path.name != MANIFEST and readers.detect(rules, path):
-            result = readers.read(rules, path, version.where(path.relative_to(version.path).as_posix()))
-            cells = result.cells()
-            report.dispositions.extend(result.dispositions)   # rows the reader refused keep its reason
-            report.dispositions.extend(Disposition(cell, REJECTED, version.findings[0].code,
-                                                   "its version's manifest is missing or invalid")
-                                       for cell in cells)
+            _reject_rows(readers.read(rules, path, version.where(path.relative_to(version.path).as_posix())),
+                         version.findings[0].code, "its version's manifest is missing or invalid", report)
 
 
 # refusals that a table MLCommons published would not get (it is the authority on its own
@@ -246,8 +226,7 @@ NAMES_A_PUBLICATION_KEEPS = ("unknown-accelerator", "unknown-model")
 
 
 def _published_hint(f, round_: str | None):
-    """A name refused in a file read from outside published/: say how to read it as
-    MLCommons' publication, should it be one (a partner's file never is)."""
+    """A name refused in a file outside published/: say how to read it as MLCommons' table, should it be one."""
     if f.severity != Severity.ERROR or f.code not in NAMES_A_PUBLICATION_KEEPS and f.expected != COUNT_PER_TYPE:
         return f
     place = f"{PUBLISHED_FOLDER}/{round_ or '<round>'}/{Path(f.file).name}"
@@ -271,8 +250,8 @@ def _read_raw(path: Path, fmt, round_, status, normaliser: Normaliser, report, p
 
 
 def _accept(result: ReadResult, where: Source, ctx: Context, normaliser: Normaliser, report) -> int:
-    """Normalise a reader's output; return how many records it held. A file that yields no row at all still leaves a trace: refused
-    whole (its findings say why), or a finding that it holds no result."""
+    """Normalise a reader's output; return how many records it held. A file
+    with no row at all is still rejected whole, with its findings' reasons."""
     done = normaliser.add(result, ctx)
     report.findings.extend(done.findings)
     report.dispositions.extend(done.dispositions)
@@ -283,6 +262,6 @@ def _accept(result: ReadResult, where: Source, ctx: Context, normaliser: Normali
                               "the file holds no results")]
             report.findings.extend(errors)
         report.dispositions.append(Disposition(
-            where.file, REJECTED, ",".join(dict.fromkeys(f.code for f in errors)),
+            Source(where.file), REJECTED, ",".join(dict.fromkeys(f.code for f in errors)),
             "; ".join(dict.fromkeys(f.message for f in errors))))
     return done.records

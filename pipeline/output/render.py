@@ -215,9 +215,8 @@ def as_csv(report) -> str:
 # ---- locations of rows --------------------------------------------------------------------
 
 def _row_where(r: dict) -> Source:
-    if "file" in r:
-        return Source(str(r["file"]), r.get("line"))
-    return Source.from_cell(r.get("source"))
+    """A row's place, from its ``file`` and ``line`` (a row without a file: none)."""
+    return Source(str(r.get("file") or ""), r.get("line"))
 
 
 # ---- junit ----------------------------------------------------------------------------------

@@ -1,11 +1,9 @@
 """Readers: one module per input format, each yielding raw records and findings.
 
-A reader module has ``NAME``, ``read(path, where) -> ReadResult`` (and
-``rules=``, ``round_=`` when it takes them) and a way to be recognised:
-``sniff(first_line)``, ``sniff_head(first_64_KiB)`` or, for a folder,
-``sniff_dir(rules, folder)``. Add a format by adding a module and listing it
-in ``READERS``; detection tries them in order. A reader module is imported
-when first used, so a path that needs no table library does not load one.
+A reader module has ``NAME``, ``read(path, where) -> ReadResult`` (``rules=``,
+``round_=`` when it takes them) and ``sniff(first_line)``, ``sniff_head(first_64_KiB)``
+or ``sniff_dir(rules, folder)``. It is imported when first used, so a path
+that needs no table library does not load one.
 """
 
 from __future__ import annotations
@@ -44,8 +42,7 @@ HEAD_BYTES = 65536
 
 
 def detect(rules: Rules, path: Path) -> str | None:
-    """The format of a file (from its first line, or its first 64 KiB) or of a
-    folder; None when no reader claims it."""
+    """The format of a file or folder; None when no reader claims it."""
     if path.is_dir():
         return next((name for name, (_, sniffer) in READERS.items()
                      if sniffer and importlib.import_module(f"{__name__}.{sniffer}").sniff_dir(rules, path)), None)
@@ -72,8 +69,7 @@ def _head(path: Path) -> str | None:
 
 
 def undetected(path: Path, where: Source) -> Finding:
-    """Why no reader recognises PATH, against the format it most resembles
-    (:mod:`pipeline.readers.resemble`)."""
+    """Why no reader recognises PATH, against the format it most resembles."""
     csv_formats = {name: tuple(dict.fromkeys((*getattr(reader(name), "SNIFF_COLUMNS", ()),
                                               *reader(name).REQUIRED)))
                    for name in ("results-csv", "mlcommons-summary-csv")}
@@ -82,8 +78,7 @@ def undetected(path: Path, where: Source) -> Finding:
 
 def read(rules: Rules, path: Path, where: Source | str, fmt: str | None = None,
          round_: str | None = None) -> ReadResult:
-    """Read a file or folder in ``fmt`` (detected when None); never raises for
-    bad data. ``where``: how findings name the file."""
+    """Read a file or folder in ``fmt`` (detected when None); never raises for bad data."""
     where = as_source(where)
     fmt = fmt or detect(rules, path)
     if fmt is None:
@@ -97,8 +92,7 @@ def read(rules: Rules, path: Path, where: Source | str, fmt: str | None = None,
 
 
 def row_count(path: Path, fmt: str | None) -> int | None:
-    """How many rows a file holds, found cheaply before it is read (a CSV's
-    lines after the header, a Parquet file's metadata); None otherwise."""
+    """How many rows a CSV or Parquet file holds, found cheaply before it is read; None otherwise."""
     try:
         if fmt in ("results-csv", "mlcommons-summary-csv") and path.is_file():
             with open(path, "rb") as fh:

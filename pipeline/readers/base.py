@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.core import textcheck
-from pipeline.core.errors import ConfigError
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
 from pipeline.core.vocabulary import Outcome, Severity
@@ -19,25 +18,22 @@ PLACEHOLDERS = frozenset({"", "todo", "n/a", "na", "none", "null", "-", "tbd"})
 
 
 def as_source(where: Source | str) -> Source:
-    """A file's Source; a text is the path as the caller names it."""
     return where if isinstance(where, Source) else Source(str(where))
 
 
 def inside(where: Source, rel: str) -> Source:
-    """A file or folder inside the folder at ``where`` (the same submissions root)."""
+    """A path inside the folder at ``where``."""
     return Source(f"{where.file}/{rel}" if where.file else rel, root=where.root)
 
 
 def json_text(value: object) -> str:
-    """A JSON value as text (a boolean as JSON writes it)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
 
 
 def clean(text: str | None) -> str | None:
-    """A field as the normaliser reads it: stripped, a placeholder (``N/A``,
-    ``TODO``, blank...) as no value."""
+    """A field stripped, a placeholder (``N/A``, ``TODO``, blank...) as no value."""
     if text is None:
         return None
     text = str(text).strip()
@@ -62,10 +58,9 @@ COLUMNS = Layout()   # a file whose columns are the canonical fields themselves
 
 @dataclass(slots=True)
 class RawRecord:
-    """One result as a reader found it: text fields (a field the source lacks
-    is absent, never None), and where each sits: ``line`` (1-based) or
-    ``row`` (its number in a JSON list) in ``source``, by ``layout``, or in
-    another file (``elsewhere``: a tree result's system description, folders)."""
+    """One result as a reader found it: text fields (absent, never None, when
+    the source lacks one), and where each sits: at ``line`` or ``row`` of
+    ``source`` by ``layout``, or ``elsewhere`` (a tree's system description)."""
 
     source: Source
     line: int | None
@@ -79,14 +74,13 @@ class RawRecord:
         return self.source.at(line=self.line, row=self.row)
 
     @property
-    def cell(self) -> str:
-        """The canonical table's ``source`` value: ``file:line`` (``file:row``
-        for a record without a line)."""
-        at = self.line if self.line is not None else self.row
-        return f"{self.source.file}:{at}" if at is not None else self.source.file
+    def origin(self) -> Source:
+        """The record's place as the canonical table's ``file`` and ``line``
+        hold it: its file (relative to its root) and its line (a record
+        without a line: its number)."""
+        return Source(self.source.file, self.line if self.line is not None else self.row)
 
     def place(self, name: str) -> Source:
-        """Where field ``name`` sits."""
         if self.elsewhere and name in self.elsewhere:
             return self.elsewhere[name]
         return self.layout.place(self.where, name)
@@ -100,77 +94,60 @@ class RawRecord:
         return RawRecord, (self.source, self.line, self.fields, self.layout, self.row, self.elsewhere)
 
 
-DEFAULT_MAX_BYTES = 64 * 1024 * 1024
-MAX_BYTES_ENV = "MLREPRO_MAX_FILE_BYTES"
-
-
-def max_file_bytes() -> int:
-    """The size limit of a file read: ``MLREPRO_MAX_FILE_BYTES``, else 64 MiB."""
-    text = os.environ.get(MAX_BYTES_ENV, "").strip()
-    if not text:
-        return DEFAULT_MAX_BYTES
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ConfigError(f"{MAX_BYTES_ENV}={text!r}: expected a whole number of bytes >= 1")
-    return value
-
-
 @dataclass
 class Disposition:
     """A row that is not accepted: rejected (bad) or set aside (not comparable)."""
 
-    source: str             # the row's cell (file:line), as the canonical table's source column
+    where: Source           # the row's file (relative to its root) and line, as the canonical table's
     outcome: Outcome        # REJECTED or SET_ASIDE
     codes: str              # comma-separated finding codes
     reason: str
+
+    @property
+    def source(self) -> str:
+        """``file:line``, for people to read (rejected.csv's ``source``)."""
+        return self.where.cell
 
     def to_dict(self) -> dict:
         return {"source": self.source, "outcome": self.outcome, "codes": self.codes,
                 "reason": self.reason}
 
 
-def rejection(cell: str, found: list[Finding]) -> Disposition:
+def rejection(where: Source, found: list[Finding]) -> Disposition:
     """The rejection of a row for these findings."""
-    return Disposition(cell, Outcome.REJECTED, ",".join(dict.fromkeys(f.code for f in found)),
+    return Disposition(where, Outcome.REJECTED, ",".join(dict.fromkeys(f.code for f in found)),
                        "; ".join(f.message for f in found))
 
 
 @dataclass
 class ReadResult:
-    """What a reader makes of a file. ``records`` may be read once only (a CSV
-    streams them): findings, dispositions and ``round`` are complete once
-    they have been read to their end."""
+    """What a reader makes of a file. ``records`` may stream (read once): the
+    findings, dispositions and ``round`` are complete once they are read."""
 
     records: Iterable[RawRecord] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     dispositions: list[Disposition] = field(default_factory=list)
     round: str | None = None   # the round the file states, when it states one
 
-    def cells(self) -> list[str]:
-        """``file:line`` of every record (reads the records)."""
-        return [r.cell for r in self.records]
+    def origins(self) -> list[Source]:
+        """The place of every record (reads the records): :attr:`RawRecord.origin`."""
+        return [r.origin for r in self.records]
 
-    def reject(self, cell: str, found: list[Finding]) -> None:
+    def reject(self, where: Source, found: list[Finding]) -> None:
         self.findings.extend(found)
-        self.dispositions.append(rejection(cell, found))
+        self.dispositions.append(rejection(where, found))
 
     def reject_rows(self, where: Source, lines, code: str, reason: str) -> None:
         """Every row of a file refused whole (its findings are the file's): ``lines``, each row's line or number."""
-        self.dispositions.extend(Disposition(f"{where.file}:{n}", Outcome.REJECTED, code, reason) for n in lines)
+        self.dispositions.extend(Disposition(Source(where.file, n), Outcome.REJECTED, code, reason) for n in lines)
 
 
-def read_text(path: Path, where: Source | str, max_bytes: int | None = None,
+def read_text(path: Path, where: Source | str, max_bytes: int,
               checks: tuple[str, ...] = textcheck.TABULAR) -> tuple[str | None, list[Finding]]:
     """The file's text, or None with findings: strict UTF-8, at most
-    ``max_bytes`` (never above :func:`max_file_bytes`), held to the hygiene
-    ``checks`` of :mod:`pipeline.core.textcheck` (the default is the policy
-    for what partners type; machine-written files pass ``textcheck.NONE``)."""
+    ``max_bytes`` (a table: :func:`pipeline.core.limits.file_bytes`), held to the hygiene ``checks``."""
     where = as_source(where)
-    limit = max_file_bytes() if max_bytes is None else min(max_bytes, max_file_bytes())
-    data, found = read_bytes(path, where, limit)
+    data, found = read_bytes(path, where, max_bytes)
     if data is None:
         return None, found
     try:
@@ -187,12 +164,11 @@ def read_text(path: Path, where: Source | str, max_bytes: int | None = None,
 
 
 def read_bytes(path: Path, where: Source, limit: int) -> tuple[bytes | None, list[Finding]]:
-    """At most ``limit`` bytes of a regular file, or None with a finding. A
-    FIFO, a device or a file that grows past the limit while read is refused,
-    never read to its end."""
+    """At most ``limit`` bytes of a regular file, or None with a finding; a FIFO,
+    a device or a file growing past the limit is never read to its end."""
     def too_large(size: object) -> tuple[None, list[Finding]]:
         return None, [located("file-too-large", where, f"at most {limit} bytes", f"{size} bytes",
-                              f"file over the size limit ({MAX_BYTES_ENV})")]
+                              "file over the size limit (a table: caps.file_bytes of schemas/version_folder.yaml)")]
 
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))   # a FIFO must not wait for a writer

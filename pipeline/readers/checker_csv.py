@@ -1,10 +1,6 @@
 """``mlcommons-summary-csv``: the MLCommons submission checker's summary.csv,
-read by column name (the 31-column layout and the older 28-column one). The
-``version`` column gives the round; ``compliance``, ``errors`` and
-``inferred`` are unreliable in real data and ignored. ``MlperfModel`` and
-``Model`` both name the benchmark (``Model`` is what the submitter ran: the
-ingest takes whichever is a benchmark of the round); ``has_power`` marks a
-power result.
+read by column name (the 31-column layout and the older 28-column one);
+``compliance``, ``errors`` and ``inferred`` are unreliable in real data and ignored.
 """
 
 from __future__ import annotations
@@ -67,8 +63,6 @@ def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
 
 
 def _records(csv_file: CsvFile, out: ReadResult) -> Iterator[RawRecord]:
-    """Each row's canonical fields, each from the first of its checker columns
-    that is not blank (else the last one present); the round once every row is read."""
     header, source = csv_file.header, csv_file.where
     at = {name: [header.index(c) for c in candidates if c in header] for name, candidates in COLUMN_MAP.items()}
     layout = Layout({**{name: next((c for c in candidates if c in header), candidates[0])
@@ -88,6 +82,5 @@ def _records(csv_file: CsvFile, out: ReadResult) -> Iterator[RawRecord]:
 
 
 def _pick(row: list[str], columns: list[int]) -> str:
-    """The first non-blank of the present columns, else the last one's text
-    ("" when none is present)."""
+    """The first non-blank of the present columns, else the last one's text."""
     return next((row[c] for c in columns if row[c].strip()), row[columns[-1]] if columns else "")

@@ -1,8 +1,6 @@
-"""A partner's CSV, read one way: the csv module, row by row, as a stream.
-:func:`open_csv` reads the file and checks its header; :func:`complete_rows`
-gives each row with the header's field count and rejects any other on its
-line, naming the field of a row with one field too many that probably holds
-an unquoted comma. An empty line is no row.
+"""A partner's CSV, read one way: the csv module, row by row, as a stream. A
+row with another field count than the header's is rejected on its line,
+naming the field that probably holds an unquoted comma. An empty line is no row.
 """
 
 from __future__ import annotations
@@ -31,9 +29,9 @@ class CsvFile:
 
 
 def open_csv(rules: Rules, path, where: Source, required: tuple[str, ...], expected: str, out: ReadResult) -> CsvFile | None:
-    """The file's header and rows; None (with findings, and a disposition per
-    row in ``out``) when the file cannot be read or lacks a required column."""
-    text, found = read_text(path, where)
+    """The file's header and rows; None (with findings in ``out``) when it
+    cannot be read or lacks a required column."""
+    text, found = read_text(path, where, limits.file_bytes(rules))
     if text is None:
         out.findings.extend(found)
         return None
@@ -57,10 +55,9 @@ def open_csv(rules: Rules, path, where: Source, required: tuple[str, ...], expec
 
 
 def parse(text: str) -> tuple[list[str], int, Iterator[tuple[int, list[str]]]]:
-    """The header (the first line that is not blank), its line, and (line,
-    fields) of each row after it, as they are read. A field may be as long
-    as the (bounded) file; should the csv module still fail, the rest of the
-    file becomes one row of one field naming the error, rejected on its line."""
+    """The header (the first line not blank), its line, and (line, fields) of
+    each row after it. Should the csv module fail, the rest of the file is one
+    row naming the error, rejected on its line."""
     limit = max(csv.field_size_limit(), min(len(text) + 1, sys.maxsize))
     reader = csv.reader(io.StringIO(text, newline=""))
     lines = _read(reader, limit)
@@ -79,8 +76,8 @@ def parse(text: str) -> tuple[list[str], int, Iterator[tuple[int, list[str]]]]:
 
 
 def _read(reader, limit: int) -> Iterator[list[str]]:
-    """The reader's rows, each parsed with the csv module's field limit at LIMIT,
-    set back after it (the limit is the process's)."""
+    """The reader's rows, each parsed with the field limit at LIMIT, set back
+    after it (the limit is the process's): a field may be as long as the bounded file."""
     while True:
         before = csv.field_size_limit(limit)
         try:
@@ -108,15 +105,14 @@ def _blank(fields: list[str]) -> bool:
 
 
 def complete_rows(csv_file: CsvFile, out: ReadResult) -> Iterator[tuple[int, list[str]]]:
-    """(line, fields) of every row with the header's field count; the others
-    are rejected in ``out``."""
+    """(line, fields) of every row with the header's field count; the others rejected."""
     width = len(csv_file.header)
     kinds: list[bool | None] = []
     for line, fields in csv_file.rows:
         if len(fields) != width:
             if len(fields) == width + 1 and not kinds:
                 kinds = column_kinds(csv_file)
-            out.reject(f"{csv_file.where.file}:{line}", [field_count(csv_file, line, fields, kinds)])
+            out.reject(Source(csv_file.where.file, line), [field_count(csv_file, line, fields, kinds)])
             continue
         yield line, fields
 
@@ -132,8 +128,7 @@ _THOUSANDS_TAIL = re.compile(r"^\d{3}\.\d*\s*$")   # 1,234.5 split at its thousa
 
 
 def column_kinds(csv_file: CsvFile) -> list[bool | None]:
-    """Per column: True when it holds numbers, False when text, None when
-    unknown; learnt from the file's first good rows, else from the column's name."""
+    """Per column: whether it holds numbers (None: unknown), from the first good rows, else the name."""
     width = len(csv_file.header)
     _, _, rows = parse(csv_file.text)
     sample = [fields for _, fields in islice((r for r in rows if len(r[1]) == width), SAMPLE_ROWS)]
@@ -147,9 +142,8 @@ def column_kinds(csv_file: CsvFile) -> list[bool | None]:
 
 
 def field_count(csv_file: CsvFile, line: int, fields: list[str], kinds: list[bool | None]) -> Finding:
-    """A row whose field count is not the header's; with one field too many,
-    the field that probably holds an unquoted comma, when one lines the row
-    up with its columns best."""
+    """A row whose field count is not the header's; with one too many, naming
+    the field that probably holds an unquoted comma."""
     header, where = csv_file.header, csv_file.where.at(line=line)
     expected, found = f"{len(header)} fields, as the header", f"{len(fields)} fields"
     if len(fields) == len(header) + 1:
@@ -175,10 +169,8 @@ def field_count(csv_file: CsvFile, line: int, fields: list[str], kinds: list[boo
 
 
 def _unquoted_comma(fields: list[str], kinds: list[bool | None]) -> int | None:
-    """Where the comma that splits one field in two most probably is: the i
-    whose fields i and i+1, joined, line the row up with the columns' kinds
-    best (``len(kinds)``: a comma ending the line); None when no one position
-    is best."""
+    """The i whose fields i and i+1, joined, line the row up with the columns'
+    kinds best (``len(kinds)``: a comma ending the line); None on a tie."""
     def agree(row: list[str], skip: int | None = None) -> int:
         return sum(kind == bool(_NUMBER.match(value)) for j, (kind, value) in enumerate(zip(kinds, row))
                    if kind is not None and j != skip)
@@ -205,6 +197,5 @@ def _unquoted_comma(fields: list[str], kinds: list[bool | None]) -> int | None:
 
 
 def single_round(values: Iterable[object]) -> str | None:
-    """The round a file states, when all its rows state the same one."""
     rounds = {str(v).strip() for v in values} - {"", "None", "nan"}
     return rounds.pop() if len(rounds) == 1 else None

@@ -1,9 +1,6 @@
-"""Checks of a result's companion files: accuracy.txt, compliance tests and
-the system description; each returns findings. Each accepts what MLCommons'
-submission checker accepts (docs/checker-differences.md lists where mlrepro
-is stricter or looser): TEST01 passes in deterministic mode (TEST PASS) or in
-non-deterministic mode (baseline and compliance accuracy within the round's
-delta).
+"""Checks of a result's companion files (accuracy.txt, compliance tests, the
+system description), accepting what MLCommons' checker accepts
+(docs/checker-differences.md lists where mlrepro differs).
 """
 
 from __future__ import annotations
@@ -30,8 +27,7 @@ def missing_file(where: Source, what: str) -> Finding:
 
 def check_accuracy(path: str | Path, where: Source, targets: tuple[AccuracyTarget, ...],
                    formats: Formats) -> list[Finding]:
-    """Every target metric of accuracy.txt within its bounds (inclusive); a
-    metric is placed by its name as the key (and its line when it is there)."""
+    """Every target metric of accuracy.txt within its bounds (inclusive)."""
     text, found = read_text(path, where, MAX_SMALL_FILE, checks=textcheck.NONE)
     if text is None:   # read first, asked why after: one system call less for a file that is there
         return [missing_file(where, "accuracy.txt")] if not os.path.isfile(path) else found
@@ -73,10 +69,8 @@ def _metric(lines: list[str], pattern) -> tuple[float | None, int | None]:
 def check_compliance(folder_of, tests: tuple[str, ...], rules: RoundRules,
                      targets: tuple[AccuracyTarget, ...] = (), formats: Formats | None = None,
                      model: str | None = None) -> list[Finding]:
-    """Each required test folder present and its verify files report a pass.
-    ``folder_of(test)`` gives (path, Source) of the test's folder; TARGETS
-    (the model's accuracy targets), FORMATS and MODEL judge TEST01 in
-    non-deterministic mode."""
+    """Each required test folder present and its verify files report a pass;
+    ``folder_of(test)``: (path, Source) of the test's folder."""
     out: list[Finding] = []
     for test in tests:
         folder, where = folder_of(test)
@@ -96,10 +90,8 @@ def check_compliance(folder_of, tests: tuple[str, ...], rules: RoundRules,
 
 def _nondeterministic(folder: str, where: Source, targets, formats: Formats, rules: RoundRules,
                       model: str, failed: list[Finding]) -> list[Finding]:
-    """TEST01 run in non-deterministic mode: its accuracy/ folder's baseline
-    and compliance accuracy agree within the round's delta, for each target
-    metric. No finding when they do; else the verify file's findings and why
-    this mode does not pass either."""
+    """TEST01 in non-deterministic mode passes when its baseline and compliance
+    accuracy agree within the round's delta; else FAILED and why this mode fails too."""
     metrics = list(dict.fromkeys(t.metric for t in targets if t.low is not None))   # targets, not limits
     values: dict[str, dict[str, float | None]] = {}
     for name in TEST01_ACCURACY_FILES:
@@ -149,7 +141,6 @@ def _verify(path: str, name: str, where: Source, test: str,
 
 def check_system(facts: dict, where: Source, rules: RoundRules, submitter: str,
                  division: str | None) -> list[Finding]:
-    """Required fields present; submitter and division agree with the path."""
     out: list[Finding] = []
     missing = [f for f in rules.system_fields if f not in facts]
     if missing:

@@ -17,8 +17,7 @@ _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 
 
 class Duplicates(dict):
-    """A JSON object that stated some keys twice; ``duplicates`` names them.
-    Holds the last value of each key, as ``json`` does."""
+    """A JSON object that stated the keys ``duplicates`` twice (holding the last values, as ``json`` does)."""
 
     duplicates: tuple[str, ...] = ()
 
@@ -35,7 +34,6 @@ def _object(pairs: list[tuple[str, object]]) -> dict:
 
 
 def repeated_key(value: object, where: Source, message: str) -> Finding | None:
-    """A ``duplicate-key`` finding at the first key the JSON object VALUE stated twice; None when none."""
     if not isinstance(value, Duplicates):
         return None
     key = value.duplicates[0]
@@ -43,8 +41,7 @@ def repeated_key(value: object, where: Source, message: str) -> Finding | None:
 
 
 def scan(text: str, max_depth: int = MAX_DEPTH) -> tuple[int | None, list[int]]:
-    """(line where nesting first exceeds ``max_depth`` or None, 1-based lines
-    where each element of a top-level array starts when it is an object)."""
+    """(line where nesting first exceeds ``max_depth``, or None; the line of each object of a top-level array)."""
     depth = 0
     starts: list[int] = []
     for m in _TOKEN.finditer(text):
@@ -62,7 +59,6 @@ def scan(text: str, max_depth: int = MAX_DEPTH) -> tuple[int | None, list[int]]:
 
 def loads(text: str, where: Source | str, max_depth: int = MAX_DEPTH
           ) -> tuple[object | None, list[int], list[Finding]]:
-    """(value, start lines of top-level array objects, findings)."""
     where = as_source(where)
     too_deep, starts = scan(text, max_depth)
     if too_deep is not None:

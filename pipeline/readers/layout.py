@@ -16,7 +16,6 @@ def sniff_dir(rules: Rules, path: Path) -> bool:
 
 
 def submitter_folders(rules: Rules, path: Path, where: Source) -> list[tuple[Path, Source, str | None]]:
-    """(folder, where findings name it, division) of each submitter folder the path holds."""
     if _is_submitter(rules, path):
         division = path.parent.name if path.parent.name in rules.choices("division") else None
         return [(path, where, division)]

@@ -1,20 +1,18 @@
 """The LoadGen detail log (``mlperf_log_detail.txt``): one ``:::MLLOG {json}``
-per line. The first occurrence of a key counts; a line that is not valid JSON
-is a finding with its line number, never an exception. A detail log names no
-submitter or system, so it is no reader of its own: the tree reader uses it.
+per line; the first occurrence of a key counts; a line that is not valid JSON
+is a finding. It names no submitter or system: the tree reader uses it.
 
-Given the keys it needs (``keys``), the parser decodes only the lines that
-may hold one of them: a line whose plain key, read by its bytes, is another,
-and which ends as LoadGen ends a line (``}}``), costs a prefix test (the
-137 KB ``loaded_qsl_set`` line among them); any other line is decoded and
-checked whole. Asking the log for a key it was not told to keep is a bug,
-never a silent None.
+Given the keys it needs, the parser decodes only the lines that may hold one:
+a line whose plain key is another, and which ends as LoadGen ends a line
+(``}}``), costs a prefix test (the 137 KB ``loaded_qsl_set`` line among them).
+Asking the log for a key it was not told to keep is a bug, never a silent None.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +33,7 @@ _ARRAY_HEAD = '"value": ['
 _DECODER = json.JSONDecoder()
 _KEYED = MARKER + ' {"key": "'
 _ARRAY_AFTER_KEY = '", "value": ['     # from the key's closing quote
+_LEADING_ZERO = re.compile(rb"(?:^|,)0[0-9]")   # an item such as 07: not a JSON number
 
 
 @dataclass
@@ -53,22 +52,19 @@ class LoadgenLog:
         return self.values.get(key)
 
     def at(self, key: str) -> Source:
-        """Where ``key`` is: its line (of its first occurrence) and the key."""
         where = self.where
         return Source(where.file, self.lines.get(key), key=key, root=where.root)
 
 
-def read_log(path: Path, where: Source | str, keys: frozenset[str] | None = None
+def read_log(path: Path, where: Source | str, max_bytes: int, keys: frozenset[str] | None = None
              ) -> tuple[LoadgenLog | None, list[Finding]]:
-    """Parse a detail log from disk; None with findings when it cannot be read."""
-    text, found = read_text(path, where, checks=textcheck.NONE)   # machine-written
+    text, found = read_text(path, where, max_bytes, checks=textcheck.NONE)   # machine-written
     if text is None:
         return None, found
     return parse(text, where, keys), []
 
 
 def parse(text: str, where: Source | str, keys: frozenset[str] | None = None) -> LoadgenLog:
-    """Every key of the log, or only ``keys`` (see the module's docstring)."""
     where = as_source(where)
     log = LoadgenLog(where, keys=None if keys is None else frozenset(keys))
     bad: list[tuple[int, str]] = []
@@ -111,8 +107,7 @@ def parse(text: str, where: Source | str, keys: frozenset[str] | None = None) ->
 
 def _scan(text: str, keys: frozenset[str] | None) -> tuple[int, list[tuple[int, str]]]:
     """The number of ``:::MLLOG`` lines, and (line number, line) of those to
-    decode (all of them, or those that may hold one of ``keys``: the module's
-    docstring). Lines are found in place: one skipped is never copied."""
+    decode; lines are found in place: one skipped is never copied."""
     todo: list[tuple[int, str]] = []
     marked = number = pos = 0
     size = len(text)
@@ -155,8 +150,7 @@ def _shown(value: object) -> str:
 
 
 def _decode(body: str) -> dict | None:
-    """The line's JSON object, or None. Long flat integer arrays (loaded_qsl_set)
-    are checked by a fast scan and kept as an empty list: they are never used."""
+    """The line's JSON object, or None; a long flat integer array (never used) is kept empty."""
     if len(body) > _LONG_LINE:
         body = _elide_int_array(body)
     body = body.strip()
@@ -172,9 +166,8 @@ def _decode(body: str) -> dict | None:
 
 
 def _elide_int_array(body: str) -> str:
-    """``"value": [1,2,3]`` -> ``"value": []`` when the array is a well-formed
-    list of non-negative JSON integers (checked on bytes, in C); otherwise the
-    body unchanged, and the JSON parser decides."""
+    """``"value": [1,2,3]`` -> ``"value": []`` when the array is well-formed
+    non-negative JSON integers (checked on bytes, in C); else the body unchanged."""
     start = body.find(_ARRAY_HEAD)
     if start < 0:
         return body
@@ -187,33 +180,19 @@ def _elide_int_array(body: str) -> str:
     except UnicodeEncodeError:
         return body
     if (items.translate(None, b"0123456789,") or b",," in items or items[:1] == b","
-            or items[-1:] == b"," or _leading_zero(items)):
+            or items[-1:] == b"," or _LEADING_ZERO.search(items)):
         return body
     return body[:first] + body[end:]
 
 
-def _leading_zero(items: bytes) -> bool:
-    """An item such as ``07`` (not a JSON number)."""
-    if items[:1] == b"0" and items[1:2] not in (b",", b""):
-        return True
-    at = items.find(b",0")
-    while at >= 0:
-        if items[at + 2:at + 3] not in (b",", b""):
-            return True
-        at = items.find(b",0", at + 2)
-    return False
-
-
 def number(value: object) -> float | None:
-    """A finite JSON number (not a bool), or None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value) if math.isfinite(value) else None
 
 
 def result_text(log: LoadgenLog, spec: MetricSpec) -> str | None:
-    """The published result as text (e.g. ``8840.42``), or None when absent.
-    Latencies are divided into the published units (ns -> ms)."""
+    """The published result as text, in the published units (ns -> ms), or None."""
     value = log.get(spec.key)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None if value is None else str(value)

@@ -1,11 +1,8 @@
 """``parquet``: a table in Apache Parquet with the results-csv template's
-columns, so that the pipeline's own output (``mlrepro ingest -o table.parquet``)
-can be read back in. Every column is read as text and goes through the same
-checks as a CSV row; row N is placed as ``row N`` (source ``file:N``). The
-canonical table's own columns (``status``, ``source``...) are derived again,
-so not read; its ``accelerator_variant`` is read as the accelerator, so the
-variant survives the round trip. A file that is not Parquet, is too large or
-holds a nested column is a finding, never an exception.
+columns, so that ``mlrepro ingest -o table.parquet`` can be read back in. Every
+column is read as text and checked as a CSV row is. The canonical table's own
+columns are derived again, not read; its ``accelerator_variant`` is read as the
+accelerator, so the variant survives the round trip.
 """
 
 from __future__ import annotations
@@ -16,14 +13,13 @@ from pipeline.core import limits
 from pipeline.core.rules import Rules
 from pipeline.core.findings import located
 from pipeline.core.model import Source
-from pipeline.core.vocabulary import Severity
-from pipeline.readers.base import Layout, RawRecord, ReadResult, as_source, max_file_bytes, read_bytes
+from pipeline.readers.base import Layout, RawRecord, ReadResult, as_source, read_bytes
 from pipeline.readers.csvfile import single_round
-from pipeline.readers.results_csv import OPTIONAL, REQUIRED
+from pipeline.readers.results_csv import OPTIONAL, REQUIRED, unexpected_column
 
 NAME = "parquet"
 MAGIC = "PAR1"
-DERIVED = ("status", "source", "composition", "submission_version")   # the canonical table's own
+DERIVED = ("status", "source", "file", "line", "composition", "submission_version")   # the canonical table's own
 VARIANT = "accelerator_variant"   # the canonical table's: read as the accelerator
 
 
@@ -34,7 +30,7 @@ def sniff(header_line: str) -> bool:
 def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
     where = as_source(where)
     out = ReadResult()
-    data, found = read_bytes(path, where, max_file_bytes())
+    data, found = read_bytes(path, where, limits.file_bytes(rules))
     if data is None:
         out.findings.extend(found)
         return out
@@ -47,11 +43,8 @@ def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
                                     f"missing {missing}", f"required column {missing[0]!r} is absent"))
         out.reject_rows(where, range(1, table.num_rows + 1), "missing-column", "the file lacks a required column")
         return out
-    for col in table.column_names:
-        if col not in REQUIRED and col not in OPTIONAL and col not in DERIVED and col != VARIANT:
-            out.findings.append(located("unexpected-column", where.at(column=col),
-                                        "a column of the results-csv template", col,
-                                        "unknown column (ignored)", severity=Severity.WARNING))
+    out.findings += [unexpected_column(where.at(column=col), col) for col in table.column_names
+                     if col not in (*REQUIRED, *OPTIONAL, *DERIVED, VARIANT)]
     names = [c for c in (*REQUIRED, *OPTIONAL, VARIANT) if c in table.column_names]
     if not _plain_columns(table, names, where, out):
         return out
@@ -63,9 +56,6 @@ BATCH_ROWS = 65_536   # rows made text at a time: a large table is never held as
 
 
 def _records(where: Source, table, out: ReadResult):
-    """Row N (from 1) of the table as a record; the accelerator is the
-    canonical table's variant where it has one, the platform id the system's
-    when the table has none; the round once every row is read."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -107,8 +97,7 @@ def _table(rules: Rules, data: bytes, where: Source, out: ReadResult):
 
 
 def _plain_columns(table, columns: list[str], where: Source, out: ReadResult) -> bool:
-    """Whether every column holds plain values that read as text; else a
-    finding per column that does not, and every row rejected."""
+    """Whether every column reads as text; else a finding per column, and every row rejected."""
     import pyarrow as pa
     import pyarrow.compute as pc
 

@@ -15,9 +15,7 @@ RESEMBLES = 0.5   # a header with at least this share of a format's columns rese
 
 def undetected(path: Path, where: Source, head: str | None, formats: list[str],
                csv_formats: dict[str, tuple[str, ...]]) -> Finding:
-    """The finding for a file no reader recognises. ``head``: its first bytes as
-    text (None: unreadable); ``csv_formats``: each CSV format's columns, the
-    first format winning ties."""
+    """The finding for a file no reader recognises (``head``: its first bytes, None: unreadable)."""
     if head is None or not path.is_file():
         return located("unknown-format", where.at(line=1), f"one of the formats {formats}",
                        "no reader recognises it", "cannot detect the file's format")
@@ -77,8 +75,7 @@ def _csv(where: Source, head: str, formats: list[str], csv_formats: dict[str, tu
 
 
 def _candidates(line: str, csv_formats: dict[str, tuple[str, ...]]):
-    """((share of a format's columns, ranks), separator, format, header) for
-    every separator and CSV format; the comma and the first format win ties."""
+    """((share of a format's columns, ranks), separator, format, header); the comma and the first format win ties."""
     for rank, sep in enumerate(SEPARATORS):
         try:
             header = [h.strip() for h in next(csv.reader([line], delimiter=sep))]

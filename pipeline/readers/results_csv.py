@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pipeline.core.rules import Rules
-from pipeline.core.findings import located
+from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
 from pipeline.core.vocabulary import Severity
 from pipeline.readers.base import COLUMNS, RawRecord, ReadResult, as_source
@@ -34,18 +34,18 @@ def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
     csv_file = open_csv(rules, path, where, REQUIRED, f"columns {list(REQUIRED)}", out)
     if csv_file is None:
         return out
-    for col in csv_file.header:
-        if col not in REQUIRED and col not in OPTIONAL:
-            out.findings.append(located("unexpected-column", where.at(line=1, column=col),
-                                        "a column of the results-csv template", col,
-                                        "unknown column (ignored)", severity=Severity.WARNING))
+    out.findings += [unexpected_column(where.at(line=1, column=col), col) for col in csv_file.header
+                     if col not in REQUIRED and col not in OPTIONAL]
     out.records = _records(csv_file, out)
     return out
 
 
+def unexpected_column(at: Source, col: str) -> Finding:
+    return located("unexpected-column", at, "a column of the results-csv template", col, "unknown column (ignored)",
+                   severity=Severity.WARNING)
+
+
 def _records(csv_file: CsvFile, out: ReadResult) -> Iterator[RawRecord]:
-    """Each row as a record (the platform id is the system's when the file
-    has no platform column); the file's round once every row is read."""
     header, source = csv_file.header, csv_file.where
     platform = "platform" in header
     round_at = header.index("round") if "round" in header else None

@@ -1,14 +1,10 @@
 """Round rules for real MLPerf inputs, loaded from ``schemas/rules/``.
 
-``schemas/rules/<round>.yaml`` holds what a result of a round must show
-(its models and scenarios, seeds, minimum duration, sample and query counts,
-latency constraints, TTFT/TPOT limits, accuracy targets and upper limits,
-compliance tests, required system fields); ``metrics.yaml`` says which
-LoadGen key holds a result and in which units; ``accuracy.yaml`` how to read
-a metric from accuracy.txt. Nothing here is a literal of a round. Each file
-is checked against its JSON Schema when loaded (``rules/round.schema.json``,
-``metrics.schema.json``, ``accuracy.schema.json``); what is checked here is
-what the schema cannot say: that the models a section names are the round's.
+``<round>.yaml`` holds what a result of a round must show; ``metrics.yaml``
+which LoadGen key holds a result and in which units; ``accuracy.yaml`` how to
+read a metric from accuracy.txt. Nothing here is a literal of a round. Each
+file is checked against its JSON Schema when loaded; what is checked here is
+what a schema cannot say: that the models a section names are the round's.
 """
 
 from __future__ import annotations
@@ -16,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from pipeline.core import limits
 from pipeline.core.errors import ConfigError
 from pipeline.core.rules import RULES_DIR, Model, Rules, memo
 
@@ -47,10 +44,6 @@ class AccuracyTarget:
             return f"{self.metric} <= {self.high:.6g}"
         return f"{self.low:.6g} <= {self.metric} <= {self.high:.6g}"
 
-    def holds(self, value: float) -> bool:
-        """Inclusive bounds."""
-        return self.failed_bound(value) is None
-
     def failed_bound(self, value: float) -> str | None:
         """'low' when the value is under the target, 'high' when over the upper limit."""
         if self.low is not None and value < self.low:
@@ -61,11 +54,6 @@ class AccuracyTarget:
 
     def applies_to(self, scenario: str | None) -> bool:
         return not self.scenarios or scenario in self.scenarios
-
-
-def bound(reference: float, factor: float) -> float:
-    """A target bound: the reference times a factor (0.99, 1.1)."""
-    return reference * factor
 
 
 @dataclass(frozen=True)
@@ -116,12 +104,13 @@ class Formats:
     model_metrics: dict[str, dict[str, MetricSpec]]
     never_use: frozenset[str]
     patterns: dict[str, re.Pattern]
+    file_bytes: int                  # the largest log read (caps.file_bytes): a worker has no Rules
 
 
 def metric_for(rules: RoundRules, formats: Formats, model: str, family: str,
                scenario: str) -> MetricSpec | None:
-    """The round's override, else the model's exception, else the family's key;
-    in the units the round published (its ``units:``), else the spec's."""
+    """The round's override, else the model's exception, else the family's key,
+    in the units the round published."""
     for table in (rules.metrics.get(model), formats.model_metrics.get(model),
                   formats.families.get(family)):
         if table and scenario in table:
@@ -142,7 +131,8 @@ def formats(rules: Rules) -> Formats:
         families={f: _metric_table(t) for f, t in metrics["families"].items()},
         model_metrics={m: _metric_table(t) for m, t in (metrics.get("models") or {}).items()},
         never_use=frozenset(metrics.get("never_use") or ()),
-        patterns={name: re.compile(text) for name, text in patterns.items()})
+        patterns={name: re.compile(text) for name, text in patterns.items()},
+        file_bytes=limits.file_bytes(rules))
     for table in [*out.families.values(), *out.model_metrics.values()]:
         if any(spec.key in out.never_use for spec in table.values()):
             raise ConfigError(f"rules/metrics.yaml reads a key listed in never_use: {table}")
@@ -225,7 +215,7 @@ def _metric_table(table: dict) -> dict[str, MetricSpec]:
 def _target(entry: dict) -> AccuracyTarget:
     """reference x low / high factors, or absolute min / max (the schema asks for one bound at least)."""
     if "reference" in entry:
-        low, high = (bound(float(entry["reference"]), entry[k]) if k in entry else None for k in ("low", "high"))
+        low, high = (float(entry["reference"]) * entry[k] if k in entry else None for k in ("low", "high"))
     else:
         low, high = (float(entry[k]) if k in entry else None for k in ("min", "max"))
     return AccuracyTarget(entry["metric"], low, high, frozenset(entry.get("scenarios") or ()))

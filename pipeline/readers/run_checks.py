@@ -36,8 +36,7 @@ LOG_KEYS = (QSL_SEED, "result_validity", "result_invalid_reason", *VALIDITY_FLAG
 
 def round_of(log: LoadgenLog, rounds: dict[str, RoundRules], explicit: str | None
              ) -> tuple[RoundRules | None, list[Finding]]:
-    """The rules to judge the run by: the round given, else the round whose
-    official qsl seed the run used (each round has its own seeds)."""
+    """The rules to judge the run by: the round given, else the one whose official qsl seed the run used."""
     if explicit is not None:
         rules = rounds.get(explicit)
         if rules is None:
@@ -57,7 +56,6 @@ def round_of(log: LoadgenLog, rounds: dict[str, RoundRules], explicit: str | Non
 
 def check_run(log: LoadgenLog, rules: RoundRules, model: str, scenario: str,
               division: str | None = None) -> list[Finding]:
-    """Every rule of the round on one performance log."""
     out: list[Finding] = []
     _validity(log, rules, out)
     _equal(log, "effective_test_mode", rules.test_mode, "test-mode-mismatch",
@@ -84,11 +82,9 @@ def check_run(log: LoadgenLog, rules: RoundRules, model: str, scenario: str,
 
 def _latency_constraint(log, rules: RoundRules, model: str, scenario: str, run_as: str,
                         early: bool, out: list[Finding]) -> None:
-    """The round's latency constraint for the folder's scenario (else for the
-    LoadGen scenario it runs as). Early stopping judges the run against the
-    target latency it was given, which must not be looser; otherwise the
-    measured p99 must be within the constraint. A run judged by TTFT/TPOT
-    limits (an LLM in Server or Interactive) is not judged by a query latency."""
+    """The round's latency constraint for the scenario (else the one it runs as):
+    under early stopping on the target latency given, else on the measured p99;
+    never for a run judged by TTFT/TPOT limits."""
     if scenario in rules.latency_ms.get(model, {}):
         return
     limits = rules.latency_constraint_ms.get(model, {})
@@ -108,9 +104,7 @@ def _latency_constraint(log, rules: RoundRules, model: str, scenario: str, run_a
 
 def _min_queries(log, rules: RoundRules, model: str, scenario: str, early: bool,
                  division: str | None, out: list[Finding]) -> None:
-    """Outside early stopping the run's minimum query count must reach the
-    round's; an Offline run of the closed division must issue enough samples
-    per query."""
+    """The minimum query count outside early stopping; samples per query of a closed Offline run."""
     minimum = rules.min_queries.get(model, {}).get(scenario)
     if minimum is not None and not early:
         _at_least(log, "effective_min_query_count", minimum, "min-queries-short",
@@ -164,8 +158,7 @@ def _token_latencies(log, rules: RoundRules, model: str, scenario: str, out: lis
 
 
 def _setting_mismatch(log, scenario, kind, setting, requested, limit_ns, others, out) -> None:
-    """A run made with other TTFT/TPOT settings is noted: as MLCommons'
-    checker, the measured p99 (checked against the limit) decides."""
+    """Noted only: as in MLCommons' checker, the measured p99 decides."""
     twin = next((sc for sc, lim in others.items() if lim[kind] * NS_PER_MS == requested), None)
     label = f"{scenario} folder whose log carries {twin}'s limits" if twin else \
         f"{scenario} run made with another {kind.upper()} limit"

@@ -1,9 +1,5 @@
 """``mlcommons-summary-json``: the published ``summary_results.json``, a JSON
-list of records (``ID``, ``Submitter``, ``Category`` = division,
-``Platform`` = system id, ``a#`` = accelerators per node,
-``Performance_Result``, ``version``...). ``Model`` and ``UsedModel`` both
-name the benchmark (the ingest takes whichever is one of the round's);
-``has_power`` marks a power result. A record is placed by its number in the
+list of records (:data:`KEY_MAP`). A record is placed by its number in the
 list and the line where it starts; a field by its key.
 """
 
@@ -53,14 +49,13 @@ MAX_DEPTH = 4   # a list of flat records needs 2
 
 
 def sniff_head(head: str) -> bool:
-    """The file's first 64 KiB: a JSON list whose records carry Performance_Result."""
     return head.lstrip("\ufeff \t\r\n").startswith("[") and SNIFF_KEY in head
 
 
 def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
     where = as_source(where)
     out = ReadResult()
-    text, found = read_text(path, where, checks=textcheck.JSON)
+    text, found = read_text(path, where, limits.file_bytes(rules), checks=textcheck.JSON)
     if text is None:
         out.findings.extend(found)
         return out
@@ -89,7 +84,7 @@ def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
 def _record(out: ReadResult, records: list[RawRecord], where: Source, number: int, line: int | None,
             record: object) -> None:
     at = where.at(line=line, row=number)
-    cell = f"{where.file}:{line if line else number}"
+    cell = Source(where.file, line if line else number)
     if not isinstance(record, dict):
         out.reject(cell, [located("format-mismatch", at, "a JSON object", type(record).__name__,
                                   "a record is not an object")])
@@ -110,7 +105,6 @@ def _record(out: ReadResult, records: list[RawRecord], where: Source, number: in
 
 
 def _text(value: object) -> str | None:
-    """A record value as the text normalisation expects; None when absent."""
     if value is None:
         return None
     if isinstance(value, float):

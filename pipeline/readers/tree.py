@@ -1,13 +1,8 @@
 """``submission-tree``: an MLPerf submission folder as MLCommons receives it
 (``<division>/<Submitter>/systems/<system>.json`` and
-``results/<system>/<model>/<scenario>/...``; the layout is read from the
-tree, see :mod:`.tree_result`). The path may be the tree root, a division
-folder or a submitter folder.
-
-The parent lists only the system folders; the rest (the system description,
-the walk of the model and scenario folders, the judging of each result) runs
-in worker processes, a few systems at a time, streamed back in order. A
-missing system description or log rejects only the results it concerns.
+``results/<system>/<model>/<scenario>/...``), from its root, a division or a
+submitter folder. The parent lists only the system folders; the rest runs in
+worker processes, a few systems at a time, streamed back in order.
 """
 
 from __future__ import annotations
@@ -44,10 +39,9 @@ _WORKER: dict = {}
 
 def read(path: Path, where: Source | str, rules: Rules, round_: str | None = None, workers: int | None = None,
          rounds: dict[str, RoundRules] | None = None) -> ReadResult:
-    """Every result of the tree: raw records, or rejections with findings.
-    ``round_`` judges every result by that round's rules; without it each
-    result is judged by the round whose official seeds its log shows.
-    ``rounds`` replaces the round rules of ``rules`` (tests judge quick runs by relaxed rules)."""
+    """Every result of the tree, each judged by ``round_``'s rules, else by the
+    round whose official seeds its log shows; ``rounds`` replaces the round
+    rules (tests judge quick runs by relaxed rules)."""
     where = as_source(where)
     out = ReadResult()
     units = systems(rules, path, where)
@@ -76,8 +70,7 @@ def read(path: Path, where: Source | str, rules: Rules, round_: str | None = Non
 
 
 class _Progress:
-    """A one-line progress bar on stderr, only when stderr is a terminal (never
-    in CI logs, DVC output or tests)."""
+    """A one-line progress bar on stderr, only when stderr is a terminal."""
 
     def __init__(self, total: int, what: str, every: int = 5):
         self.total, self.what, self.every, self.done = total, what, every, 0
@@ -100,9 +93,8 @@ class _Progress:
 
 def _judged(rules: Rules, units: list[SystemUnit], round_: str | None, workers: int | None,
             rounds: dict[str, RoundRules] | None) -> Iterator[list[Outcome]]:
-    """The outcomes of each system folder, in order: in a pool of worker
-    processes (every chunk submitted at once) when there are enough systems,
-    else here; what a pool that cannot start or breaks leaves is judged here."""
+    """The outcomes of each system folder, in order: in a pool of workers when
+    there are enough systems, else (or what a broken pool leaves) here."""
     rounds = round_rules.all_rounds(rules) if rounds is None else rounds
     formats = round_rules.formats(rules)
     keys = log_keys(rounds, formats)
@@ -154,7 +146,6 @@ def _judge_chunk(units: list[SystemUnit]) -> list[list[Outcome]]:
 
 def judge_system(rules: Rules, unit: SystemUnit, rounds: dict[str, RoundRules], formats: Formats,
                  round_: str | None, keys: frozenset[str]) -> list[Outcome]:
-    """Every result folder of one system, judged (runs in a worker)."""
     return [judge(job, rounds, formats, round_, keys) for job in jobs_of(rules, unit)]
 
 
@@ -171,14 +162,12 @@ class SystemUnit:
 
 
 def systems(rules: Rules, path: Path, where: Source) -> list[SystemUnit]:
-    """The system folders under each submitter's results/, in order."""
     return [SystemUnit(folder, shown, division, system_dir.name)
             for folder, shown, division in submitter_folders(rules, path, where)
             for system_dir in _subfolders(folder / "results")]
 
 
 def jobs_of(rules: Rules, unit: SystemUnit) -> list[ResultJob]:
-    """A job for every scenario folder of the system."""
     system_dir = unit.folder / "results" / unit.system
     facts, sys_where, why = _system(unit.folder, unit.where, unit.system)
     beside = (unit.folder / "compliance").is_dir()
@@ -199,8 +188,7 @@ def jobs_of(rules: Rules, unit: SystemUnit) -> list[ResultJob]:
 
 @memo(maxsize=4096)
 def _benchmark(rules: Rules, model_folder: str, scenario_folder: str) -> tuple[str | None, str | None, str | None]:
-    """Benchmark, scenario and unit family of a result folder, decided once
-    per folder name (a tree repeats a few names thousands of times)."""
+    """Benchmark, scenario and unit family of a result folder (memoised: a tree repeats a few names)."""
     model, scenario = _canonical(rules, model_folder, scenario_folder)
     return model, scenario, rules.models()[model].family if model else None
 
@@ -217,7 +205,6 @@ def _canonical(rules: Rules, model_folder: str, scenario_folder: str) -> tuple[s
 
 
 def _system(folder: Path, shown: Source, system: str) -> tuple[dict | None, Source, tuple[Finding, ...]]:
-    """systems/<system>.json as a mapping, or None with the reason."""
     where = inside(shown, f"systems/{system}.json")
     path = folder / "systems" / f"{system}.json"
     if not path.is_file():

@@ -1,11 +1,6 @@
-"""One result folder of a submission tree (``results/<system>/<model>/<scenario>``)
-judged by its round's rules: a raw record, or the findings that reject it.
-It runs in worker processes, so it takes all it needs as arguments and reads
-only the result's own files (of the LoadGen log, only the keys the rules read).
-
-Where the compliance tests sit is read from the tree, whatever the round:
-``TEST0x/`` inside the scenario folder (v6.x), else beside ``results/`` in
-the submitter's ``compliance/`` (v5.x).
+"""One result folder of a submission tree judged by its round's rules: a raw
+record, or the findings that reject it. It runs in worker processes, so it
+takes all it needs as arguments and reads only the result's own files.
 """
 
 from __future__ import annotations
@@ -45,7 +40,6 @@ SYSTEM_KEYS = {
 
 @dataclass(frozen=True)
 class ResultJob:
-    """Where a result sits and what its folders and system description say."""
 
     scenario_dir: Path
     where: Source                 # the scenario folder, as findings name it
@@ -69,15 +63,14 @@ class ResultJob:
 
 @dataclass
 class Outcome:
-    cell: str                     # the detail log, as a rejected result's disposition names it
+    cell: Source                  # the detail log, as a rejected result's disposition names it
     record: RawRecord | None
     findings: list[Finding] = field(default_factory=list)
     round: str | None = None
 
 
 def log_keys(rounds: dict[str, RoundRules], formats: Formats) -> frozenset[str]:
-    """Every LoadGen key a judgement reads: the run checks' keys, each round's
-    seeds and every result key of schemas/rules/metrics.yaml and the rounds."""
+    """Every LoadGen key a judgement reads."""
     keys = set(run_checks.LOG_KEYS)
     tables = [*formats.families.values(), *formats.model_metrics.values()]
     for rules in rounds.values():
@@ -89,9 +82,8 @@ def log_keys(rounds: dict[str, RoundRules], formats: Formats) -> frozenset[str]:
 
 def judge(job: ResultJob, rounds: dict[str, RoundRules], formats: Formats,
           explicit_round: str | None, keys: frozenset[str]) -> Outcome:
-    """``keys``: the LoadGen keys to parse (:func:`log_keys`, computed once by the caller)."""
     detail_where = inside(job.where, DETAIL)
-    cell = detail_where.file
+    cell = Source(detail_where.file)
     base = os.fspath(job.scenario_dir)
     detail = f"{base}/{DETAIL}"
     early = _before_log(job)
@@ -99,7 +91,7 @@ def judge(job: ResultJob, rounds: dict[str, RoundRules], formats: Formats,
         if not os.path.isfile(detail):
             early.append(folder_checks.missing_file(detail_where, "the performance detail log"))
         return Outcome(cell, None, early)
-    log, found = loadgen.read_log(detail, detail_where, keys)
+    log, found = loadgen.read_log(detail, detail_where, formats.file_bytes, keys)
     if log is None:   # read first, asked why after: one system call less for a log that is there
         if not os.path.isfile(detail):
             found = [folder_checks.missing_file(detail_where, "the performance detail log")]
@@ -121,7 +113,6 @@ def judge(job: ResultJob, rounds: dict[str, RoundRules], formats: Formats,
 
 
 def _before_log(job: ResultJob) -> list[Finding]:
-    """What rejects a result before its log is read (besides a missing log)."""
     found = list(job.system_findings)
     if job.model is None:
         found.append(located("unknown-model", job.model_where,
@@ -133,8 +124,7 @@ def _before_log(job: ResultJob) -> list[Finding]:
 
 
 def system_places(submitter_where: Source, system: str, system_where: Source) -> dict[str, Source]:
-    """Where the fields a result takes from its system sit: the system
-    description's keys, and the system folder (its platform id)."""
+    """Where the fields a result takes from its system sit."""
     folder = inside(submitter_where, f"results/{system}")
     places = {name: system_where.at(key=key) for name, key in SYSTEM_KEYS.items()}
     places.update(system=folder, platform=folder)
@@ -147,8 +137,7 @@ def _units_place(model: str, scenario: str) -> Source:
 
 
 def _companions(job: ResultJob, base: str, rules: RoundRules, formats: Formats) -> list[Finding]:
-    """``base``: the scenario folder, as a string (paths are joined as text
-    here, thousands of times per tree)."""
+    """``base``: the scenario folder as text (joined thousands of times per tree)."""
     found: list[Finding] = []
     if not os.path.isfile(f"{base}/{SUMMARY}"):
         found.append(folder_checks.missing_file(inside(job.where, SUMMARY), "the performance summary"))
@@ -173,7 +162,6 @@ def _test_folder(job: ResultJob, base: str, test: str) -> tuple[str, Source]:
 
 
 def _value(log, job: ResultJob, rules: RoundRules, formats: Formats):
-    """((text, units, key), findings): the published result from the log."""
     spec = metric_for(rules, formats, job.model, job.family or "", job.scenario)
     if spec is None or spec.key in formats.never_use:
         return None, [located("invalid-choice", job.where,
@@ -186,8 +174,7 @@ def _value(log, job: ResultJob, rules: RoundRules, formats: Formats):
 
 
 def _record(job: ResultJob, log, rules: RoundRules, value) -> RawRecord:
-    """The result's fields, each placed where it was read: the system
-    description's keys, the folders, the log's keys and the metric table."""
+    """The result's fields, each placed where it was read."""
     facts = job.system_facts or {}
     fields = {name: json_text(facts.get(key)) for name, key in SYSTEM_KEYS.items() if facts.get(key) is not None}
     fields.update(system=job.system, platform=job.system, model=job.model, scenario=job.scenario,

@@ -1,18 +1,12 @@
 """When a version counts as submitted: a clock no partner writes.
 
 A version's effective submission time is the latest of its declared
-``submitted_at`` and the time it became visible to the project: in the gate,
-the gate's own clock for the versions it judges; in ``ingest`` inside git,
-the project's **visibility record** (:data:`RECORD`), appended by the
-regenerate workflow's trusted job when it first sees a version on main (never
-a commit's date: after a fast-forward merge that is the partner's own); a
-version the record does not hold becomes visible now. Outside git, or for a
-version ``schemas/attested.yaml`` pins (MLCommons' own publication), the
-declared time counts.
-
-A declared time must also be plausible: not before the round opens, not
-more than a day ahead of the clock, not before the previous version's. An
-implausible or late ``verified`` version counts as post-deadline.
+``submitted_at`` and the time it became visible: the gate's own clock, or in
+``ingest`` the project's **visibility record** (:data:`RECORD`), appended by
+the regenerate workflow's trusted job (never a commit's date: after a
+fast-forward merge that is the partner's own). Outside git, or for a version
+``schemas/attested.yaml`` pins, the declared time counts. An implausible or
+late ``verified`` version counts as post-deadline.
 """
 
 from __future__ import annotations
@@ -67,9 +61,8 @@ def is_attested(rules: Rules, version) -> bool:
 
 
 def read_record(text: bytes | None, where: str = RECORD) -> dict[str, datetime]:
-    """version display (``v6.0/Dell/v1``) -> when it became visible on main, from
-    the visibility record's bytes (None: no record). A record that does not read
-    is a ConfigError: it is the maintainers' file."""
+    """version display -> when it became visible on main (None: no record); a
+    record that does not read is a ConfigError: it is the maintainers' file."""
     if text is None:
         return {}
     try:
@@ -89,8 +82,7 @@ def _utc(value) -> datetime:
 
 
 def record_clock(rules: Rules, entries: dict[str, datetime], at: datetime | None = None, where: str = RECORD) -> Clock:
-    """When each version became visible by the record ENTRIES; one it does not
-    hold at AT (default: now); an attested version keeps its declared time."""
+    """When each version became visible by ENTRIES (one they do not hold: AT, default now)."""
     seen = at or now()
 
     def visible(version) -> Visible | None:
@@ -105,8 +97,7 @@ def record_clock(rules: Rules, entries: dict[str, datetime], at: datetime | None
 
 
 def project_record(start: Path) -> dict[str, datetime] | None:
-    """The visibility record (:func:`read_record`) of the repository holding
-    START: its :data:`RECORD` at the top (empty when absent); None outside git."""
+    """The visibility record of the repository holding START (empty when absent); None outside git."""
     start = start if start.is_dir() else start.parent
     try:
         done = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=start,
@@ -157,8 +148,7 @@ def plausibility(rules: Rules, versions: list, at: datetime) -> dict[str, list[F
 
 def statuses(rules: Rules, versions: list, visible: Clock, at: datetime) -> dict[str, tuple[str, list[Finding]]]:
     """version display -> (the status its rows count under, the findings that
-    decide it) of each of VERSIONS with a manifest: the one rule by which ingest
-    supersedes and the gate finds what a new version supersedes."""
+    decide it): the one rule by which ingest and the gate supersede."""
     implausible = plausibility(rules, versions, at)
     out = {}
     for v in versions:
@@ -169,9 +159,8 @@ def statuses(rules: Rules, versions: list, visible: Clock, at: datetime) -> dict
 
 
 def predecessor(versions: list, effective: dict[str, tuple[str, list[Finding]]], number: int):
-    """The version that version NUMBER of one submitter's round supersedes
-    (VERSIONS: that round's, oldest first; EFFECTIVE: :func:`statuses`): the
-    newest earlier one with the same effective status; None when there is none."""
+    """The version that version NUMBER supersedes among VERSIONS (one submitter's
+    round, oldest first): the newest earlier one with the same effective status."""
     mine = next((v for v in versions if v.number == number), None)
     if mine is None or mine.display not in effective:
         return None
@@ -181,8 +170,7 @@ def predecessor(versions: list, effective: dict[str, tuple[str, list[Finding]]],
 
 
 def effective_status(rules: Rules, version, visible: Visible | None, implausible: bool) -> tuple[str, list[Finding]]:
-    """Verified only when declared verified, plausible, and in by the deadline
-    at the effective time (the latest of declared and visible)."""
+    """Verified only when declared verified, plausible, and in by the deadline at the effective time."""
     m = version.manifest
     info = rules.rounds().get(m.round)
     if m.status != VERIFIED or info is None:

@@ -1,15 +1,11 @@
 """What a version folder may hold, by an allow-list (``schemas/version_folder.yaml``).
 
 A partner's version folder is data: its manifest, each file it lists under a
-name its format uses, and in a submission tree only the MLPerf layout's
-files; never a name a tool around the project reads as configuration or code
-(``dvc.yaml``, ``conftest.py``, ``Makefile``...), and every name in a safe
-character set. Each path that breaks the rule is one finding
-(``unsafe-name``, ``file-not-allowed``, ``over-cap``).
-
-One implementation: :func:`judge` works on a list of paths, so that the same
-rule applies to a folder on disk (:func:`check_folder`: ingest, the gate) and
-to what ``submit`` is about to seal (:func:`check_source`).
+name its format uses, in a submission tree only the MLPerf layout's files;
+never a name a tool reads as configuration or code (``dvc.yaml``,
+``conftest.py``...), and every name in a safe character set. :func:`judge`
+works on a list of paths, so that one rule applies to a folder on disk
+(:func:`check_folder`) and to what ``submit`` is about to seal (:func:`check_source`).
 """
 
 from __future__ import annotations
@@ -63,11 +59,6 @@ def folder_rules(rules: Rules) -> FolderRules:
         dict(data["caps"]))
 
 
-def caps(rules: Rules) -> dict[str, int]:
-    """The caps on a partner's input (files, bytes, rows, field length, examples)."""
-    return folder_rules(rules).caps
-
-
 _NAMED = {"\n": "a newline", "\t": "a tab", "\\": "a backslash", " ": "a space", "\r": "a carriage return",
           "\x1b": "an escape character"}
 
@@ -93,8 +84,7 @@ def unsafe(rule: FolderRules, name: str) -> str | None:
 
 @dataclass(frozen=True)
 class Refusal:
-    """One path of a version that breaks the rule: its code, what was
-    expected, what was found and the fix."""
+    """One path of a version that breaks the rule."""
 
     path: str            # relative to the version folder ("" for the folder's own names)
     code: str
@@ -105,9 +95,8 @@ class Refusal:
 
 def judge(rules: Rules, paths: list[tuple[str, bool]], listed: dict[str, str] | None,
           sizes: int = 0) -> list[Refusal]:
-    """The refusals of a version holding PATHS ((path relative to the version
-    folder, is a folder), at any depth; SIZES: the bytes of its files). LISTED:
-    the manifest's entries (path -> format); None when it does not read."""
+    """The refusals of a version holding PATHS ((relative path, is a folder)) of
+    SIZES bytes; LISTED: the manifest's path -> format (None when it does not read)."""
     rule = folder_rules(rules)
     out: list[Refusal] = []
     bad_parents: set[str] = set()
@@ -193,9 +182,8 @@ def _format_file(path: str, fmt: str | None, rule: FolderRules) -> Refusal | Non
 # ---- on disk ----------------------------------------------------------------------------
 
 def walk(folder: Path) -> tuple[list[tuple[str, bool]], int]:
-    """(every path under FOLDER relative to it, with whether it is a folder;
-    the bytes of its regular files). Links are listed as files and not
-    followed (the manifest's check refuses them)."""
+    """(every path under FOLDER, with whether it is a folder; the bytes of its
+    regular files). Links are listed as files, never followed."""
     out: list[tuple[str, bool]] = []
     size = 0
     for here, dirs, files in os.walk(folder):    # a link to a folder is listed, never walked into
@@ -212,9 +200,7 @@ def walk(folder: Path) -> tuple[list[tuple[str, bool]], int]:
 
 
 def check_folder(rules: Rules, folder: Path, listed: dict[str, str] | None, where) -> tuple[list[Finding], set[str]]:
-    """The findings of a version folder on disk (``where(path)``: the Source
-    of a path inside it) and the top-level entries whose files are refused
-    (their rows cannot be trusted)."""
+    """The findings of a version folder on disk, and the top-level entries whose files are refused."""
     paths, size = walk(folder)
     refused = judge(rules, paths, listed, size)
     return [as_finding(r, where(r.path)) for r in refused], {r.path.split("/")[0] for r in refused}
@@ -229,8 +215,7 @@ def check_names(rules: Rules, names: list[str], where: Source) -> list[Finding]:
 
 
 def check_source(rules: Rules, source: Path, fmt: str) -> list[Finding]:
-    """What ``submit`` would seal: SOURCE (a file, or a tree's folder) as the
-    one file of a version in format FMT."""
+    """What ``submit`` would seal: SOURCE as the one file of a version in format FMT."""
     listed = {source.name: fmt}
     if source.is_dir():
         paths, size = walk(source)

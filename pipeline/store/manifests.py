@@ -1,10 +1,8 @@
 """A version's manifest: ``<root>/<round>/<submitter>/v<N>/manifest.yaml``.
 
-Versions are immutable: reading a version checks its manifest against
-``schemas/manifest.v1.schema.json`` (jsonschema, the one checker of a
-manifest) and every file against the sha256 the manifest sealed. The YAML is
-parsed once, and the line of every key kept (``Manifest.lines``), so that a
-finding on a key names its line.
+Versions are immutable: reading one checks its manifest against
+``schemas/manifest.v1.schema.json`` and every file against the sha256 the
+manifest sealed. The line of every key is kept, so that a finding names it.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ from pipeline.core import limits, textcheck
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
 from pipeline.core.rules import Rules
-from pipeline.readers.base import max_file_bytes, read_text
+from pipeline.readers.base import read_text
 from pipeline.store import contents
 from pipeline.store.hashes import sha256_file, sha256_tree
 # ingest reads versions through this module: the layout's names are its too
@@ -60,13 +58,10 @@ class Manifest:
     lines: dict[str, int] = field(default_factory=dict)   # dotted key -> its line (textcheck.key_lines)
 
     def where(self, version: Version, key: str) -> Source:
-        """The place of KEY in VERSION's manifest (its line when the key is stated)."""
         return version.where(MANIFEST, key=key, line=self.lines.get(key))
 
 
 def _text(path: Path, where: Source) -> tuple[str | None, list[Finding]]:
-    """The manifest's text, bounded in size, strict UTF-8, held to the hygiene
-    of what partners type (no BOM, LF line ends, no mojibake)."""
     return read_text(path, where, MAX_MANIFEST_BYTES, checks=textcheck.DOCUMENT)
 
 
@@ -88,7 +83,6 @@ def parse(text: str, where: Source) -> tuple[object, dict[str, int], list[Findin
 
 
 def _escapes(version: Version, mpath: Path) -> Finding | None:
-    """A version folder (or its manifest) that is a link leaving the root (or the folder)."""
     here = version.path.resolve()
     if version.root is not None:
         root = version.root.resolve()
@@ -102,17 +96,15 @@ def _escapes(version: Version, mpath: Path) -> Finding | None:
 
 
 def load_manifest(rules: Rules, version: Version) -> None:
-    """Load, schema-check and cross-check a version's manifest, in place, and
-    hold the folder to what a version may hold (:mod:`pipeline.store.contents`)."""
+    """Load, schema-check and cross-check a version's manifest in place, and its folder's contents."""
     _load(rules, version)
     if not any(f.code == "path-escape" and f.where.file == version.display for f in version.findings):
         _check_contents(rules, version)
 
 
 def _check_contents(rules: Rules, version: Version) -> None:
-    """Every path the version folder holds outside the allow-list: one finding
-    each (instead of unlisted-file), and the listed files it concerns tainted,
-    so that none of their rows is read."""
+    """A finding per path outside the allow-list (instead of unlisted-file); the
+    listed files it concerns tainted, so that none of their rows is read."""
     m = version.manifest
     listed = {e.path: e.format for e in m.files} if m is not None else None
     found, refused = contents.check_folder(rules, version.path, listed, version.where)
@@ -181,15 +173,14 @@ def _load(rules: Rules, version: Version) -> None:
                   if folder_value != value]
     version.findings.extend(mismatches)
     version.manifest = m
-    _check_files(version)
+    _check_files(rules, version)
     for entry in m.files if mismatches else ():
         # which round, submitter or version its rows belong to is unknown: reject them all
         version.tampered.setdefault(entry.path, mismatches[0])
 
 
 def withdrawal_for(rules: Rules, withdraws: list[dict], row: dict) -> dict | None:
-    """The entry of a manifest's ``withdraws`` that names ROW (a canonical row:
-    the same system, model, scenario and, when the entry states one, division)."""
+    """The entry of a manifest's ``withdraws`` that names the canonical ROW."""
     for entry in withdraws:
         model = rules.canonical_model(str(entry.get("model", ""))) or entry.get("model")
         if (str(entry.get("system")) == str(row["system"]) and model == row["model"]
@@ -200,13 +191,11 @@ def withdrawal_for(rules: Rules, withdraws: list[dict], row: dict) -> dict | Non
 
 
 def visible_characters(text: str) -> int:
-    """How many characters of TEXT print something."""
     return sum(1 for ch in text if ch not in _BLANK_CHARACTERS and unicodedata.category(ch) not in _BLANK_CATEGORIES)
 
 
 def _blank_reasons(data: dict, lines: dict[str, int], where: Source) -> list[Finding]:
-    """A withdrawal whose reason a reader cannot see (spaces, zero-width or
-    other invisible characters): refused at its key."""
+    """A withdrawal whose reason a reader cannot see: refused at its key."""
     out = []
     for i, withdrawal in enumerate(data.get("withdraws") or []):
         reason = withdrawal["reason"]
@@ -219,9 +208,8 @@ def _blank_reasons(data: dict, lines: dict[str, int], where: Source) -> list[Fin
 
 
 def _long_texts(rules: Rules, data: dict, lines: dict[str, int], where: Source) -> list[Finding]:
-    """A manifest text over its cap (schemas/version_folder.yaml): free text
-    (notes, a withdrawal's reason) over ``text_length``, a name over
-    ``field_length``. Refused at its key, never quoted at length."""
+    """A manifest text over its cap (free text ``text_length``, a name
+    ``field_length``): refused at its key, never quoted at length."""
     texts = [("notes", data.get("notes"), "text_length")]
     for i, withdrawal in enumerate(data.get("withdraws") or []):
         texts.append((f"withdraws.{i}.reason", withdrawal.get("reason"), "text_length"))
@@ -240,7 +228,7 @@ def _expect(err) -> str:
     return f"{err.validator} {err.validator_value!r}"[:120]
 
 
-def _check_files(version: Version) -> None:
+def _check_files(rules: Rules, version: Version) -> None:
     m = version.manifest
     base = version.path.resolve()
     listed = set()
@@ -266,10 +254,10 @@ def _check_files(version: Version) -> None:
             _taint(version, entry.path, located("file-unreadable", file, "the file the manifest lists",
                                                 "no such file", "a file listed in the manifest is missing"))
             continue
-        size, limit = target.stat().st_size, max_file_bytes()
+        size, limit = target.stat().st_size, limits.file_bytes(rules)
         if size > limit:   # not even hashed
             _taint(version, entry.path, located("file-too-large", file, f"at most {limit} bytes", f"{size} bytes",
-                                                "file over the size limit (MLREPRO_MAX_FILE_BYTES)"))
+                                                "file over the size limit (caps.file_bytes of schemas/version_folder.yaml)"))
             continue
         digest = sha256_file(target)
         if digest != entry.sha256:
@@ -291,7 +279,6 @@ def _check_files(version: Version) -> None:
 
 
 def _check_tree(version: Version, entry: FileEntry, folder: Path) -> None:
-    """A folder entry (a submission tree) is sealed by one hash over its files."""
     digest, link = sha256_tree(folder)
     if link is not None:
         _taint(version, entry.path, located("path-escape", version.where(f"{entry.path}/{link}"),
@@ -308,20 +295,17 @@ def _taint(version: Version, path: str, why: Finding) -> None:
 
 
 def _declared(path: Path) -> tuple[object, dict[str, int], list[Finding]]:
-    """A manifest file as :func:`parse` reads it; (None, {}, []) when it does not read."""
     where = Source(path.as_posix())
     text, _ = _text(path, where)
     return parse(text, where) if text is not None else (None, {}, [])
 
 
 def declared_status(version_dir: Path) -> str | None:
-    """The status a version's manifest declares, None when it does not read."""
     data, _, found = _declared(version_dir / MANIFEST)
     return data.get("status") if isinstance(data, dict) and not found else None
 
 
 def declared_submitted_at(version_dir: Path) -> datetime | None:
-    """The submitted_at a version's manifest declares, None when it does not read."""
     data, _, found = _declared(version_dir / MANIFEST)
     try:
         when = datetime.fromisoformat(str(data["submitted_at"]).replace("Z", "+00:00"))
@@ -331,5 +315,4 @@ def declared_submitted_at(version_dir: Path) -> datetime | None:
 
 
 def key_lines(path: Path) -> dict[str, int]:
-    """The line of each key of a manifest file (none when it does not read)."""
     return _declared(path)[1]

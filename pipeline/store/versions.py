@@ -1,9 +1,6 @@
-"""The layout of a submissions root: ``<root>/<round>/<submitter>/v<N>/``:
-which version folders it holds, and a located finding for everything not
-where a version belongs (a stray file, a folder not named ``v<N>``, a link
-leaving the root). Nothing here reads a manifest. A file is located relative
-to the submissions root, as the canonical table's sources are; the command
-that knows how the user named the root names it.
+"""The layout of a submissions root, ``<root>/<round>/<submitter>/v<N>/``: its
+version folders, and a finding for everything not where a version belongs.
+Nothing here reads a manifest.
 """
 
 from __future__ import annotations
@@ -20,10 +17,8 @@ LAYOUT = "<round>/<submitter>/v<N>/<file>"
 
 @dataclass(unsafe_hash=True)
 class Version:
-    """A version ``<round>/<submitter>/v<N>``: its name (what the gate and the
-    reports know of it), and when read from disk its folder, with its
-    manifest once :func:`pipeline.store.manifests.load_manifest` has read it.
-    Two versions are the same when their round, submitter and number are."""
+    """A version ``<round>/<submitter>/v<N>``, and when read from disk its folder
+    and manifest. Two versions are the same when their round, submitter and number are."""
 
     path: Path | None = field(compare=False)
     display: str = field(compare=False)   # relative to the submissions root
@@ -42,10 +37,9 @@ class Version:
 
     @classmethod
     def parse(cls, rel: str) -> tuple[Version | None, str | None]:
-        """The one parser of ``<round>/<submitter>/v<N>[/<file>]`` (a path relative
-        to the submissions root): (the version, the file inside it, "" for the
-        folder itself); (None, the first three parts) for a path whose third part is
-        not ``v<N>``; (None, None) for a path of fewer than three parts."""
+        """The one parser of a root-relative ``<round>/<submitter>/v<N>[/<file>]``:
+        (the version, the file inside it or ""); (None, the first three parts)
+        when the third is not ``v<N>``; (None, None) for fewer than three parts."""
         parts = rel.split("/")
         if len(parts) < 3:
             return None, None
@@ -61,22 +55,18 @@ class Version:
 
     @property
     def root_name(self) -> str | None:
-        """The submissions root as the user named it (None for the current
-        folder, or a version given outside any root)."""
+        """The submissions root as the user named it (None outside any root)."""
         if self.display.startswith("/") or self.display.count("/") != 2:
             return None
         return root_name(self.root)
 
     def where(self, inner: str = "", **place) -> Source:
-        """A place in this version (``inner``: a path inside it; none: the
-        folder), named under the submissions root as the user named it."""
+        """A place in this version (``inner``: a path inside it), named under the root as the user named it."""
         return Source(f"{self.display}/{inner}" if inner else self.display, root=self.root_name, **place)
 
 
 def root_name(root: Path | None) -> str | None:
-    """The submissions root as a location names it: as the caller gave it
-    (None for the current folder, or when unknown: the file is then named
-    relative to the root)."""
+    """The submissions root as a location names it (None for the current folder, or when unknown)."""
     if root is None:
         return None
     text = root.as_posix()
@@ -84,8 +74,7 @@ def root_name(root: Path | None) -> str | None:
 
 
 def find_versions(root: Path) -> tuple[list[Version], list[Finding]]:
-    """Every ``<round>/<submitter>/v<N>`` folder below a submissions root (and
-    a finding for every file outside them: see :func:`misplaced_files`)."""
+    """Every ``<round>/<submitter>/v<N>`` folder below a root, and a finding for every file outside them."""
     versions, found = [], misplaced_files(root)
     for round_dir in _folders(root):
         for sub_dir in _folders(round_dir):
@@ -104,10 +93,8 @@ def _folders(folder: Path) -> list[Path]:
 
 
 def misplaced_files(root: Path) -> list[Finding]:
-    """A file beside the rounds (``ROOT/notes.txt``) or directly in a round
-    folder (``ROOT/<round>/notes.txt``) is in no version: never read, so a
-    finding says so (hidden files such as ``.gitkeep`` aside). A file directly
-    in a submitter folder is ``bad-version-folder`` (:func:`_versions_of`)."""
+    """A file beside the rounds or directly in a round folder is in no version:
+    never read, so a finding says so (hidden files aside)."""
     found = []
     for folder in [root, *_folders(root)]:
         for path in sorted(p for p in folder.iterdir() if not p.name.startswith(".") and not p.is_dir()):
@@ -116,16 +103,11 @@ def misplaced_files(root: Path) -> list[Finding]:
 
 
 def misplaced_finding(rel: str, root: str | None = None) -> Finding:
-    """The ``misplaced-file`` finding of a path relative to the submissions
-    root (named ``root`` in the location, when the caller knows its name)."""
     return located("misplaced-file", Source(rel, root=root), Source(LAYOUT, root=root).path, rel,
                    "a file outside every version folder is never read: seal it in a version (mlrepro submit)")
 
 
 def bad_version_folder(rel: str, folder: str, name: str, root: str | None = None) -> Finding:
-    """The ``bad-version-folder`` finding of ``rel`` (root-relative, the root
-    named ``root``), an entry of the submitter folder ``folder`` whose name
-    ``name`` is not ``v<N>``."""
     return located("bad-version-folder", Source(rel, root=root), Source(f"{folder}/v<N>/", root=root).path,
                    name, "only version folders v1, v2, ... belong under a submitter")
 

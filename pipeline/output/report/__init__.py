@@ -1,16 +1,10 @@
 """`mlrepro report`: one self-contained HTML file, readable offline and printable.
 
 The first screen answers (:mod:`.answers`); the details follow per round
-(:mod:`.sections`, :mod:`.claims`), then the validation of the two sets
-(:mod:`.validation`) and the inputs: values computed here, drawn by the
-templates of ``templates/`` (:mod:`.html`: autoescaped). Inline CSS and a few
-lines of inline script (sorting and filtering tables); nothing is fetched from
-anywhere. Verified and post-deadline (unverified) results sit
-in separate sections; every unverified figure carries the MLCommons label,
-and the section that shows it carries the MLCommons sentence.
-
-This is the only module that draws plots. It also returns the deviation
-table that `dvc plots` renders (see ``plots:`` in dvc.yaml).
+(:mod:`.sections`), then the validation (:mod:`.validation`) and the inputs:
+values computed here, drawn by the autoescaped templates of ``templates/``.
+Nothing is fetched from anywhere. Every unverified figure carries the
+MLCommons label. It also returns the deviation table of `dvc plots`.
 """
 
 from __future__ import annotations
@@ -59,9 +53,7 @@ def _lead(data: Data, tolerance: float) -> dict:
 
 
 def build(rules: Rules, inputs: Inputs, out: Path, tolerance: float = DEFAULT_TOLERANCE_PCT) -> Document:
-    """The report for the pipeline's outputs (scaling, claims and validation
-    when given); ``tolerance``: the parameters' (compare.tolerance_pct), shown
-    when no agreement row states the one it was judged with."""
+    """The report of the pipeline's outputs; ``tolerance`` is shown when no agreement row states one."""
     data = load(rules, inputs)
     tolerance = tolerance_pct(data.agreement, tolerance)
     rounds = data.rounds()

@@ -1,18 +1,9 @@
-"""The first screen: the answers an auditor asks for, before any detail.
-
-- per round and partner (a submitter with results on the reference vendor's
-  accelerators: :data:`.load.PARTNER`): its partner results, agree, deviate,
-  no-reference, excluded and the worst deviation (signed), the deviating
-  partners first, each group by |worst deviation|, the largest first; the
-  round's other submitters counted under them; for the newest
-  :data:`FIRST_SCREEN_ROUNDS` rounds (a screen holds two such tables), the
-  older ones in one line;
-- the claims that do not hold, and those that hold only against a weaker
-  comparator (and those that cannot be checked);
-- how many results are unverified, with the MLCommons sentence;
-- the validation of the two sets, and the rejected inputs.
-
-The values of ``answers.html.j2``.
+"""The first screen (the values of ``answers.html.j2``): the answers an auditor
+asks for, before any detail: per round, its partners' results, the deviating
+partners first (for the newest :data:`FIRST_SCREEN_ROUNDS` rounds: a screen
+holds two such tables; the older ones in one line); the claims that do not
+hold or hold only against a weaker comparator; how many results are
+unverified; the validation of the two sets and the rejected inputs.
 """
 
 from __future__ import annotations
@@ -24,7 +15,7 @@ from pipeline.core.model import (AGREE, AGREEMENT_VERDICTS, CHERRY_PICKED, DEVIA
 from pipeline.core.vocabulary import label, tally
 from pipeline.output.report.claims import claim_view
 from pipeline.output.figures import number
-from pipeline.output.report.html import Row, anchor, macro
+from pipeline.output.report.html import Row, anchor
 from pipeline.output.report.load import ACROSS_ROUNDS, PARTNER, Data, claim_round, is_unverified
 from pipeline.output.report.validation import summary as validation_summary
 
@@ -34,9 +25,8 @@ FIRST_SCREEN_ROUNDS = 2   # the newest rounds get a table on the first screen; t
 
 
 def _partner_row(round_: str, status: str, partner: str, rows: pd.DataFrame) -> tuple[tuple, Row]:
-    """One partner of one round (its partner results only): the sort key
-    (deviating first, then by |worst deviation|, the largest first, whatever
-    the number of deviating results) and the row."""
+    """One partner of one round: the sort key (deviating first, then by
+    |worst deviation|, whatever the number of deviating results) and the row."""
     compared = rows[rows["verdict"].isin([AGREE, DEVIATES])]
     devs = [(abs(d), d, f"{model} {scenario}") for d, model, scenario in
             zip(compared["deviation_pct"].map(number), compared["model"], compared["scenario"]) if d is not None]
@@ -52,9 +42,7 @@ def _partner_row(round_: str, status: str, partner: str, rows: pd.DataFrame) -> 
 
 
 def partner_rounds(data: Data, rounds: list[str]) -> list[dict]:
-    """Per round, its partners (deviating first): their results on the
-    reference vendor's accelerators; the submitters with none counted under
-    them (named in the tooltip, listed in the round's details)."""
+    """Per round, its partners (deviating first); the submitters with no partner result counted under them."""
     agr, out = data.agreement, []
     for round_ in rounds:
         mine = agr[agr["round"] == round_]
@@ -69,19 +57,11 @@ def partner_rounds(data: Data, rounds: list[str]) -> list[dict]:
     return out
 
 
-def partner_tables(data: Data, rounds: list[str]) -> list[str]:
-    """Per round, the dense table of its partners (HTML)."""
-    return [str(macro("answers.html.j2", "partners")(p)) for p in partner_rounds(data, rounds)]
-
-
 def _claim(claim: dict, round_: str) -> dict:
-    """A claim on the first screen: its values, its round and where its row is."""
     return dict(claim_view(claim), round=round_, at="record" if round_ == ACROSS_ROUNDS else anchor(round_, "claims"))
 
 
 def _claims(data: Data) -> dict | None:
-    """The claims that do not hold, those that hold only against a weaker
-    comparator, and a line for the rest."""
     if data.claims is None:
         return None
     rounds = {id(c): claim_round(c, data) for c in data.claims}
@@ -114,9 +94,7 @@ def _checks(data: Data) -> dict:
 
 
 def _earlier_rounds(data: Data, rounds: list[str]) -> list[dict]:
-    """The rounds older than the first screen's tables: each round's partners
-    and the deviating ones (named in the tooltip); their tables are in the
-    round's details."""
+    """The rounds older than the first screen's tables: their partners and the deviating ones."""
     agr, out = data.agreement, []
     for round_ in rounds:
         ours = agr[(agr["round"] == round_) & agr[PARTNER]]

@@ -1,12 +1,6 @@
-"""The geometry of the report's plots (``charts.html.j2`` draws them in HTML
-and CSS: no image, no SVG text to clip; labels are ordinary text that wraps,
-so no label is ever cut). Positions are percentages of the track, as text.
-
-- the deviation strip: one line per partner, one dot per compared result,
-  the ±tolerance band shaded;
-- the scaling bars: grouped by system, one bar per model and scenario, with
-  the 100 % (linear) line;
-- the record bars: per partner and generation, one bar per round.
+"""The geometry of the report's plots, as percentages of the track (text):
+``charts.html.j2`` draws them in HTML and CSS, no image and no SVG text to
+clip, so no label is ever cut.
 """
 
 from __future__ import annotations
@@ -66,9 +60,7 @@ def scaling_bars(rows: list[dict]) -> dict | None:
 
 
 def record_bars(rows: list[dict]) -> list[dict]:
-    """The record across rounds: per partner and generation, one bar per
-    round, its length the share of compared results within the tolerance.
-    ``rows``: the record's rows of single rounds (compared > 0)."""
+    """Per partner and generation, one bar per round: the share of compared results within the tolerance."""
     out, group = [], None
     for r in rows:
         key = (str(r["submitter"]), str(r["accelerator"]))

@@ -1,10 +1,7 @@
 """The claims ledger in the report, as values for ``round.html.j2``'s claims
-table: one verdict column, figures rounded for reading (3.13×, 93.0%, max
-|deviation| 15.43%), the notes folded away. A claim about verified results
-shows, under its own figure, the figure post-deadline results would give
-(``including_post_deadline``), labelled and footnoted as MLCommons asks of an
-unverified figure; a claim about partners notes each deviating result a
-partner withdrew within its scope (:func:`withdrawn_notes`)."""
+table. A claim about verified results shows, under its own figure, the figure
+post-deadline results would give, labelled and footnoted as MLCommons asks of
+an unverified figure."""
 
 from __future__ import annotations
 
@@ -15,7 +12,7 @@ from pipeline.core.model import (AMBIGUOUS, CHERRY_PICKED, DEVIATES, DOES_NOT_HO
                                  LABEL_INCLUDING_POST_DEADLINE, NO_REFERENCE, UNMATCHED)
 from pipeline.core.vocabulary import label as word
 from pipeline.output.figures import claim_figure as figure, quantity, signed_pct
-from pipeline.output.report.html import Row, macro
+from pipeline.output.report.html import Row
 from pipeline.output.report.load import is_unverified
 
 RANKS = {DOES_NOT_HOLD: 0, CHERRY_PICKED: 1, AMBIGUOUS: 2, UNMATCHED: 2, NO_REFERENCE: 3, HOLDS: 4}  # worst first
@@ -26,9 +23,7 @@ def rank(claim: dict) -> int:
 
 
 def scope(claim: dict) -> str:
-    """What the claim covers, from its ``scope``: ``llama2-70b-99.9 Interactive,
-    Offline, Server · MI355X`` (the model variants, scenarios and accelerators
-    of the results its subject matches; what it is compared with is its own column)."""
+    """What the claim covers: ``llama2-70b-99.9 Interactive, Offline, Server · MI355X``."""
     s = claim.get("scope")
     if not isinstance(s, dict):
         return ""
@@ -55,8 +50,7 @@ def comparator(claim: dict) -> str:
 
 
 def post_deadline_figure(claim: dict) -> dict | None:
-    """The figure including post-deadline results, as one labelled line (None
-    when no post-deadline result bears on the claim)."""
+    """The figure including post-deadline results, as one labelled line (None when there is none)."""
     late = claim.get("including_post_deadline")
     if not isinstance(late, dict):
         return None
@@ -70,8 +64,7 @@ def post_deadline_figure(claim: dict) -> dict | None:
 
 
 def withdrawn_notes(claim: dict, superseded: pd.DataFrame | None) -> list[str]:
-    """For a claim about partners (a reproducibility claim), each deviating result a
-    partner withdrew within its scope (round, model variants, accelerators)."""
+    """For a reproducibility claim, each deviating result a partner withdrew within its scope."""
     scope = claim.get("scope")
     if claim.get("kind") != "reproducibility" or superseded is None or not isinstance(scope, dict) \
             or not len(superseded):
@@ -93,7 +86,6 @@ def _notes(claim: dict, superseded=None) -> list[str]:
 
 
 def claim_view(claim: dict, superseded=None) -> dict:
-    """A claim's values, for its row in the claims table and on the first screen."""
     repro = claim.get("kind") == "reproducibility"
     return {"id": claim.get("id"), "text": claim.get("text"), "scope": scope(claim), "notes": _notes(claim, superseded),
             "kind": str(claim.get("kind") or ""), "claimed": claim.get("claimed"),
@@ -106,14 +98,8 @@ def claim_view(claim: dict, superseded=None) -> dict:
 
 
 def claims_view(claims: list[dict], superseded=None) -> dict:
-    """The claims of one round, the worst verdicts first; ``superseded`` (the
-    superseded stage's table): a claim about partners notes each deviating
-    result a partner withdrew within its scope."""
+    """The claims of one round, the worst verdicts first."""
     rows = [Row(claim_view(c, superseded), {0: "bad", 1: "warn"}.get(rank(c), ""))
             for c in sorted(claims, key=lambda c: (rank(c), str(c.get("id"))))]
     return {"rows": rows, "footnote": any(r.item["unv"] or r.item["late"] for r in rows)}
 
-
-def claims_table(ident: str, claims: list[dict], superseded=None) -> str:
-    """The claims table alone (HTML)."""
-    return str(macro("round.html.j2", "claims_table")(ident, claims_view(claims, superseded)))

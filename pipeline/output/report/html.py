@@ -1,24 +1,17 @@
-"""The report's templates (``templates/``) and what they share: the Jinja
-environment, the filters that print a value for reading, and a table's rows.
-Python computes the values; the templates write the markup.
+"""The report's Jinja environment, the filters that print a value for reading,
+and a table's rows: Python computes the values; the templates write the markup.
 
 Escaping. Autoescape is on, and every ``{{ }}`` goes through :func:`html.escape`
 (``finalize``: the report spells quotes ``&quot;`` and ``&#x27;``, as it always
-has; markupsafe would write ``&#34;`` and ``&#39;``). What is not escaped again
-is markup, safe by construction, never partner text marked safe:
+has; markupsafe would write ``&#34;`` and ``&#39;``). Only markup safe by
+construction is not escaped again: what the templates build, :func:`wrap`'s
+output, the package's CSS and script; never partner text marked safe. In a
+template, join text to markup in markup (``{{ a }}{{ b }}``), never with ``~``
+or ``|join``: those escape with markupsafe's spelling.
 
-- what the templates build (a macro's output, ``caller()``, a ``{% set %}`` block);
-- :func:`wrap`'s output: text through :func:`html.escape`, then ``<wbr>``
-  after each ``_`` and ``/``;
-- the CSS and the script (``report.css``, ``report.js``), files of this package.
-
-In a template, join text to markup in markup (``{{ a }}{{ b }}``), never with
-``~`` or ``|join``: those escape with markupsafe's spelling.
-
-Layout. The report has no whitespace between its tags: in a ``.html.j2``
-template a line break and the indentation after it are not output. Each
-element stands on its own line; running text, and every ``{{ }}`` and
-``{% %}``, on one line.
+Layout. In a ``.html.j2`` template a line break and the indentation after it
+are not output: each element on its own line; running text, and every
+``{{ }}`` and ``{% %}``, on one line.
 """
 
 from __future__ import annotations
@@ -62,8 +55,7 @@ def anchor(*parts) -> str:
 
 @dataclass
 class Row:
-    """A table's row: the item its cells show, its class, whether it prints
-    (the printed report keeps what an auditor needs and says where the rest is)."""
+    """A table's row: the item its cells show, its class, whether it prints."""
 
     item: object
     cls: str = ""

@@ -66,8 +66,7 @@ class Data:
     @cached_property
     def first_rounds(self) -> dict[tuple, str]:
         """(submitter, system, model, scenario) -> the round of its first agreement
-        row, for keys of text only; built once (the report asks once per claim
-        and place, a hundred times)."""
+        row, for keys of text only; built once, asked a hundred times."""
         index: dict[tuple, str] = {}
         for *key, round_ in zip(*(self.agreement[c] for c in RESULT_KEY), self.agreement["round"]):
             if all(isinstance(x, str) for x in key):
@@ -86,6 +85,12 @@ def read_csv(path: Path) -> pd.DataFrame:
     return table_mod.read_frame(path, dtype=str, keep_default_na=False, na_values=[""])
 
 
+def _unusable(data: Data, option: str, path: Path, note: str, why: str) -> None:
+    """An input the report cannot use: a warning for the CLI, a sentence for its section."""
+    data.notes.append(f"--{option} {path}: {note}")
+    data.why[option] = f"The {option} input {path.as_posix()} {why}."
+
+
 def _read_json(path: Path | None, option: str, data: Data) -> dict | None:
     if path is None:
         data.why[option] = f"No {option} input was given (option --{option})."
@@ -93,17 +98,11 @@ def _read_json(path: Path | None, option: str, data: Data) -> dict | None:
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        data.notes.append(f"--{option} {path}: no such file")
-        data.why[option] = f"The {option} input {path.as_posix()} is missing."
-        return None
+        return _unusable(data, option, path, "no such file", "is missing")
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        data.notes.append(f"--{option} {path}: {exc}")
-        data.why[option] = f"The {option} input {path.as_posix()} could not be read ({exc})."
-        return None
+        return _unusable(data, option, path, str(exc), f"could not be read ({exc})")
     if not isinstance(doc, dict):
-        data.notes.append(f"--{option} {path}: not a JSON object")
-        data.why[option] = f"The {option} input {path.as_posix()} is not a JSON object."
-        return None
+        return _unusable(data, option, path, "not a JSON object", "is not a JSON object")
     return doc
 
 
@@ -112,9 +111,7 @@ def _rows(doc: dict | None, option: str, path: Path | None, data: Data) -> list[
         return None
     rows = doc.get("rows")
     if not isinstance(rows, list):
-        data.notes.append(f"--{option} {path}: no rows list")
-        data.why[option] = f"The {option} input {path.as_posix()} holds no rows list."
-        return None
+        return _unusable(data, option, path, "no rows list", "holds no rows list")
     return [r for r in rows if isinstance(r, dict)]
 
 
@@ -155,10 +152,8 @@ ACROSS_ROUNDS = "every round"   # a record claim's: judged on every round, shown
 
 
 def claim_round(claim: dict, data: Data) -> str:
-    """The round of the results a claim used. A reproducibility claim names no
-    subject: its round is its scope's (claims.json), else that of the partner
-    results it lists (outside the band, or not compared), found in the
-    agreement table."""
+    """The round of the results a claim used: a reproducibility claim's is its
+    scope's, else that of the partner results it lists, in the agreement table."""
     found = round_of(claim)
     if found != NO_ROUND:
         return found

@@ -1,9 +1,8 @@
 """The details below the first screen, as values for ``round.html.j2``: per
-round, the partner results (verified and post-deadline apart: the compared
-ones, the deviating first; the rest folded into one ``<details>`` per reason,
-so no script is needed to unfold them), scaling and claims; the rejected
-inputs and the submission versions; the withdrawals and superseded versions;
-the partners' record across rounds."""
+round, the partner results (verified and post-deadline apart; the ones not
+compared folded into one ``<details>`` per reason: no script needed),
+scaling, claims, rejected inputs, versions, withdrawals; then the partners'
+record across rounds."""
 
 from __future__ import annotations
 
@@ -41,8 +40,7 @@ def round_title(round_: str) -> str:
 
 
 def tolerance_pct(agreement: pd.DataFrame, default: float) -> float:
-    """The tolerance the agreement table was judged with; ``default`` (the
-    parameters') when no row states one."""
+    """The tolerance the agreement table was judged with, else ``default``."""
     values = [v for v in (number(t) for t in agreement.get("tolerance_pct", [])) if v is not None]
     return values[0] if values else default
 
@@ -54,9 +52,8 @@ def _sorted(rows: pd.DataFrame) -> list[dict]:
 
 
 def _compared(rows: pd.DataFrame, unv: bool) -> list[Row]:
-    """The partner results compared with the reference, the deviating ones
-    first, then by |deviation|, the largest first; printed: the deviating ones
-    (every one when unverified)."""
+    """The compared partner results, the deviating first, then by |deviation|;
+    printed: the deviating ones (every one when unverified)."""
     records = rows.to_dict("records")
     records.sort(key=lambda r: (r.get("verdict") != DEVIATES, -abs(number(r.get("deviation_pct")) or 0.0),
                                 *(text(r.get(k)) for k in BY_SYSTEM)))
@@ -65,8 +62,7 @@ def _compared(rows: pd.DataFrame, unv: bool) -> list[Row]:
 
 
 def _differences(records: list[dict]) -> list[dict]:
-    """One item per partner system and its differences (a system's rows share
-    them): the system, its rows with their deviations, what differs."""
+    """One item per partner system and what differs (a system's rows share it)."""
     by: dict[tuple, list[dict]] = {}
     for r in records:
         by.setdefault(tuple(text(r.get(k)) for k in ("submitter", "system", "reference_system", "differences")),
@@ -78,8 +74,7 @@ def _differences(records: list[dict]) -> list[dict]:
 
 
 def _not_compared(rows: pd.DataFrame) -> list[dict]:
-    """Rows not compared with the reference, one folded group per verdict and
-    reason (its count, verdict, reason and submitters); unfolded, the rows."""
+    """Rows not compared with the reference, one folded group per verdict and reason."""
     groups = [(-len(part), str(v), str(reason), part)
               for (v, reason), part in rows.fillna({"reason": ""}).groupby(["verdict", "reason"], sort=False)]
     out = []
@@ -169,11 +164,9 @@ def _versions(data: Data, round_: str) -> list[Row]:
 
 
 def _superseded(data: Data, round_: str) -> dict:
-    """The round's withdrawals (each with its reason and the verdict it removed)
-    and its superseded versions' results, with the verdicts the superseded stage
-    judged (``data/superseded.csv``), never decided again here, and what became
-    of each (withdrawn, replaced by the newer version, or left out); the part
-    prints only when a result left the current view."""
+    """The round's withdrawals and superseded versions' results, with the
+    verdicts the superseded stage judged (never decided again here) and what
+    became of each; printed only when a result left the current view."""
     table = data.superseded
     rows = [] if table is None or not len(table) else table[table["round"] == round_].sort_values(
         ["submitter", "version", "source"], kind="stable").to_dict("records")
@@ -197,8 +190,7 @@ def round_view(data: Data, round_: str, tolerance: float) -> dict:
 # ---- the partners' record across rounds ------------------------------------------------
 
 def record_view(data: Data, tolerance: float) -> dict:
-    """Per partner and accelerator generation, the verified agreement in every
-    round: the table and its chart (:func:`pipeline.analyses.record.record`)."""
+    """Per partner and accelerator generation, the verified agreement in every round, and its chart."""
     from pipeline.analyses.record import ALL_ROUNDS, record
 
     rows = [dict(r) for r in record(data.agreement).rows] if len(data.agreement) else []

@@ -13,8 +13,7 @@ from pipeline.output.report.load import Data
 
 
 def _suites(doc: dict) -> list:
-    """The suites: the rows of the report's one shape (``suites`` in a document
-    written before it)."""
+    """The suites (``suites`` in a document written before the one report shape)."""
     found = doc.get("rows") if "rows" in doc else doc.get("suites")
     return found if isinstance(found, list) else []
 
