@@ -226,13 +226,13 @@ class ReportShape:
         return len(self.errors)
 
     def findings_head(self, limit: int | None) -> list[Finding]:
-        return list(self.findings) if limit is None else list(self.findings[:limit])
+        return list(self.findings[:limit])
 
     def row_count(self) -> int:
         return len(self.rows)
 
     def rows_head(self, limit: int | None) -> list[Row]:
-        return list(self.rows) if limit is None else list(self.rows[:limit])
+        return list(self.rows[:limit])
 
     def any_unverified(self) -> bool:
         """Whether any row is labelled unverified (text output adds the MLCommons footnote)."""
@@ -322,7 +322,7 @@ class TableReport(ReportShape):
         return sum(1 for f in self.found + self.after if f.severity == Severity.ERROR) + self._flag_count()
 
     def findings_head(self, limit: int | None) -> list[Finding]:
-        head = self.found if limit is None else self.found[:limit]
+        head = self.found[:limit]
         head = head + [self.finding_of(r, self.prefix)
                        for r in self._flagged(None if limit is None else limit - len(head))]
         return head + (self.after if limit is None else self.after[:max(limit - len(head), 0)])

@@ -246,15 +246,12 @@ def judged(report: Judging, pol: policy_mod.Policy, now, head: dict, tail: dict 
     """The judgement as its report: the gate's, and submit's (sealed or a dry run), the summary's
     keys the same around what each adds (HEAD first, TAIL before the withdrawals)."""
     ok = not any(f.severity == Severity.ERROR for f in report.findings)
+    counted = tally([r.get("verdict") or r["outcome"] for r in report.rows],
+                    (AGREE, DEVIATES, NO_REFERENCE, REFERENCE, EXCLUDED, REJECTED, SET_ASIDE))
     return Report(report.rows, report.findings, {
         **head, "policy": pol.source, "clock": now.isoformat(), "versions": [v.display for v in report.versions],
-        **counts(report), "tolerance_pct": pol.tolerance_pct, "reference_submitter": pol.reference_submitter,
+        "results": len(report.rows), **{k.replace("-", "_"): n for k, n in counted.items()},
+        "tolerance_pct": pol.tolerance_pct, "reference_submitter": pol.reference_submitter,
         "reference_vendor": pol.reference_vendor, **tail, "withdrawals": report.withdrawals,
         "not_compared": not_compared(report.rows, pol.reference_submitter),
         "verdict": "pass" if ok else "fail"}, files=report.files)
-
-
-def counts(report: Judging) -> dict:
-    outcomes = [r.get("verdict") or r["outcome"] for r in report.rows]
-    counted = tally(outcomes, (AGREE, DEVIATES, NO_REFERENCE, REFERENCE, EXCLUDED, REJECTED, SET_ASIDE))
-    return {"results": len(report.rows), **{k.replace("-", "_"): n for k, n in counted.items()}}

@@ -2,17 +2,12 @@
 the verified and post-deadline sets (:mod:`pipeline.analyses.audit`), their
 report written as ``validation.json`` and, when asked for, the Data Docs
 site, built beside the old one and swapped in whole (a killed run leaves the
-old one).
+old one), made stable and offline here.
 
-GX's site is made stable and offline here: its clock stamps pinned to the
-data's time and its random ids derived (:func:`pin_site`), the list of
-validations its scripts draw written into the index as HTML
-(:func:`list_offline`), every asset it loads from a CDN copied from
-``vendor/npm/`` (:func:`localise`: GX's pages load bootstrap, jquery, vega,
-fonts and its logo from CDNs, and GX has no setting for these URLs, which are
-in its templates; ``cdn.json`` maps each URL, and a page that loads a URL the
-map lacks, after a GX upgrade, is refused with the URL named), and the modes
-the umask gives.
+GX's pages load bootstrap, jquery, vega, fonts and its logo from CDNs, and GX
+has no setting for these URLs, which are in its templates: ``cdn.json`` maps
+each URL to a file of ``vendor/npm/``, and a page that loads a URL the map
+lacks, after a GX upgrade, is refused with the URL named.
 """
 
 from __future__ import annotations

@@ -14,8 +14,7 @@ report       ``mlrepro report RESULTS ... --claims C --scaling S``           ``r
 ============ =============================================================== =====================
 
 The table is read and checked once; its own findings (rows that fail the
-schema) are listed once. Every file is written here; the analyses return
-values and the output package renders them. Nothing is printed: the CLI prints.
+schema) are listed once.
 """
 
 from __future__ import annotations
