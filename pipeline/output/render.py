@@ -337,9 +337,11 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 def markdown(report, limit: int = 100, gate: bool = False) -> str:
     """A summary for a pull-request comment or $GITHUB_STEP_SUMMARY."""
+    out = [f"## {'✅' if report.ok else '❌'} mlrepro{' gate' if gate else ''}: {'passed' if report.ok else 'failed'}",
+           ""]
+    results = report.rows
     if gate:
-        out = _gate_head(report, limit)
-        results = report.rows
+        out += _gate_head(report, limit)
         if results:
             out += ["### Results", ""] + _table(
                 ["file:line", "model", "scenario", "value", "reference", "deviation", "verdict", "label"],
@@ -354,12 +356,9 @@ def markdown(report, limit: int = 100, gate: bool = False) -> str:
             out += [f"- {escape.md_code(str(_row_where(r)))} {escape.md_code(r['model'])} {escape.md_code(r['scenario'])} "
                     f"({signed_pct(r['deviation_pct'])}): {escape.md_code(r['differences'])}" for r in differing] + [""]
     else:
-        icon = "✅" if report.ok else "❌"
-        out = [f"## {icon} mlrepro: {'passed' if report.ok else 'failed'}", ""]
         scalars = {k: v for k, v in report.summary.items() if v is not None and not isinstance(v, (dict, list))}
         if scalars:
             out += _table([_text_cell(k) for k in scalars], [[_text_cell(v) for v in scalars.values()]]) + [""]
-        results = report.rows
         if results:
             columns = list(dict.fromkeys(k for r in results[:limit] for k in r))
             out += ["### Rows", ""] + _table([_text_cell(c) for c in columns],
@@ -381,11 +380,9 @@ def markdown(report, limit: int = 100, gate: bool = False) -> str:
 
 def _gate_head(report, limit: int | None = 100) -> list[str]:
     s = report.summary
-    icon = "✅" if report.ok else "❌"
     judged = (_base_line(s).capitalize() if s.get("dry_run") or s.get("created")
               else f"Base {escape.md_code(s.get('base') or '-')} ({s.get('versioning')})")
-    out = [f"## {icon} mlrepro gate: {'passed' if report.ok else 'failed'}", "",
-           f"{judged}; reference {escape.md_code(s.get('reference_submitter'))}, "
+    out = [f"{judged}; reference {escape.md_code(s.get('reference_submitter'))}, "
            f"tolerance ±{s.get('tolerance_pct')}%.", ""]
     extra = _gate_extra_lines(report, limit)
     if extra:
