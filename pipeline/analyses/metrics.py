@@ -66,9 +66,8 @@ def _safe(name: str) -> str:
 
 def compute(results: Path, agreement: Path, rejected: Path) -> Metrics:
     res, agr, rej = _read(results), _read(agreement), _read(rejected)
-    outcome = rej["outcome"] if "outcome" in rej else pd.Series(dtype=str)
-    totals = {"results": int(len(res)), "rejected": int((outcome == REJECTED).sum()),
-              "set_aside": int((outcome == SET_ASIDE).sum())}
+    got = tally(rej.get("outcome", []), (REJECTED, SET_ASIDE))
+    totals = {"results": int(len(res)), "rejected": got[REJECTED], "set_aside": got[SET_ASIDE]}
     metrics = Metrics(totals)
     for status, key in STATUSES.items():
         mine, rows = agr[agr["status"] == status], res[res["status"] == status]

@@ -21,13 +21,12 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-import pandas as pd
-
 from pipeline.core.errors import ConfigError
 from pipeline.core.files import atomic_dir, write_json, write_table
 from pipeline.core.findings import TableReport
 from pipeline.core.model import REJECTED, SET_ASIDE
 from pipeline.core.rules import Rules
+from pipeline.core.vocabulary import tally
 from pipeline.ingest import table
 from pipeline.ingest.root import (PARTS, Part, ingest_submitters, merge_parts, part_of,  # noqa: F401
                                   submitter_folders, validate_each)
@@ -47,11 +46,10 @@ def run(rules: Rules, root: Path, cache: Path | None, rejected_out: Path, findin
     write_table(merged.rejected, rejected_out)
     write_json(merged.findings, findings_out)
     write_table(merged.versions, versions_out)
-    outcome = merged.rejected["outcome"] if "outcome" in merged.rejected else pd.Series(dtype=str)
+    got = tally(merged.rejected.get("outcome", []), (REJECTED, SET_ASIDE))
     return TableReport(merged.table, "ResultRow", {
-        "accepted": len(merged.table), "rejected": int((outcome == REJECTED).sum()),
-        "set_aside": int((outcome == SET_ASIDE).sum()), "recorded_findings": len(merged.findings), **read},
-        labelled=True)
+        "accepted": len(merged.table), "rejected": got[REJECTED], "set_aside": got[SET_ASIDE],
+        "recorded_findings": len(merged.findings), **read}, labelled=True)
 
 
 def ingest_root(rules: Rules, root: Path, cache: Path | None = None) -> tuple[Part, dict]:
