@@ -100,7 +100,7 @@ def test_a_tolerance_that_is_no_bound_is_a_usage_error(tmp_path, tolerance):
 
 @pytest.mark.parametrize("text", ["compare:\n  tolerance_pct: -2\n", "compare:\n  tolerance_pct: .nan\n",
                                   "compare:\n  tolerance_pct: .inf\n", "compare:\n  tolerance_pct: 150\n",
-                                  "compare:\n  tolerance_pc: 3\n", "compare:\n", "comparison: {}\n",
+                                  "compare:\n  tolerance_pc: 3\n", "compare:\n", "compare: 4.0\n",
                                   "compare: [1\n", "- just a list\n"])
 def test_a_broken_params_file_is_a_configuration_error(tmp_path, text):
     params = tmp_path / "params.yaml"

@@ -39,8 +39,11 @@ def load(path: Path | None) -> dict:
     error = best_match(validator(_schema()).iter_errors(data))
     if error is not None:
         raise ConfigError(problem(path, text, SCHEMA.name, error))
-    for section, values in data.items():
-        params[section].update(values)
+    for section, values in data.items():   # another tool's section is kept as it is
+        if isinstance(values, dict):
+            params.setdefault(section, {}).update(values)
+        else:
+            params[section] = values
     return params
 
 

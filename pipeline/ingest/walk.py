@@ -205,8 +205,9 @@ def _reject_file(rules, version: Version, entry_file, where: Source, why, report
 
 def _reject_rows(result: ReadResult, code: str, reason: str, report) -> None:
     """Every row of a file rejected for its version's reason (rows its reader refused keep the reader's)."""
+    places = result.origins()   # reads the records: the reader's own refusals are known after it
     report.dispositions.extend(result.dispositions)
-    report.dispositions.extend(Disposition(place, REJECTED, code, reason) for place in result.origins())
+    report.dispositions.extend(Disposition(place, REJECTED, code, reason) for place in places)
 
 
 def _fmt(name: str) -> str | None:
