@@ -13,7 +13,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from pipeline.core.model import LABEL_UNVERIFIED, Row, Source, plain, result_key, typed_rows
+from pipeline.core.model import (LABEL_UNVERIFIED, Row, Source, any_unverified, label_frame, plain, result_key,
+                                 typed_rows)
 from pipeline.core.vocabulary import Severity
 
 if TYPE_CHECKING:
@@ -333,7 +334,6 @@ class TableReport(ReportShape):
     def rows_head(self, limit: int | None) -> list[Row]:
         head = self.table if limit is None else self.table.head(limit)
         if self.labelled:
-            from pipeline.core.model import label_frame
             head = label_frame(head)
         return typed_rows(self.kind, head.to_dict("records"))
 
@@ -342,7 +342,6 @@ class TableReport(ReportShape):
 
     def any_unverified(self) -> bool:
         if self.labelled:
-            from pipeline.core.model import any_unverified
             return any_unverified(self.table)
         return "label" in self.table.columns and bool((self.table["label"] == LABEL_UNVERIFIED).any())
 
