@@ -44,10 +44,6 @@ class Metrics:
     files: dict[str, dict] = field(default_factory=dict)
 
 
-def _read(path: Path) -> pd.DataFrame:
-    return read_frame(path, dtype=str, keep_default_na=False, na_values=[""])
-
-
 def counts(results: int, verdicts: pd.Series) -> dict:
     """The counts of one scope; ``agreement_rate`` only when something was compared."""
     got = tally(verdicts, AGREEMENT_VERDICTS)
@@ -65,7 +61,8 @@ def _safe(name: str) -> str:
 
 
 def compute(results: Path, agreement: Path, rejected: Path) -> Metrics:
-    res, agr, rej = _read(results), _read(agreement), _read(rejected)
+    res, agr, rej = (read_frame(p, dtype=str, keep_default_na=False, na_values=[""])
+                     for p in (results, agreement, rejected))
     got = tally(rej.get("outcome", []), (REJECTED, SET_ASIDE))
     totals = {"results": int(len(res)), "rejected": got[REJECTED], "set_aside": got[SET_ASIDE]}
     metrics = Metrics(totals)
