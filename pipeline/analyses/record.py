@@ -27,14 +27,6 @@ COLUMNS = ("submitter", "accelerator", "round", "results", "compared", "agree", 
            "agreement_rate", "worst_deviation_pct", "worst_round", "worst_model", "worst_scenario")
 
 
-def _summary(rows: list[dict], tolerance_pct: float | None) -> dict:
-    overall = [r for r in rows if r["round"] == ALL_ROUNDS]
-    return {"tolerance_pct": tolerance_pct, "partners": len({r["submitter"] for r in overall}),
-            "generations": sorted({r["accelerator"] for r in overall if r["compared"]}),
-            "compared": sum(r["compared"] for r in overall), "agree": sum(r["agree"] for r in overall),
-            "deviates": sum(r["deviates"] for r in overall)}
-
-
 def _round_key(name: str) -> tuple:
     return tuple(int(p) if p.isdigit() else p for p in name.lstrip("v").split("."))
 
@@ -67,7 +59,12 @@ def record(agreement: pd.DataFrame, tolerance_pct: float | None = None) -> Repor
             rows.append({**head, **_scope(group[group["round"].astype("str") == round_], round_)})
         rows.append({**head, **_scope(group, ALL_ROUNDS)})
     rows = [{c: r[c] for c in COLUMNS} for r in rows]
-    return Report(typed_rows("RecordRow", rows), [], _summary(rows, tolerance_pct))
+    overall = [r for r in rows if r["round"] == ALL_ROUNDS]
+    return Report(typed_rows("RecordRow", rows), [], {
+        "tolerance_pct": tolerance_pct, "partners": len({r["submitter"] for r in overall}),
+        "generations": sorted({r["accelerator"] for r in overall if r["compared"]}),
+        "compared": sum(r["compared"] for r in overall), "agree": sum(r["agree"] for r in overall),
+        "deviates": sum(r["deviates"] for r in overall)})
 
 
 def partner_record(rules: Rules, results: pd.DataFrame, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
