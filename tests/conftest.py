@@ -139,6 +139,21 @@ def made_project(tmp_path_factory) -> Path:
     return shared(tmp_path_factory, "made-project", build) / "project"
 
 
+# The files that take longest, each with a pipeline run or more (measured with
+# --durations=0; most first). `make test` sends files to its two workers in
+# collection order (pytest-xdist, --dist loadfile --no-loadscope-reorder): these
+# go first and the many short files fill in behind them, so that no long file
+# starts last and runs alone at the end.
+LONGEST_FIRST = ("test_workflow.py", "test_dvc_pipeline.py", "test_docs.py", "test_no_discovery.py",
+                 "test_audit.py", "test_hostile.py", "test_bench.py", "test_next_round.py")
+
+
+def pytest_collection_modifyitems(items):
+    # a stable sort: each file's tests keep their order
+    items.sort(key=lambda item: (LONGEST_FIRST.index(item.path.name) if item.path.name in LONGEST_FIRST
+                                 else len(LONGEST_FIRST)))
+
+
 @pytest.fixture(autouse=True)
 def _clean_environment(monkeypatch):
     """A developer's shell may set these; every test starts without them (the
