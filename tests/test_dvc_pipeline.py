@@ -1,6 +1,7 @@
 """The DVC pipeline end to end, in temporary git repositories made of the
-project's tracked files (a fresh clone, with the project's .venv beside it as
-`make install` would leave it).
+project's files (a fresh clone, with the project's .venv beside it as
+`make install` would leave it: conftest.project_copy); the first run from
+nothing is conftest.made_project, which other test files read too.
 
 - the stages are the mission's steps (ingest, compare, superseded, audit, report): the
   verified and post-deadline sets are outputs of compare and inputs of the
