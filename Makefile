@@ -47,10 +47,16 @@ run: install
 ## test: the whole test suite, on two cores (pytest-xdist): --dist loadfile sends each test
 ## file to whichever worker is free, so a module's fixtures (an ingest of the shipped
 ## submissions, a DVC project that has run) are built once; a folder many files read is
-## built once per run (tests/conftest.py: shared). (loadgroup would balance finer, but
-## pytest-xdist 3.8 cannot tag node ids under pytest 9: its groups are silently ignored.)
+## built once per run (tests/conftest.py: shared). Files go out in collection order
+## (--no-loadscope-reorder; xdist would otherwise send the files with fewest tests last,
+## which are the long ones): tests/conftest.py puts the longest first, so the short ones
+## fill in behind them and both workers finish together. Byte-code is cached even where the
+## shell sets PYTHONDONTWRITEBYTECODE: every interpreter a test starts (dvc, the console
+## script) would otherwise compile pandas, DVC and GX again, about twice their import time.
+## (loadgroup would balance finer, but pytest-xdist 3.8 cannot tag node ids under pytest 9:
+## its groups are silently ignored.)
 test: install
-	$(BIN)/pytest -q -n 2 --dist loadfile
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
 ## docs: the generated reference pages (docs/cli.md, docs/findings.md) from the code
 docs: install

@@ -88,6 +88,72 @@ def shared(tmp_path_factory, name: str, build: Callable[[Path], object]) -> Path
     return folder
 
 
+def project_copy(dest: Path) -> Path:
+    """The project's files (tracked, and new ones not ignored: a change not
+    yet committed is in it) as a new git repository on main at DEST, with the
+    project's .venv linked in: what `git clone` and `make install` give."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=REPO, capture_output=True, check=True).stdout.split(b"\0")
+    for raw in filter(None, listed):
+        rel = raw.decode("utf-8")
+        source = REPO / rel
+        if not source.exists() and not source.is_symlink():     # deleted, not yet committed
+            continue
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            target.symlink_to(os.readlink(source))
+        else:
+            shutil.copy2(source, target)
+    (dest / ".venv").symlink_to(REPO / ".venv")
+    who = ["-c", "user.name=Maintainer", "-c", "user.email=maintainer@example.invalid"]
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], [*who, "commit", "-q", "-m", "the project"]):
+        subprocess.run(["git", *args], cwd=dest, check=True, capture_output=True)
+    return dest
+
+
+# A PATH with no trace of the project's virtual environment.
+BARE_PATH = os.pathsep.join(p for p in ("/usr/local/bin", "/usr/bin", "/bin") if Path(p).is_dir())
+
+
+@pytest.fixture(scope="session")
+def made_project(tmp_path_factory) -> Path:
+    """A copy of the project (project_copy) after one run of its whole
+    pipeline, `.venv/bin/dvc repro` with a PATH lacking .venv/bin, as a
+    fresh clone's first `make run` leaves it (the stages call bin/mlrepro,
+    whatever PATH says). Built once per test run (shared), for every test
+    that reads what a run writes; what the run printed is in
+    ``first-run.txt`` beside it. A test that changes the project, or runs
+    anything in it, works in its own ``shutil.copytree(..., symlinks=True)``
+    (a copy is a second or two, a run from nothing is the pipeline's whole
+    time)."""
+    def build(folder: Path) -> None:
+        project = project_copy(folder / "project")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("MLREPRO_", "VIRTUAL_ENV", "GITHUB_"))}
+        env.update(PATH=BARE_PATH, DVC_NO_ANALYTICS="1", GIT_CONFIG_NOSYSTEM="1")
+        done = subprocess.run([str(REPO / ".venv" / "bin" / "dvc"), "repro"], cwd=project, env=env,
+                              capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, f"dvc repro exited {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        (folder / "first-run.txt").write_text(done.stdout, encoding="utf-8")
+
+    return shared(tmp_path_factory, "made-project", build) / "project"
+
+
+# The files that take longest, each with a pipeline run or more (measured with
+# --durations=0; most first). `make test` sends files to its two workers in
+# collection order (pytest-xdist, --dist loadfile --no-loadscope-reorder): these
+# go first and the many short files fill in behind them, so that no long file
+# starts last and runs alone at the end.
+LONGEST_FIRST = ("test_workflow.py", "test_dvc_pipeline.py", "test_docs.py", "test_no_discovery.py",
+                 "test_audit.py", "test_hostile.py", "test_bench.py", "test_next_round.py")
+
+
+def pytest_collection_modifyitems(items):
+    # a stable sort: each file's tests keep their order
+    items.sort(key=lambda item: (LONGEST_FIRST.index(item.path.name) if item.path.name in LONGEST_FIRST
+                                 else len(LONGEST_FIRST)))
+
+
 @pytest.fixture(autouse=True)
 def _clean_environment(monkeypatch):
     """A developer's shell may set these; every test starts without them (the

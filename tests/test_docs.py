@@ -11,9 +11,9 @@
   today's date, after the README's two set-up commands (``make install``, the
   project's .venv linked in, and ``. .venv/bin/activate``: .venv/bin first on
   PATH), and ends with the exit code it declares. A document that runs
-  `make run` starts from a copy in which `make run` has already run once (the
-  pipeline from nothing is tests/test_dvc_pipeline.py's): its own `make run`
-  then reruns what its earlier blocks changed."""
+  `make run` starts from a copy in which the pipeline has already run once
+  (conftest.made_project, the run tests/test_dvc_pipeline.py checks): its own
+  `make run` then reruns what its earlier blocks changed."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, shared
+from conftest import REPO, project_copy
 
 from pipeline.cli import cli
 from pipeline.output.docs import pages
@@ -90,26 +90,8 @@ def test_a_runnable_block_is_recognised_with_its_exit_code():
 
 
 def fresh_copy(tmp_path: Path) -> Path:
-    """The project's files (tracked, and new ones not ignored) in a new git
-    repository on main, with the project's .venv linked in."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=REPO, capture_output=True, check=True).stdout.split(b"\0")
-    work = tmp_path / "clone"
-    for raw in filter(None, listed):
-        rel = raw.decode("utf-8")
-        source = REPO / rel
-        if not source.exists() and not source.is_symlink():     # deleted, not yet committed
-            continue
-        target = work / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_symlink():
-            target.symlink_to(os.readlink(source))
-        else:
-            shutil.copy2(source, target)
-    (work / ".venv").symlink_to(REPO / ".venv")
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "the project"]):
-        subprocess.run(["git", *args], cwd=work, check=True, capture_output=True, env=_env(work))
-    return work
+    """The project's files in a new git repository on main (conftest.project_copy)."""
+    return project_copy(tmp_path / "clone")
 
 
 def _env(work: Path) -> dict[str, str]:
@@ -125,22 +107,17 @@ def _env(work: Path) -> dict[str, str]:
 DOCS_WITH_BLOCKS = [doc for doc in DOCS if runnable_blocks(doc.read_text(encoding="utf-8"))]
 
 
-def made_run(tmp_path_factory, tmp_path: Path) -> Path:
-    """A fresh copy after one `make run`, built once per test run (conftest.shared), copied for a test."""
-    def build(folder: Path) -> None:
-        work = fresh_copy(folder)
-        done = subprocess.run(["make", "run"], cwd=work, env=_env(work), capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, f"make run exited {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-
+def made_run(request, tmp_path: Path) -> Path:
+    """A copy of the project after one run of its pipeline (conftest.made_project, built once per test run)."""
     work = tmp_path / "clone"
-    shutil.copytree(shared(tmp_path_factory, "docs-made-run", build) / "clone", work, symlinks=True)
+    shutil.copytree(request.getfixturevalue("made_project"), work, symlinks=True)
     return work
 
 
 @pytest.mark.parametrize("doc", DOCS_WITH_BLOCKS, ids=lambda p: p.relative_to(REPO).as_posix())
-def test_every_runnable_block_runs_as_written(doc, tmp_path, tmp_path_factory):
+def test_every_runnable_block_runs_as_written(doc, tmp_path, request):
     blocks = runnable_blocks(doc.read_text(encoding="utf-8"))
-    work = made_run(tmp_path_factory, tmp_path) if any("make run" in body for body, _ in blocks) else fresh_copy(tmp_path)
+    work = made_run(request, tmp_path) if any("make run" in body for body, _ in blocks) else fresh_copy(tmp_path)
     for number, (body, expected) in enumerate(blocks, 1):
         done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", body], cwd=work, env=_env(work),
                               capture_output=True, text=True, timeout=600)

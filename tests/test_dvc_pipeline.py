@@ -1,6 +1,7 @@
 """The DVC pipeline end to end, in temporary git repositories made of the
-project's tracked files (a fresh clone, with the project's .venv beside it as
-`make install` would leave it).
+project's files (a fresh clone, with the project's .venv beside it as
+`make install` would leave it: conftest.project_copy); the first run from
+nothing is conftest.made_project, which other test files read too.
 
 - the stages are the mission's steps (ingest, compare, superseded, audit, report): the
   verified and post-deadline sets are outputs of compare and inputs of the
@@ -23,6 +24,7 @@ project's tracked files (a fresh clone, with the project's .venv beside it as
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -36,12 +38,11 @@ import pandas as pd
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+from conftest import BARE_PATH, REPO, invoke, project_copy
+
 BIN = Path(sys.executable).parent
 DVC = str(BIN / "dvc")
 STAGES = {"ingest", "compare", "superseded", "audit", "report"}
-# A PATH with no trace of the project's virtual environment.
-BARE_PATH = os.pathsep.join(p for p in ("/usr/local/bin", "/usr/bin", "/bin") if Path(p).is_dir())
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
 
 
@@ -59,20 +60,9 @@ def _run(args, cwd, check=True):
 
 
 def make_project(dest: Path) -> Path:
-    """The tracked files of the project as a new git repository, with the
-    project's .venv linked in (what `git clone` + `make install` give)."""
-    dest.mkdir(parents=True, exist_ok=True)
-    tracked = _run(["git", "ls-files", "-z"], REPO).stdout.split("\0")
-    for rel in filter(None, tracked):
-        src = REPO / rel
-        if src.is_file():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / rel)
-    (dest / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
-    _run(["git", "init", "-q"], dest)
-    _run([*GIT, "add", "-A"], dest)
-    _run([*GIT, "commit", "-qm", "base"], dest)
-    return dest
+    """The project's files as a new git repository, with the project's .venv
+    linked in (what `git clone` + `make install` give: conftest.project_copy)."""
+    return project_copy(dest)
 
 
 def _ran(output: str) -> set[str]:
@@ -97,18 +87,31 @@ def output_bytes(project: Path) -> dict[str, bytes]:
     return out
 
 
+def dvc_status(project: Path) -> dict:
+    """What `dvc status --json` prints, from DVC's own API in this process
+    (the command is this call and a print; an interpreter's start and DVC's
+    imports would be most of each check's time)."""
+    from dvc.repo import Repo, lock_repo
+
+    # run where the command runs: DVC names a stage by its path from the working folder
+    with contextlib.chdir(project), Repo(str(project)) as repo, lock_repo(repo):
+        return repo.status()
+
+
 def git_status(project: Path) -> str:
     return _run(["git", "status", "--porcelain", "--untracked-files=all"], project).stdout
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> tuple[Path, dict[str, bytes]]:
-    """A project after one `.venv/bin/dvc repro` with a bare PATH, and the
+def built(made_project, tmp_path_factory) -> tuple[Path, dict[str, bytes]]:
+    """A project after one `.venv/bin/dvc repro` with a bare PATH (conftest.made_project,
+    the run other files read too; this module changes its own copy), and the
     bytes of every output of that first run."""
-    project = make_project(tmp_path_factory.mktemp("first") / "project")
-    first = _run([DVC, "repro"], project)
-    assert _ran(first.stdout) == STAGES, first.stdout
-    assert "submitters_read=42, submitters_cached=0" in first.stdout
+    first = (made_project.parent / "first-run.txt").read_text(encoding="utf-8")
+    assert _ran(first) == STAGES, first
+    assert "submitters_read=42, submitters_cached=0" in first
+    project = tmp_path_factory.mktemp("first") / "project"
+    shutil.copytree(made_project, project, symlinks=True)
     return project, output_bytes(project)
 
 
@@ -212,11 +215,11 @@ def test_a_changed_dependency_file_is_seen_by_every_stage(built):
         saved = path.read_bytes()
         try:
             path.write_bytes(saved + (b"\n" if path.suffix != ".json" else b" "))
-            status = json.loads(_run([DVC, "status", "--json"], project).stdout)
+            status = dvc_status(project)
         finally:
             path.write_bytes(saved)
         assert set(status) == STAGES, f"{path.relative_to(project)}: dvc status names {sorted(status)}"
-    assert json.loads(_run([DVC, "status", "--json"], project).stdout) == {}
+    assert dvc_status(project) == {}
 
 
 def test_a_changed_input_or_parameter_is_seen_by_every_stage_that_reads_it(built):
@@ -234,7 +237,7 @@ def test_a_changed_input_or_parameter_is_seen_by_every_stage_that_reads_it(built
         saved = target.read_bytes()
         try:
             target.write_bytes(saved + (b" " if target.suffix == ".json" else b"\n"))
-            status = json.loads(_run([DVC, "status", "--json"], project).stdout)
+            status = dvc_status(project)
         finally:
             target.write_bytes(saved)
         assert set(status) == {n for n, s in stages.items() if dep in s["deps"]}, (dep, sorted(status))
@@ -243,11 +246,11 @@ def test_a_changed_input_or_parameter_is_seen_by_every_stage_that_reads_it(built
     for key, value in (("tolerance_pct", "4.0"), ("reference_vendor", "AMD")):
         try:
             params.write_text(saved.replace(f"{key}: {value}", f"{key}: 7" if key == "tolerance_pct" else f"{key}: X"))
-            status = json.loads(_run([DVC, "status", "--json"], project).stdout)
+            status = dvc_status(project)
         finally:
             params.write_text(saved)
         assert set(status) == {n for n, s in stages.items() if f"compare.{key}" in s["params"]}, (key, status)
-    assert json.loads(_run([DVC, "status", "--json"], project).stdout) == {}
+    assert dvc_status(project) == {}
 
 
 def test_one_new_version_rereads_one_partner_and_a_new_submitter_needs_no_edit(built):
@@ -261,9 +264,10 @@ def test_one_new_version_rereads_one_partner_and_a_new_submitter_needs_no_edit(b
     newcomer = project.parent / "lenovo.csv"
     rows = source.read_text().splitlines()
     newcomer.write_text("\n".join([rows[0]] + [r.replace("Vultr,", "Lenovo,", 1) for r in rows[1:]]) + "\n")
-    for path, submitter in ((changed, "Vultr"), (newcomer, "Lenovo")):
-        _run([project / "bin/mlrepro", "submit", path, "--submitter", submitter, "--round", "v5.1",
-              "--status", "verified", "--submitted-at", "2025-07-31T10:00:00+00:00", "--force"], project)
+    for path, submitter in ((changed, "Vultr"), (newcomer, "Lenovo")):     # in this process (conftest.invoke)
+        done = invoke(project, "submit", path, "--submitter", submitter, "--round", "v5.1",
+                      "--status", "verified", "--submitted-at", "2025-07-31T10:00:00+00:00", "--force")
+        assert done.returncode == 0, done.stdout + done.stderr
     # ingest counts a version from when the visibility record saw it on main (pipeline/store/clock.py):
     # merged in time, as the regenerate workflow's record job appends it
     with open(project / "record/visible.yaml", "a", encoding="utf-8") as record:
@@ -287,7 +291,7 @@ def test_one_new_version_rereads_one_partner_and_a_new_submitter_needs_no_edit(b
     table = pd.read_parquet(project / "data/results.parquet")
     lenovo = table[(table["submitter"] == "Lenovo") & (table["round"] == "v5.1")]
     assert len(lenovo) == len(rows) - 1
-    assert _run([DVC, "status", "--json"], project).stdout.strip() == "{}"
+    assert dvc_status(project) == {}
 
 
 def test_an_experiment_with_another_tolerance_runs(built):

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO
+from conftest import REPO, invoke
 from test_gate import DELL_SYSTEM, ROUND, base_repo, csv_text, submit  # noqa: F401 (fixture)
 from gitrepo import commit, git
 
@@ -285,6 +285,10 @@ def test_the_hook_entry_gates_unpushed_work(workspace):
 REGENERATOR = "mlrepro-regenerate"
 
 
+# what run_env() sets that git reads, for a command run in this process
+GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1"}
+
+
 def run_env() -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "MLREPRO_", "RUNNER_", "VIRTUAL_ENV"))}
     env.update(DVC_NO_ANALYTICS="1", GIT_CONFIG_NOSYSTEM="1")
@@ -500,7 +504,36 @@ def regenerated(project) -> dict:
             "main": git(project["origin"], "rev-parse", "main").strip()}
 
 
-def test_the_regenerate_workflow_commits_only_the_outputs_dvc_yaml_declares(regenerated):
+@pytest.fixture(scope="module")
+def rerun(regenerated) -> dict:
+    """The record and regenerate jobs once more, on the commit the first run
+    pushed (main now), as a push of it would run them; their artifacts are
+    kept aside, and each commit job below takes its own copy (a test tampers
+    with its copy only). The regenerate job's workspace is kept too: a fresh
+    checkout of main after `make run`."""
+    w, main = regenerated, regenerated["main"]
+    if w["artifacts"].exists():
+        shutil.rmtree(w["artifacts"])
+    run_job("record", w, main, w["pushed"])
+    run_job("regenerate", w, main, w["pushed"])
+    kept = w["tmp"] / "artifacts-of-main"
+    shutil.copytree(w["artifacts"], kept)
+    return {"artifacts": kept, "needs": dict(w["needs"]), "workspace": w["tmp"] / f"regenerate-{main[:7]}"}
+
+
+def commit_job(w: dict, rerun: dict, tamper=None) -> list[subprocess.CompletedProcess]:
+    """The commit job of that run on main, given a fresh copy of its
+    artifacts (changed by TAMPER first, when given)."""
+    if w["artifacts"].exists():
+        shutil.rmtree(w["artifacts"])
+    shutil.copytree(rerun["artifacts"], w["artifacts"])
+    w["needs"] = dict(rerun["needs"])
+    if tamper:
+        tamper(w["artifacts"])
+    return run_job("commit", w, w["main"], w["pushed"], check=tamper is None)
+
+
+def test_the_regenerate_workflow_commits_only_the_outputs_dvc_yaml_declares(regenerated, rerun):
     origin, pushed, main = regenerated["origin"], regenerated["pushed"], regenerated["main"]
     assert main != pushed and git(origin, "rev-parse", f"{main}^").strip() == pushed
     assert git(origin, "log", "-1", "--format=%an %s", main).strip() == \
@@ -514,12 +547,11 @@ def test_the_regenerate_workflow_commits_only_the_outputs_dvc_yaml_declares(rege
     old = clock.read_record(git(origin, "show", f"{pushed}:{clock.RECORD}").encode("utf-8"))
     assert set(record) - set(old) == {"v9.9/AMD/v1"} and all(record[k] == old[k] for k in old)
     assert regenerated["started"] <= record["v9.9/AMD/v1"] <= datetime.now(timezone.utc)
-    # main as the job left it: `make run` there is a no-op and leaves git status clean
-    runner = clone_of(origin, regenerated["tmp"] / "after", "runner")
-    make_run(runner)
-    assert git(runner, "status", "--porcelain") == ""
+    # main as the job left it: `make run` in a fresh checkout of it (the regenerate job's, on a push
+    # of main) changes no file git tracks and adds none
+    assert git(rerun["workspace"], "status", "--porcelain", "--untracked-files=all") == ""
     # the job's own commit: nothing is left to regenerate (and its `if:` skips it anyway)
-    again = regenerate(regenerated, main, pushed)
+    again = commit_job(regenerated, rerun)
     assert again[-1].stdout.strip().endswith("the outputs are current")
     assert git(origin, "rev-parse", "main").strip() == main
 
@@ -538,18 +570,13 @@ def _forged_record(a: Path) -> None:
     ("outputs", lambda a: (a / "dvc.lock").unlink(), "the artifact lacks dvc.lock"),
     ("record", _forged_record, "the record artifact is not the one the record job wrote"),
 ])
-def test_the_write_job_refuses_an_artifact_that_holds_anything_else(regenerated, artifact, tamper, message):
+def test_the_write_job_refuses_an_artifact_that_holds_anything_else(regenerated, rerun, artifact, tamper, message):
     """Whatever the job that ran the project's code uploads, the write job
-    commits only the tracked outputs: anything else fails it, and main stays."""
-    w, main = regenerated, git(regenerated["origin"], "rev-parse", "main").strip()
-    if w["artifacts"].exists():
-        shutil.rmtree(w["artifacts"])
-    run_job("record", w, main, regenerated["pushed"])
-    run_job("regenerate", w, main, regenerated["pushed"])
-    tamper(w["artifacts"] / artifact)
-    done = run_job("commit", w, main, regenerated["pushed"], check=False)
+    commits only the tracked outputs: anything else fails it, and main stays.
+    (The untampered artifacts of the same run are current: the test above.)"""
+    done = commit_job(regenerated, rerun, lambda artifacts: tamper(artifacts / artifact))
     assert done[-1].returncode == 1 and f"::error title=regenerate::{message}" in done[-1].stdout
-    assert git(w["origin"], "rev-parse", "main").strip() == main
+    assert git(regenerated["origin"], "rev-parse", "main").strip() == regenerated["main"]
 
 
 def test_after_a_local_make_run_a_good_submission_passes_the_hook_and_the_gate(regenerated):
@@ -568,9 +595,11 @@ def test_after_a_local_make_run_a_good_submission_passes_the_hook_and_the_gate(r
     [hook] = yaml.safe_load(HOOKS.read_text(encoding="utf-8"))
     mlrepro = str(fork / ".venv" / "bin" / "mlrepro")
     verdicts = []
+    # the hook's entry as pre-push runs it (the console script); the other gates in this process
+    # (conftest.invoke: the same command without an interpreter's start)
     for args in (hook["entry"].split()[1:], ["gate", "--worktree"], ["gate", "--format", "json"]):
-        done = subprocess.run([mlrepro, *args], cwd=fork, env=run_env(), capture_output=True, text=True,
-                              timeout=300)
+        done = (subprocess.run([mlrepro, *args], cwd=fork, env=run_env(), capture_output=True, text=True,
+                               timeout=300) if not verdicts else invoke(fork, *args, env=GIT_ENV))
         assert done.returncode == 0, done.stdout + done.stderr
         verdicts.append(done.stdout)
     assert "gated: v9.9/Dell/v1" in verdicts[0] and "base: origin/HEAD (checked)" in verdicts[0]
@@ -581,7 +610,6 @@ def test_after_a_local_make_run_a_good_submission_passes_the_hook_and_the_gate(r
         git(tmp, "clone", "-q", *options, str(fork), str(clone))
         git(clone, "checkout", "-q", "dell-v1")
         git(clone, "fetch", "-q", str(regenerated["origin"]), "+refs/heads/main:refs/remotes/gate/base")
-        done = subprocess.run([mlrepro, "gate", "--base", "gate/base", "--format", "json"], cwd=clone,
-                              env=run_env(), capture_output=True, text=True, timeout=300)
+        done = invoke(clone, "gate", "--base", "gate/base", "--format", "json", env=GIT_ENV)
         assert done.returncode == 0, done.stdout + done.stderr
         assert json.loads(done.stdout)["rows"] == local["rows"]
