@@ -104,7 +104,7 @@ class Formats:
     model_metrics: dict[str, dict[str, MetricSpec]]
     never_use: frozenset[str]
     patterns: dict[str, re.Pattern]
-    file_bytes: int                  # the largest log read (caps.file_bytes): a worker has no Rules
+    file_bytes: int                  # caps.file_bytes: the largest LoadGen log a judgement reads
 
 
 def metric_for(rules: RoundRules, formats: Formats, model: str, family: str,
