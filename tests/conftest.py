@@ -106,6 +106,13 @@ def project_copy(dest: Path) -> Path:
         else:
             shutil.copy2(source, target)
     (dest / ".venv").symlink_to(REPO / ".venv")
+    installed = REPO / ".venv" / ".installed"
+    if installed.exists():
+        # make in the copy must find the linked .venv up to date: a reinstall
+        # there would point the shared editable install at this temporary copy
+        stamp = installed.stat().st_mtime - 1
+        for name in ("pyproject.toml", "uv.lock", "requirements/uv.txt"):
+            os.utime(dest / name, (stamp, stamp))
     who = ["-c", "user.name=Maintainer", "-c", "user.email=maintainer@example.invalid"]
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], [*who, "commit", "-q", "-m", "the project"]):
         subprocess.run(["git", *args], cwd=dest, check=True, capture_output=True)

@@ -6,6 +6,8 @@ pipeline's tests."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pandas as pd
 import pytest
 
@@ -56,6 +58,8 @@ def test_verdicts_at_the_tolerance_boundary():
     assert sorted(f.found for f in report.findings) == ["104010.0 (+4.01%)", "95990.0 (-4.01%)"]
     assert {(f.code, f.severity) for f in report.findings} == {("deviates-from-reference", "error")}
     assert report.error_count() == 2
+    # the stage line counts the findings by code without building them: the same counts
+    assert report.code_counts() == Counter(f.code for f in report.findings) == {"deviates-from-reference": 2}
     assert {(f.where.path, f.where.column) for f in report.findings} == {
         (by_system[s]["source"].rsplit(":", 1)[0], "value") for s in ("P+4.01", "P-4.01")}
 

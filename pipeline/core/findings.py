@@ -8,6 +8,7 @@ renamed only where two words collided (docs/findings.md).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -229,6 +230,10 @@ class ReportShape:
     def findings_head(self, limit: int | None) -> list[Finding]:
         return list(self.findings[:limit])
 
+    def code_counts(self) -> Counter:
+        """How many findings of each code."""
+        return Counter(f.code for f in self.findings)
+
     def row_count(self) -> int:
         return len(self.rows)
 
@@ -321,6 +326,15 @@ class TableReport(ReportShape):
 
     def error_count(self) -> int:
         return sum(1 for f in self.found + self.after if f.severity == Severity.ERROR) + self._flag_count()
+
+    def code_counts(self) -> Counter:
+        """As :meth:`ReportShape.code_counts`; every flagged row's finding has the
+        code of the first (one rule flags them all, as error_count counts them)."""
+        counts = Counter(f.code for f in self.found + self.after)
+        flagged = self._flag_count()
+        if flagged:
+            counts[self.finding_of(self._flagged(1)[0], self.prefix).code] += flagged
+        return counts
 
     def findings_head(self, limit: int | None) -> list[Finding]:
         head = self.found[:limit]

@@ -22,25 +22,29 @@ WHY_ZERO = "exit 0 because stages record findings; the gate is what fails a buil
 FINDINGS_FILES = ("data/findings.json", "audit/validation.json", "audit/claims.json", "audit/scaling.json")
 
 
-def _codes(findings) -> str:
-    counts = Counter(f["code"] if isinstance(f, dict) else f.code for f in findings)
-    return ", ".join(f"{code} {n}" for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-
-
 def _many(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def data_part(findings: list) -> str:
-    if not findings:
+def _data(counts: Counter, errors: int) -> str:
+    if not counts:
         return "data: no findings"
-    errors = sum(1 for f in findings if (f["severity"] if isinstance(f, dict) else f.severity) == Severity.ERROR)
-    return f"data: {_many(len(findings), 'finding')} ({_many(errors, 'error')}): {_codes(findings)}"
+    codes = ", ".join(f"{code} {n}" for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return f"data: {_many(sum(counts.values()), 'finding')} ({_many(errors, 'error')}): {codes}"
+
+
+def data_part(findings: list) -> str:
+    """The data's part of the line, of findings as objects or as their JSON."""
+    def get(f, key):
+        return f[key] if isinstance(f, dict) else getattr(f, key)
+    return _data(Counter(get(f, "code") for f in findings), sum(get(f, "severity") == Severity.ERROR for f in findings))
 
 
 def stage_line(report, command: str) -> str:
-    where = "findings above; " if report.findings else ""
-    return f"pipeline: ok (stage {command}); {data_part(report.findings)} ({where}{WHY_ZERO})"
+    """Counted, not listed: a report over a million rows builds no finding for it."""
+    where = "findings above; " if report.finding_count() else ""
+    return (f"pipeline: ok (stage {command}); {_data(report.code_counts(), report.error_count())} "
+            f"({where}{WHY_ZERO})")
 
 
 def _findings_in(path: Path) -> list:
