@@ -147,7 +147,7 @@ class Rules:
         path = self.folder / name
         try:
             text = path.read_text(encoding="utf-8")
-            data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            data = yaml.load(text, Loader=textcheck.loader())
         except (OSError, ValueError, yaml.YAMLError) as exc:
             raise ConfigError(f"cannot load {path}: {exc}") from exc
         if not isinstance(data, dict):
@@ -322,11 +322,7 @@ class Rules:
         return {k: float(data[k]) for k in ("tolerance_pct_points", "tolerance_ratio")}
 
     def canonical_scenario(self, text: str) -> str | None:
-        key = text.strip().lower()
-        for sc in self.scenarios():
-            if sc.lower() == key:
-                return sc
-        return None
+        return canonical_units(text, self.scenarios())
 
     @memo()
     def accelerator_patterns(self) -> tuple[tuple[str, re.Pattern], ...]:
@@ -335,10 +331,7 @@ class Rules:
 
     def canonical_accelerator(self, text: str) -> str | None:
         """The canonical short name for a free-text accelerator name, or None."""
-        for name, pattern in self.accelerator_patterns():
-            if pattern.search(text):
-                return name
-        return None
+        return next((name for name, pattern in self.accelerator_patterns() if pattern.search(text)), None)
 
     @memo()
     def registry_vendors(self) -> dict[str, str]:
@@ -390,7 +383,7 @@ class Vendor:
 
 
 def canonical_units(text: str, accepted: tuple[str, ...]) -> str | None:
-    """The accepted spelling of units written in any case (``tokens/s`` -> ``Tokens/s``), or None."""
+    """The accepted spelling of units (or a scenario) written in any case (``tokens/s`` -> ``Tokens/s``), or None."""
     key = text.strip().lower()
     return next((u for u in accepted if u.lower() == key), None)
 

@@ -198,7 +198,7 @@ def _around(text: str, start: int, end: int) -> str:
 
 # ---- YAML -------------------------------------------------------------------------------
 
-def _loader():
+def loader():
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -212,7 +212,7 @@ def yaml_guard(text: str, where: Source, code: str, aliases: bool = True,
     stack: list[list] = [[0, None, False, 0]]
     depth = 0
     try:
-        for event in yaml.parse(text, Loader=_loader()):
+        for event in yaml.parse(text, Loader=loader()):
             line = event.start_mark.line + 1 if event.start_mark else 1
             anchor = getattr(event, "anchor", None)
             if anchor is not None and not aliases:
@@ -269,7 +269,7 @@ def _merge_key(event, parent: list) -> bool:
 def compose(text: str) -> tuple[object, object]:
     """(node tree, data): one libyaml parse gives the values and their lines.
     Raises yaml.YAMLError; run :func:`yaml_guard` first on untrusted text."""
-    parser = _loader()(text)
+    parser = loader()(text)
     try:
         node = parser.get_single_node()
         return node, (parser.construct_document(node) if node is not None else None)
