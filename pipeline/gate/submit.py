@@ -3,14 +3,10 @@
 
 The file is read first by ingest, as any version's files are read later: one
 that does not parse in its format, or whose rows fail their checks or name
-another submitter, is refused (findings, nothing written).
-
-The status is decided under the submitter folder's lock, with the clock read
-there too (so a version never seals an earlier time than the one before it):
-``auto`` is verified when the version is sealed by the round's deadline and
-post-deadline after it; ``verified`` after the deadline is refused, naming
-the fix, unless forced (then a warning: the version counts as post-deadline
-and the gate fails it). Tolerance is judged when the version is read.
+another submitter, is refused (findings, nothing written). The status is
+decided under the submitter folder's lock, with the clock read there too (so
+a version never seals an earlier time than the one before it): :func:`_status`.
+Tolerance is judged when the version is read.
 """
 
 from __future__ import annotations
