@@ -14,9 +14,7 @@ naming the file, the line and key, what was expected and what was found.
 One registry per fact: ``models.yaml`` names every benchmark with its aliases
 and unit family; ``rules/metrics.yaml`` gives a family's units per scenario;
 ``rules/<round>.yaml`` says which benchmarks the round has, in which scenarios,
-and any units the round published differently. Everything derived from the
-folder is cached on the value (:func:`memo`), so two values of two folders
-(the gate's base and head) never share an answer.
+and any units the round published differently. Answers are cached on the value (:func:`memo`).
 """
 
 from __future__ import annotations
@@ -58,7 +56,8 @@ def validator(schema: dict) -> jsonschema.Draft202012Validator:
 
 def memo(maxsize: int | None = None):
     """Memoise ``fn(rules, *args)`` on the rules value: the cache is kept in
-    the value's own dictionary, so it lives and dies with those rules."""
+    the value's own dictionary, so it lives and dies with those rules (the
+    gate's base and head never share an answer)."""
     def wrap(fn):
         @functools.wraps(fn)
         def call(rules: Rules, *args, **kwargs):
@@ -147,7 +146,7 @@ class Rules:
         path = self.folder / name
         try:
             text = path.read_text(encoding="utf-8")
-            data = yaml.load(text, Loader=textcheck.loader())
+            data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         except (OSError, ValueError, yaml.YAMLError) as exc:
             raise ConfigError(f"cannot load {path}: {exc}") from exc
         if not isinstance(data, dict):
