@@ -364,9 +364,8 @@ def submit(source, submitter, round_, status, force, submitted_at, input_fmt, ro
     _guard({"SOURCE": source, "--params": params_path}, {"--output": output})
     from pipeline.gate import dryrun
 
-    judge = dryrun.dry_run if dry_run else dryrun.submitted
-    report = judge(_rules(), source, submitter, round_, status, root, when, input_fmt, notes, withdraws,
-                   params_path or DEFAULT_PARAMS, force)
+    report = dryrun.submit(_rules(), source, submitter, round_, status, root, when, input_fmt, notes, withdraws,
+                           params_path or DEFAULT_PARAMS, force, dry_run)
     created = report.summary.get("created")
     if dry_run:
         _finish(report, fmt, output, quiet, verbose, gate=True)

@@ -95,16 +95,12 @@ def _needs_mark(value: str) -> bool:
 
 def csv_cell(value: object) -> object:
     """A CSV cell that no spreadsheet reads as a formula; anything but text is returned as is."""
-    if isinstance(value, str) and _needs_mark(value):
-        return CSV_MARK + value
-    return value
+    return CSV_MARK + value if isinstance(value, str) and _needs_mark(value) else value
 
 
 def csv_restore(value: object) -> object:
     """The string :func:`csv_cell` was given, from the cell it wrote."""
-    if isinstance(value, str) and value.startswith(CSV_MARK):
-        return value[1:]
-    return value
+    return value[1:] if isinstance(value, str) and value.startswith(CSV_MARK) else value
 
 
 def _text_columns(frame) -> list:

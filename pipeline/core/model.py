@@ -1,16 +1,8 @@
-"""The model: facts every module shares, each written once.
-
-* the MLCommons labels and wording (the footnote of an unverified result and
-  the comparison disclaimer);
-* the built-in defaults of the pipeline's parameters (``params.yaml``
-  overrides them; the CLI reads it once, at the edge, and passes values in);
-* :class:`Source`, the one way a place in a file is held and written (the
-  ``file`` and ``line`` columns of a table, ``line N`` or ``key K`` in findings);
-* :func:`plain`, the one way a value is made JSON-safe;
-* :class:`Row`, the typed row of every report (:data:`COLUMN_TYPES` is its
-  schema: one type per column name, whatever the report).
-
-Standard library only: the gate imports it and must start fast.
+"""The model: facts every module shares, each written once, by the sections
+below: the MLCommons labels and wording, the parameters' built-in defaults,
+locations (:class:`Source`), JSON-safe values (:func:`plain`) and the typed row
+of every report (:class:`Row`). Standard library only: the gate imports it and
+must start fast.
 """
 
 from __future__ import annotations
@@ -147,7 +139,6 @@ class Source:
         return cls(*result_key(row, prefix)).under(root)
 
     def __str__(self) -> str:
-        """``path:line`` (``path`` when there is no line)."""
         return f"{self.path}:{self.line}" if self.line is not None else self.path
 
 

@@ -14,9 +14,7 @@ naming the file, the line and key, what was expected and what was found.
 One registry per fact: ``models.yaml`` names every benchmark with its aliases
 and unit family; ``rules/metrics.yaml`` gives a family's units per scenario;
 ``rules/<round>.yaml`` says which benchmarks the round has, in which scenarios,
-and any units the round published differently. Everything derived from the
-folder is cached on the value (:func:`memo`), so two values of two folders
-(the gate's base and head) never share an answer.
+and any units the round published differently. Answers are cached on the value (:func:`memo`).
 """
 
 from __future__ import annotations
@@ -58,7 +56,8 @@ def validator(schema: dict) -> jsonschema.Draft202012Validator:
 
 def memo(maxsize: int | None = None):
     """Memoise ``fn(rules, *args)`` on the rules value: the cache is kept in
-    the value's own dictionary, so it lives and dies with those rules."""
+    the value's own dictionary, so it lives and dies with those rules (the
+    gate's base and head never share an answer)."""
     def wrap(fn):
         @functools.wraps(fn)
         def call(rules: Rules, *args, **kwargs):
@@ -322,11 +321,7 @@ class Rules:
         return {k: float(data[k]) for k in ("tolerance_pct_points", "tolerance_ratio")}
 
     def canonical_scenario(self, text: str) -> str | None:
-        key = text.strip().lower()
-        for sc in self.scenarios():
-            if sc.lower() == key:
-                return sc
-        return None
+        return canonical_units(text, self.scenarios())
 
     @memo()
     def accelerator_patterns(self) -> tuple[tuple[str, re.Pattern], ...]:
@@ -335,10 +330,7 @@ class Rules:
 
     def canonical_accelerator(self, text: str) -> str | None:
         """The canonical short name for a free-text accelerator name, or None."""
-        for name, pattern in self.accelerator_patterns():
-            if pattern.search(text):
-                return name
-        return None
+        return next((name for name, pattern in self.accelerator_patterns() if pattern.search(text)), None)
 
     @memo()
     def registry_vendors(self) -> dict[str, str]:
@@ -390,7 +382,7 @@ class Vendor:
 
 
 def canonical_units(text: str, accepted: tuple[str, ...]) -> str | None:
-    """The accepted spelling of units written in any case (``tokens/s`` -> ``Tokens/s``), or None."""
+    """The accepted spelling of units (or a scenario) written in any case (``tokens/s`` -> ``Tokens/s``), or None."""
     key = text.strip().lower()
     return next((u for u in accepted if u.lower() == key), None)
 

@@ -73,21 +73,13 @@ def check(text: str, where: Source | str, checks: tuple[str, ...] = TABULAR) -> 
     ascii_only = text.isascii()   # fast paths: large partner files are usually plain ASCII
     if "control-character" in checks and (
             not ascii_only or text.encode("ascii").translate(None, _ASCII_ALLOWED)):
-        m = _CONTROL.search(text)
-        if m:
-            line, character = _position(text, m.start())
-            out.append(located("control-character", where.at(line=line),
-                               "printable text, tabs and line feeds",
-                               f"U+{ord(m.group()):04X} at character {character}",
-                               "the file holds a control character"))
-    if "mojibake" in checks and not ascii_only:
-        m = MOJIBAKE.search(text)
-        if m:
-            line, character = _position(text, m.start())
-            out.append(located("mojibake", where.at(line=line), "text as typed (e.g. 'CDNA 4')",
-                               f"{_around(text, m.start(), m.end())} at character {character}",
-                               "mojibake: UTF-8 text was decoded as Latin-1/cp1252 and saved again; "
-                               "fix the export's encoding"))
+        if m := _CONTROL.search(text):
+            out.append(_at("control-character", text, m.start(), where, "printable text, tabs and line feeds",
+                           f"U+{ord(m.group()):04X}", "the file holds a control character"))
+    if "mojibake" in checks and not ascii_only and (m := MOJIBAKE.search(text)):
+        out.append(_at("mojibake", text, m.start(), where, "text as typed (e.g. 'CDNA 4')",
+                       _around(text, m.start(), m.end()), "mojibake: UTF-8 text was decoded as Latin-1/cp1252 "
+                       "and saved again; fix the export's encoding"))
     if "duplicate-column" in checks:
         out.extend(_duplicate_columns(text.lstrip(BOM), where))
     if "hidden-character" in checks and not ascii_only and not out:
@@ -95,13 +87,16 @@ def check(text: str, where: Source | str, checks: tuple[str, ...] = TABULAR) -> 
         found = hidden_character(body)
         if found:
             code, at, described = found
-            at += len(text) - len(body)
-            line, character = _position(text, at)
-            out.append(located(code, where.at(line=line), "plain visible text",
-                               f"{described} at character {character}",
-                               "the file holds a character that hides in a name (a zero-width or "
-                               "bidirectional control character, or a look-alike letter)"))
+            out.append(_at(code, text, at + len(text) - len(body), where, "plain visible text", described,
+                           "the file holds a character that hides in a name (a zero-width or "
+                           "bidirectional control character, or a look-alike letter)"))
     return out
+
+
+def _at(code: str, text: str, at: int, where: Source, expected: str, what: str, message: str) -> Finding:
+    """A finding of WHAT at offset AT of TEXT, at its line and character."""
+    line, character = _position(text, at)
+    return located(code, where.at(line=line), expected, f"{what} at character {character}", message)
 
 
 # What is left of a mojibake sequence once its second character is gone: a

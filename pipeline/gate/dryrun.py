@@ -25,39 +25,34 @@ from pipeline.gate.judge import Judging, judged
 from pipeline.core.rules import Rules
 from pipeline.gate.policy import Policy, local
 from pipeline.gate.results import check
-from pipeline.gate.submit import SubmitResult, seal
+from pipeline.gate.submit import SubmitResult, submit as seal
 from pipeline.store import clock
 from pipeline.store.versions import Version, root_name
 
 
-def dry_run(rules: Rules, source: Path, submitter: str, round_: str, status: str, root: Path,
-            submitted_at: datetime | None, fmt: str | None, notes: str | None,
-            withdraws: list[dict] | None, params_path: Path | None, force: bool = False) -> Report:
-    """The gate's report on the version ``submit`` would seal (a refusal's findings when it would refuse)."""
-    pol = local(rules, params_path)
+def submit(rules: Rules, source: Path, submitter: str, round_: str, status: str, root: Path,
+           submitted_at: datetime | None, fmt: str | None, notes: str | None,
+           withdraws: list[dict] | None, params_path: Path | None, force: bool = False,
+           dry_run: bool = False) -> Report:
+    """Seal SOURCE as the next version under ROOT (:func:`pipeline.gate.submit.submit`; DRY_RUN: into a
+    copy of its context), then judge it as the gate will; ``summary["created"]`` None when refused."""
+    pol = local(rules, params_path) if dry_run else None   # a submit seals first, then reads the policy
     with tempfile.TemporaryDirectory(prefix="mlrepro-dry-run-") as scratch:
-        copy = Path(scratch) / "submissions"
-        for who in dict.fromkeys((submitter, pol.reference_submitter)):
-            folder = root / round_ / who
-            if folder.is_dir():
-                shutil.copytree(folder, copy / round_ / who, symlinks=True,
-                                ignore=shutil.ignore_patterns(".*"))
-        copy.mkdir(parents=True, exist_ok=True)
-        sealed = seal(rules, source, submitter, round_, status, copy, root_name(root), submitted_at, fmt, notes,
-                      withdraws, force)
-        return _judged(sealed, source, copy, root, pol, {"dry_run": True, "sealed": False, "status": sealed.status})
-
-
-def submitted(rules: Rules, source: Path, submitter: str, round_: str, status: str, root: Path,
-              submitted_at: datetime | None, fmt: str | None, notes: str | None,
-              withdraws: list[dict] | None, params_path: Path | None, force: bool = False) -> Report:
-    """Seal SOURCE as the next version under ROOT (:func:`pipeline.gate.submit.submit`), then judge
-    it as the gate will; None as ``summary["created"]`` when refused (nothing written)."""
-    sealed = seal(rules, source, submitter, round_, status, root, root_name(root), submitted_at, fmt, notes,
-                  withdraws, force)
-    v = sealed.version
-    return _judged(sealed, source, root, root, local(rules, params_path), {
-        "created": v and v.display, "path": v and v.path.as_posix(), "status": sealed.status})
+        where = Path(scratch) / "submissions" if dry_run else root
+        if dry_run:
+            for who in dict.fromkeys((submitter, pol.reference_submitter)):
+                folder = root / round_ / who
+                if folder.is_dir():
+                    shutil.copytree(folder, where / round_ / who, symlinks=True,
+                                    ignore=shutil.ignore_patterns(".*"))
+            where.mkdir(parents=True, exist_ok=True)
+        sealed = seal(rules, source, submitter, round_, status, root, submitted_at, fmt, notes, withdraws, force,
+                      into=where)
+        v = sealed.version
+        head = ({"dry_run": True, "sealed": False} if dry_run
+                else {"created": v and v.display, "path": v and v.path.as_posix()})
+        return _judged(sealed, source, where, root, pol or local(rules, params_path),
+                       {**head, "status": sealed.status})
 
 
 def _judged(sealed: SubmitResult, source: Path, where: Path, root: Path, pol: Policy, head: dict) -> Report:

@@ -61,12 +61,9 @@ def flips(before: dict[tuple, dict], after: dict[tuple, dict], shown: str | None
         text = f"{name}: {', '.join(changed)}"
         where = Source(*key).under(shown)
         rows.append({"source": str(where), "file": where.path, "line": where.line,
-                     "submitter": who.get("submitter"), "round": who.get("round"),
-                     "system": who.get("system"), "model": who.get("model"), "scenario": who.get("scenario"),
-                     "base": {"status": a["status"], "verdict": a["verdict"],
-                              "deviation_pct": a.get("deviation_pct")},
-                     "head": {"status": b["status"], "verdict": b["verdict"],
-                              "deviation_pct": b.get("deviation_pct")},
+                     **{k: who.get(k) for k in ("submitter", "round", "system", "model", "scenario")},
+                     **{side: {k: o.get(k) for k in ("status", "verdict", "deviation_pct")}
+                        for side, o in (("base", a), ("head", b))},
                      "text": text})
         found.append(located("verdict-flip", where, f"{a['verdict']} ({a['status']}) at the base",
                              f"{b['verdict']} ({b['status']}) at the head",

@@ -11,15 +11,13 @@ numbered next); and each gated version with the base's policy
 (:mod:`pipeline.gate.results`), whose reference must verify
 (``reference-broken`` otherwise).
 
-Every byte judged comes from git's object store (:mod:`pipeline.gate.gitstore`),
-never the working tree, so neither ``.gitattributes`` nor ``core.autocrlf``
-nor an old checkout changes a verdict. ``--worktree`` judges what a commit of
+Every byte judged comes from git's object store, never the working tree
+(:mod:`pipeline.gate.gitstore` says why). ``--worktree`` judges what a commit of
 the working tree would store, leaving out dvc.yaml's outs and metrics (which
 a local ``make run`` rewrites).
 
-The base is the tip of ``--base``, else of ``origin/$GITHUB_BASE_REF`` (when
-set), ``origin/HEAD``, ``main`` or ``master``. The change is laid over that tip
-and judged there with the tip's policy: the verdict of the pull request merged
+The change is laid over the base's tip (:func:`gitstore.resolve_base`) and
+judged there with the tip's policy: the verdict of the pull request merged
 into the base as it is now, whether or not the branch is up to date. Named
 version folders without ``--base`` (or outside git) are read from disk with
 the installed tool's policy. The gate never imports great_expectations, dvc
@@ -134,10 +132,7 @@ def _named(paths: list[Path], root: Path, cwd: Path) -> list[Version]:
     out = []
     for path in paths:
         path = cwd / path
-        try:
-            rel = path.resolve().relative_to(root.resolve()).as_posix()
-        except ValueError:
-            raise UsageError(f"{path}: not inside the submissions root {root}") from None
+        rel = _relative(path, root, f"{path}: not inside the submissions root {root}")
         version, _ = Version.parse(rel + "/" + MANIFEST)
         if version is None or version.display != rel:
             raise UsageError(f"{path}: not a version folder <round>/<submitter>/v<N>")
@@ -147,11 +142,16 @@ def _named(paths: list[Path], root: Path, cwd: Path) -> list[Version]:
 
 # ---- a change, as git stores it ------------------------------------------------------------
 
-def _in_repository(path: Path, top: Path, what: str) -> str:
+def _relative(path: Path, top: Path, outside: str) -> str:
+    """PATH relative to TOP, resolved; a usage error OUTSIDE when it is not under TOP."""
     try:
-        rel = path.resolve().relative_to(top.resolve()).as_posix()
-    except ValueError as exc:
-        raise UsageError(f"{what} {path} is outside the repository {top}") from exc
+        return path.resolve().relative_to(top.resolve()).as_posix()
+    except ValueError:
+        raise UsageError(outside) from None
+
+
+def _in_repository(path: Path, top: Path, what: str) -> str:
+    rel = _relative(path, top, f"{what} {path} is outside the repository {top}")
     return "" if rel == "." else rel
 
 

@@ -119,9 +119,7 @@ def _result_rows(own: pd.DataFrame, agreement: pd.DataFrame, shown: str | None) 
     verdicts = {result_key(r): r for r in _records(agreement[agreement["file"].isin(own["file"])])}
     out = []
     for row in _records(own):
-        where = Source.of_row(row, shown)
-        out_row = {"version": _version(where), "file": where.path, "line": where.line, "outcome": ACCEPTED,
-                   "codes": ""}
+        out_row = _row(Source.of_row(row, shown), ACCEPTED, "")
         out_row.update({k: row.get(k) for k in RESULT_KEYS})
         compared = verdicts.get(result_key(row))
         if compared is None:
@@ -136,16 +134,15 @@ def _result_rows(own: pd.DataFrame, agreement: pd.DataFrame, shown: str | None) 
 
 
 def _disposed_row(d, shown: str | None) -> dict:
-    where = d.where.under(shown)
-    out = {"version": _version(where), "file": where.path, "line": where.line, "outcome": d.outcome,
-           "codes": d.codes}
-    out.update({k: None for k in RESULT_KEYS + VERDICT_KEYS}, reason=d.reason)
-    return out
+    return _row(d.where.under(shown), d.outcome, d.codes) | {k: None for k in RESULT_KEYS + VERDICT_KEYS} | {
+        "reason": d.reason}
 
 
-def _version(where: Source) -> str:
+def _row(where: Source, outcome: str, codes: str) -> dict:
+    """A gate row's place and outcome: its version, file and line."""
     version, _ = Version.parse(where.file)
-    return version.display if version else "/".join(where.file.split("/")[:3])
+    return {"version": version.display if version else "/".join(where.file.split("/")[:3]), "file": where.path,
+            "line": where.line, "outcome": outcome, "codes": codes}
 
 
 def _deviations(agreement: pd.DataFrame, mine, shown: str | None) -> list[Finding]:

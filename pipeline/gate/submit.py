@@ -3,14 +3,10 @@
 
 The file is read first by ingest, as any version's files are read later: one
 that does not parse in its format, or whose rows fail their checks or name
-another submitter, is refused (findings, nothing written).
-
-The status is decided under the submitter folder's lock, with the clock read
-there too (so a version never seals an earlier time than the one before it):
-``auto`` is verified when the version is sealed by the round's deadline and
-post-deadline after it; ``verified`` after the deadline is refused, naming
-the fix, unless forced (then a warning: the version counts as post-deadline
-and the gate fails it). Tolerance is judged when the version is read.
+another submitter, is refused (findings, nothing written). The status is
+decided under the submitter folder's lock, with the clock read there too (so
+a version never seals an earlier time than the one before it): :func:`_status`.
+Tolerance is judged when the version is read.
 """
 
 from __future__ import annotations
@@ -52,19 +48,14 @@ class SubmitResult:
 
 def submit(rules: Rules, source: Path, submitter: str, round_: str, status: str, root: Path,
            submitted_at: datetime | None = None, fmt: str | None = None,
-           notes: str | None = None, withdraws: list[dict] | None = None, force: bool = False) -> SubmitResult:
+           notes: str | None = None, withdraws: list[dict] | None = None, force: bool = False,
+           into: Path | None = None) -> SubmitResult:
     """Seal SOURCE as the next version of ``root/round/submitter``, or refuse it
     (its findings, nothing written). ``status``: verified, post-deadline or
-    auto; ``force`` seals a version declared verified after the deadline."""
-    return seal(rules, source, submitter, round_, status, root, root_name(root), submitted_at, fmt, notes, withdraws,
-                force)
-
-
-def seal(rules: Rules, source: Path, submitter: str, round_: str, status: str, root: Path, shown: str | None,
-         submitted_at: datetime | None = None, fmt: str | None = None,
-         notes: str | None = None, withdraws: list[dict] | None = None, force: bool = False) -> SubmitResult:
-    """:func:`submit` into ROOT, whose locations name it SHOWN (a dry run seals
-    into a copy of the user's root)."""
+    auto; ``force`` seals a version declared verified after the deadline.
+    INTO: seal there instead, locations still naming ROOT (a dry run seals into a copy)."""
+    shown = root_name(root)
+    root = into or root
     _arguments(rules, source, submitter, round_, status, submitted_at)
     fmt = fmt or readers.detect(rules, source)
     if fmt is None or fmt not in readers.READERS:

@@ -10,16 +10,19 @@ from typing import Callable
 
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
+from pipeline.gate.policy import WHAT
 from pipeline.store.manifests import MANIFEST
 from pipeline.store.versions import Version, bad_version_folder, misplaced_finding
 
 
 # ---- versioning rules ------------------------------------------------------------------
 
-def _numbers(versions) -> dict[tuple[str, str], set[int]]:
+def _numbers(paths: list[str]) -> dict[tuple[str, str], set[int]]:
+    """(round, submitter) -> the numbers of the versions PATHS lie in."""
     out: dict[tuple[str, str], set[int]] = {}
-    for v in versions:
-        out.setdefault((v.round, v.submitter), set()).add(v.number)
+    for v, _ in map(Version.parse, paths):
+        if v:
+            out.setdefault((v.round, v.submitter), set()).add(v.number)
     return out
 
 
@@ -29,8 +32,7 @@ def versioning(changes: dict[str, str], base_files: list[str], head_files: list[
     and every file of the base and of the head (all relative to the
     submissions root, named SHOWN in locations). CHANGED_LINE gives the first
     changed line of a modified file; BASE names the base commit."""
-    at_base = _numbers(v for v, _ in (Version.parse(p) for p in base_files) if v)
-    at_head = _numbers(v for v, _ in (Version.parse(p) for p in head_files) if v)
+    at_base, at_head = _numbers(base_files), _numbers(head_files)
     gated: set[Version] = set()
     found: list[Finding] = []
     for path, status in sorted(changes.items()):
@@ -56,10 +58,9 @@ def versioning(changes: dict[str, str], base_files: list[str], head_files: list[
 def _immutable(path: str, status: str, version: Version, numbers: set[int], line: int | None,
                shown: str | None, base: str) -> Finding:
     nxt = max(numbers) + 1
-    what = {"A": "added", "D": "deleted", "M": "changed"}[status]
     return located("version-immutable", Source(path, line=line, root=shown),
                    f"the file as sealed in v{version.number} at the base ({base[:12]})",
-                   f"{what} since the base",
+                   f"{WHAT[status]} since the base",
                    f"versions are immutable: add v{nxt} (mlrepro submit) instead of editing "
                    f"{version.display}")
 

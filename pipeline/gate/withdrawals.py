@@ -53,8 +53,7 @@ def check(rules: Rules, g, version: Version, previous: int, new_rows: list[dict]
         source = str(Source.of_row(row, shown))
         entry = withdrawal_for(rules, m.withdraws, row)
         if entry is not None:
-            withdrawn.append({"system": row["system"], "model": row["model"], "scenario": row["scenario"],
-                              "division": row["division"], "source": source,
+            withdrawn.append({**{k: row[k] for k in KEY}, "source": source,
                               "reason": entry["reason"], "verdict": had.get("verdict"),
                               "deviation_pct": had.get("deviation_pct")})
             continue
