@@ -21,18 +21,15 @@ class _DeferringFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path, target=None):
         if fullname not in self.names:
             return None
-        spec = self._real_spec(fullname)
+        sys.meta_path.remove(self)   # the real spec, as if this finder were not there
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            sys.meta_path.insert(0, self)
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec   # not found or not lazily loadable: the ordinary import decides
         spec.loader = importlib.util.LazyLoader(spec.loader)
         return spec
-
-    def _real_spec(self, fullname):
-        sys.meta_path.remove(self)
-        try:
-            return importlib.util.find_spec(fullname)
-        finally:
-            sys.meta_path.insert(0, self)
 
 
 @contextmanager

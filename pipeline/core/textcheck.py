@@ -204,30 +204,30 @@ def yaml_guard(text: str, where: Source, code: str, aliases: bool = True,
     none here: the loader reports it with its line."""
     sizes: dict[str, int | None] = {}       # anchor -> expanded node count (None: still open)
     # per open collection: [node count, anchor, is a mapping, complete children so far]
-    stack: list[list] = [[0, None, False, 0]]
-    depth = 0
+    stack: list[list] = [[0, None, False, 0]]   # below the document: the depth is len(stack) - 1
+
+    def refuse(expected: str, found: str, message: str, **place) -> list[Finding]:
+        return [located(code, where.at(line=line, **place), expected, found, message)]
+
     try:
         for event in yaml.parse(text, Loader=_loader()):
             line = event.start_mark.line + 1 if event.start_mark else 1
             anchor = getattr(event, "anchor", None)
             if anchor is not None and not aliases:
                 kind = "an alias" if isinstance(event, yaml.AliasEvent) else "an anchor"
-                return [located(code, where.at(line=line), "no anchors or aliases", f"{kind} ({anchor})",
-                                "anchors and aliases are not allowed here")]
+                return refuse("no anchors or aliases", f"{kind} ({anchor})", "anchors and aliases are not allowed here")
             if not aliases and _merge_key(event, stack[-1]):
-                return [located(code, where.at(line=line, key="<<"), "no merge keys, anchors or aliases",
-                                "a merge key (<<)", "merge keys are not allowed here: state each key itself")]
+                return refuse("no merge keys, anchors or aliases", "a merge key (<<)",
+                              "merge keys are not allowed here: state each key itself", key="<<")
             if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-                if depth > max_depth:
-                    return [located(code, where.at(line=line), f"at most {max_depth} levels of nesting",
-                                    "deeper", "the YAML document nests too deeply")]
+                if len(stack) > max_depth:   # this collection would open level len(stack)
+                    return refuse(f"at most {max_depth} levels of nesting", "deeper",
+                                  "the YAML document nests too deeply")
                 if anchor is not None:
                     sizes[anchor] = None
                 stack.append([1, anchor, isinstance(event, yaml.MappingStartEvent), 0])
                 continue
             if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                depth -= 1
                 count, anchor, _, _ = stack.pop()
                 if anchor is not None:
                     sizes[anchor] = count
@@ -239,16 +239,14 @@ def yaml_guard(text: str, where: Source, code: str, aliases: bool = True,
             elif isinstance(event, yaml.AliasEvent):
                 size = sizes.get(anchor)
                 if size is None:
-                    return [located(code, where.at(line=line), "an alias of a complete node",
-                                    f"*{anchor}", "a recursive or undefined alias")]
+                    return refuse("an alias of a complete node", f"*{anchor}", "a recursive or undefined alias")
                 stack[-1][0] += size
             else:
                 continue
             stack[-1][3] += 1   # a node of the enclosing collection is complete
             if sum(level[0] for level in stack) > max_nodes:
-                return [located(code, where.at(line=line),
-                                f"at most {max_nodes} nodes once aliases are expanded",
-                                "more (an alias bomb)", "the YAML aliases expand too far")]
+                return refuse(f"at most {max_nodes} nodes once aliases are expanded", "more (an alias bomb)",
+                              "the YAML aliases expand too far")
     except yaml.YAMLError:
         return []
     return []

@@ -55,13 +55,8 @@ def repo_top(cwd: Path) -> Path | None:
 def resolve_base(top: Path, base: str | None, env: dict | None = None) -> tuple[str, str, str]:
     """(ref, its tip commit, the merge base of the tip with HEAD): BASE, else
     origin/$GITHUB_BASE_REF, else the first of DEFAULT_BASES that exists."""
-    env = os.environ if env is None else env
-    if base:
-        candidates = [base]
-    elif env.get("GITHUB_BASE_REF"):
-        candidates = [f"origin/{env['GITHUB_BASE_REF']}"]
-    else:
-        candidates = list(DEFAULT_BASES)
+    github = (os.environ if env is None else env).get("GITHUB_BASE_REF")
+    candidates = [base] if base else [f"origin/{github}"] if github else list(DEFAULT_BASES)
     for ref in candidates:
         try:
             tip = text(top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
