@@ -73,10 +73,10 @@ def read_ledger(rules: Rules, path: str | Path) -> Ledger:
         bad("ledger-invalid", Source(ledger.path, mark.line + 1 if mark else None), "valid YAML",
             getattr(exc, "problem", None) or str(exc), "the claims ledger is not valid YAML")
         return ledger
-    lines, duplicates = _lines(node)
-    for where, key, line in duplicates:
-        bad("ledger-invalid", Source(ledger.path, line, key=_claim_key(data, where)), "each key once",
-            f"{key!r} twice", "duplicate key (YAML keeps only the last)")
+    lines = _lines(node)
+    for path, line in textcheck.duplicate_paths(node):
+        bad("ledger-invalid", Source(ledger.path, line, key=_claim_key(data, path)), "each key once",
+            f"{path[-1]!r} twice", "duplicate key (YAML keeps only the last)")
     if not isinstance(data, dict):
         bad("ledger-invalid", Source(ledger.path, 1), "a mapping with round, tolerance_pct_points and claims",
             type(data).__name__, "the ledger is not a mapping")
@@ -125,34 +125,11 @@ def _cut(value: object, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _lines(root) -> tuple[dict[tuple, int], list[tuple]]:
-    """{key path: line} from the composed node tree, and duplicate keys."""
-    lines: dict[tuple, int] = {}
-    duplicates: list[tuple] = []
-
-    visited: set[int] = set()
-
-    def walk(node, path):
-        lines.setdefault(path, node.start_mark.line + 1)
-        if id(node) in visited:  # an alias: walked once (no exponential walk over anchors)
-            return
-        visited.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            seen = set()
-            for key_node, value in node.value:
-                key = getattr(key_node, "value", None)
-                if key in seen:
-                    duplicates.append((path, key, key_node.start_mark.line + 1))
-                seen.add(key)
-                lines[path + (key,)] = key_node.start_mark.line + 1
-                walk(value, path + (key,))
-        elif isinstance(node, yaml.SequenceNode):
-            for i, item in enumerate(node.value):
-                walk(item, path + (i,))
-
-    if root is not None:
-        walk(root, ())
-    return lines, duplicates
+def _lines(root) -> dict[tuple, int]:
+    """{key path: line} of the composed tree; a key stated twice has its later line (YAML keeps that value)."""
+    lines = {(): root.start_mark.line + 1} if root is not None else {}
+    lines.update((path, marked.start_mark.line + 1) for marked, _, _, path in textcheck.entries(root))
+    return lines
 
 
 def _claim_id(item, index: int) -> str:
@@ -162,8 +139,8 @@ def _claim_id(item, index: int) -> str:
 
 
 def _claim_key(data, path: tuple) -> str | None:
-    """A duplicate key's claim, as the key ``claims.<id>``."""
-    if len(path) >= 2 and path[0] == "claims" and isinstance(data, dict):
+    """A duplicate key's claim (PATH: the key's), as the key ``claims.<id>``."""
+    if len(path) >= 3 and path[0] == "claims" and isinstance(data, dict):
         items = data.get("claims") or []
         if isinstance(items, list) and path[1] < len(items):
             return f"claims.{_claim_id(items[path[1]], path[1])}"

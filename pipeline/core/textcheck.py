@@ -270,42 +270,47 @@ def compose(text: str) -> tuple[object, object]:
         parser.dispose()
 
 
-def _entries(root):
-    """(marking node, key or index, parent node, dotted key) of every entry, each node walked once."""
-    todo = [(root, "")] if root is not None else []
-    seen_nodes: set[int] = set()
+def entries(root):
+    """(marking node, key or index, parent node, key path) of every entry of ``root``, in
+    document order; a node reached again (an alias) is walked once."""
+    todo = [(None, None, None, (), root)] if root is not None else []
+    walked: set[int] = set()
     while todo:
-        node, at = todo.pop()
-        if id(node) in seen_nodes:
+        marked, name, parent, path, node = todo.pop()
+        if marked is not None:
+            yield marked, name, parent, path
+        if id(node) in walked:
             continue
-        seen_nodes.add(id(node))
+        walked.add(id(node))
         if isinstance(node, yaml.MappingNode):
             children = [(key_node, getattr(key_node, "value", None), value) for key_node, value in node.value]
         elif isinstance(node, yaml.SequenceNode):
             children = [(item, i, item) for i, item in enumerate(node.value)]
         else:
             continue
-        for marked, name, value in children:
-            if isinstance(name, (str, int)):   # a complex key never gets here: compose refuses it
-                key = f"{at}.{name}" if at else str(name)
-                yield marked, name, node, key
-                todo.append((value, key))
+        # a complex key is left out: compose refuses it
+        todo.extend((m, n, node, (*path, n), v) for m, n, v in reversed(children) if isinstance(n, (str, int)))
+
+
+def duplicate_paths(root) -> list[tuple[tuple, int]]:
+    """(key path, line) of every key a mapping of the composed ``root`` states again, in document order."""
+    out, seen = [], set()
+    for marked, name, parent, path in entries(root):
+        if isinstance(parent, yaml.MappingNode) and isinstance(name, str):
+            if (id(parent), name) in seen:
+                out.append((path, marked.start_mark.line + 1))
+            seen.add((id(parent), name))
+    return out
 
 
 def duplicate_keys(root) -> list[tuple[str, int]]:
     """(key, line) of every key a mapping of the composed ``root`` states twice."""
-    out, seen = [], set()
-    for marked, name, parent, _ in _entries(root):
-        if isinstance(parent, yaml.MappingNode) and isinstance(name, str):
-            if (id(parent), name) in seen:
-                out.append((name, marked.start_mark.line + 1))
-            seen.add((id(parent), name))
-    return sorted(out, key=lambda kv: kv[1])
+    return sorted(((path[-1], line) for path, line in duplicate_paths(root)), key=lambda kv: kv[1])
 
 
 def key_lines(root) -> dict[str, int]:
     """Dotted key (``files.0.sha256``) -> its first line, for every key and list item of ``root``."""
     out: dict[str, int] = {}
-    for marked, _, _, key in _entries(root):
-        out.setdefault(key, marked.start_mark.line + 1)
+    for marked, _, _, path in entries(root):
+        out.setdefault(".".join(map(str, path)), marked.start_mark.line + 1)
     return out
