@@ -99,6 +99,32 @@ def test_every_ledger_problem_is_a_finding_with_the_claim_and_line(tmp_path, nam
     assert f["severity"] == "error"
 
 
+def test_the_ledger_format_is_a_valid_json_schema_speaking_the_project_vocabulary():
+    import jsonschema
+
+    from pipeline.core.model import STATUSES
+
+    jsonschema.Draft202012Validator.check_schema(claims_ledger.SCHEMA)
+    status = claims_ledger.SCHEMA["$defs"]["selector"]["properties"]["status"]["enum"]
+    assert status == [s.code for s in STATUSES]
+    assert claims_ledger.INT_KEYS == ("nodes", "accelerators_per_node", "total_accelerators")
+
+
+def test_a_ledger_claim_with_a_problem_is_kept_invalid_and_the_others_are_read(tmp_path):
+    text = GOOD + """\
+      - id: scaling-bad
+        kind: scaling
+        subject: {submitter: AMD}
+        claimed_ratio: 0.9
+    """
+    ledger = claims_ledger.read_ledger(RULES, ledger_file(tmp_path, text))
+    assert [c.id for c in ledger.claims] == ["wan-vs-b200"] and [i for i, _ in ledger.invalid] == ["scaling-bad"]
+    (f,) = ledger.findings
+    assert (f.code, f.where.key, f.line) == ("ledger-invalid", "claims.scaling-bad.claimed_ratio", 11)
+    claim = ledger.claims[0]
+    assert (claim.measure, claim.claimed, claim.tolerance) == ("pct", 93.0, 1.0)
+
+
 def test_a_good_ledger_has_no_findings_and_exits_0(tmp_path):
     doc = claims_json(tmp_path, GOOD, WAN_ROWS[:3], expect=0)   # one B200 only
     assert doc["findings"] == [] and [r["id"] for r in doc["rows"]] == ["wan-vs-b200"]
