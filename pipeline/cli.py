@@ -15,7 +15,6 @@ Exit codes, here and nowhere else: 0 clean; 1 the data failed a check;
 from __future__ import annotations
 
 import os
-import re
 from datetime import datetime
 from pathlib import Path
 
@@ -25,7 +24,9 @@ from pipeline.core.errors import ConfigError, DataError, UsageError
 from pipeline.core.findings import Report, filtered
 from pipeline.core.model import AUTO, STATUSES, VERIFIED
 from pipeline.core.vocabulary import AgreementVerdict, ClaimVerdict, CrosscheckVerdict, ScalingVerdict, Severity
+from pipeline.core import params
 from pipeline.core.params import DEFAULT_FILE as DEFAULT_PARAMS
+from pipeline.core.rules import Rules, round_order
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_CONFIG, EXIT_BUG = 0, 1, 2, 3, 4
 EXIT_CODES = """\b
@@ -283,8 +284,6 @@ def cli(ctx, schemas) -> None:
 
 def _rules(ctx: click.Context | None = None):
     """The rules of this invocation, loaded here once and passed down."""
-    from pipeline.core.rules import Rules
-
     meta = (ctx or click.get_current_context()).meta
     return meta.setdefault("rules", Rules.load(meta.get("schemas")))
 
@@ -309,13 +308,9 @@ def refuse_unknown(key: str, values, known: set[str], where: str) -> None:
             continue
         same = [k for k in sorted(known) if k.casefold() == value.casefold()]
         hint = f"did you mean {same[0]}? " if same else ""
-        order = sorted(known, key=_round_order, reverse=True) if key == "round" else sorted(known, key=str.casefold)
+        order = sorted(known, key=round_order, reverse=True) if key == "round" else sorted(known, key=str.casefold)
         listed = ", ".join(order) or "none"
         raise UsageError(f"--{key} {value}: no {key} of that name {where}; {hint}known: {listed}")
-
-
-def _round_order(name: str) -> tuple:
-    return tuple(int(n) for n in re.findall(r"\d+", name)), name
 
 
 @cli.command(short_help="Seal a result file as your next version (--dry-run first).")
@@ -437,10 +432,14 @@ def validate(paths, status, input_fmt, round_, root, fmt, output, quiet, verbose
     _finish(check(_rules(), list(paths), input_fmt, round_, status, root), fmt, output, quiet, verbose, RESULT_COLUMNS)
 
 
-def _load_table(path: Path):
+def _on_table(results: Path, analyse, wanted: dict | None = None, **combine):
+    """ANALYSE's report of the checked table RESULTS, the table's own findings first, filtered
+    by WANTED (a filter value the table cannot hold refused first)."""
     from pipeline.ingest import table
 
-    return table.load(_rules(), path)
+    frame, found = table.load(_rules(), results)
+    check_filters(_rules(), wanted or {}, frame)
+    return filtered(analyse(frame).combine(before=found, **combine), wanted or {})
 
 
 AGREEMENT_COLUMNS = ("verdict", "deviation_pct", "round", "submitter", "accelerator", "system", "model",
@@ -472,7 +471,6 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
     --post-deadline-dir, split RESULTS and the agreement table into the two sets too
     (the DVC pipeline's compare stage)."""
     from pipeline.analyses import compare as compare_mod
-    from pipeline.core import params
     from pipeline.core.files import write_json
     from pipeline.stages import compare as stage
 
@@ -485,7 +483,9 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
         for name in ("results", "agreement")}
     _guard({"RESULTS": results, "--params": params_path},
            {"--output": output, "--summary-out": summary_out, **sets})
-    frame, found = _load_table(results)
+    from pipeline.ingest import table
+
+    frame, found = table.load(_rules(), results)
     check_filters(_rules(), {"submitter": only_submitter, "round": only_round}, frame)
     if sets:
         agreement_display = output.as_posix() if output is not None and str(output) != "-" else "<agreement>"
@@ -565,7 +565,6 @@ def superseded(root, results, versions, tolerance_pct, reference_submitter, para
     and judge its results against today's references, apart from the current
     verdicts: which version superseded each, and whether it withdrew it (with the
     manifest's reason), replaced it or left it out; -o superseded.csv writes them."""
-    from pipeline.core import params
     from pipeline.stages import superseded as stage
 
     _guard({"ROOT": root, "--results": results, "--versions": versions, "--params": params_path},
@@ -665,7 +664,6 @@ def report_outputs(stdout: bool):
 def report(results, agreement, rejected, versions, superseded, scaling, claims, validation, data_docs, plot_data,
            output, params_path, quiet):
     """Write the human report RESULTS -> one offline HTML file with tables and HTML/CSS plots."""
-    from pipeline.core import params
     from pipeline.output import report as report_mod
     from pipeline.core.files import write_table, write_text
     to_stdout = str(output) == "-"
@@ -747,15 +745,10 @@ def scaling(results, reference_submitter, params_path, only_verdict, only_submit
     """Scaling efficiency of every multi-node result against single-node references."""
     from pipeline.analyses import scaling as scaling_mod
 
-    from pipeline.core import params
-
     ref = params.compare(params_path, reference_submitter=reference_submitter).reference_submitter
     _guard({"RESULTS": results, "--params": params_path}, {"--output": output})
-    frame, found = _load_table(results)
-    check_filters(_rules(), {"submitter": only_submitter, "round": only_round}, frame)
-    report = scaling_mod.scaling(_rules(), frame, ref)
-    report = filtered(report.combine(before=found),
-                      {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
+    report = _on_table(results, lambda frame: scaling_mod.scaling(_rules(), frame, ref),
+                       {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
     _finish(report, fmt, output, quiet, verbose, SCALING_COLUMNS)
 
 
@@ -774,13 +767,11 @@ def record(results, tolerance_pct, reference_submitter, params_path, fmt, output
     compared with the reference, how many within the tolerance, and the worst deviation
     (a row per partner and generation over every round too)."""
     from pipeline.analyses import record as record_mod
-    from pipeline.core import params
-
     p = params.compare(params_path, tolerance_pct, reference_submitter)
     _guard({"RESULTS": results, "--params": params_path}, {"--output": output})
-    frame, found = _load_table(results)
-    report = record_mod.partner_record(_rules(), frame, p.tolerance_pct, p.reference_submitter, p.reference_vendor)
-    _finish(report.combine(before=found), fmt, output, quiet, verbose, RECORD_COLUMNS)
+    report = _on_table(results, lambda frame: record_mod.partner_record(
+        _rules(), frame, p.tolerance_pct, p.reference_submitter, p.reference_vendor))
+    _finish(report, fmt, output, quiet, verbose, RECORD_COLUMNS)
 
 
 @cli.command(short_help="Recompute the claims of a ledger (claims.yaml).")
@@ -795,15 +786,11 @@ def claims(ledger, results, reference_submitter, params_path, only_verdict, fmt,
            exit_zero):
     """Recompute the claims of a ledger (claims.yaml) from a results table."""
     from pipeline.analyses import claims as claims_mod, ledger as ledger_mod
-
-    from pipeline.core import params
-
     p = params.compare(params_path, reference_submitter=reference_submitter)
     _guard({"LEDGER": ledger, "RESULTS": results, "--params": params_path}, {"--output": output})
     book = ledger_mod.read_ledger(_rules(), ledger)
-    frame, found = _load_table(results)
-    report = claims_mod.check_claims(_rules(), book, frame, p.reference_submitter, p.reference_vendor)
-    report = filtered(report.combine(before=found), {"verdict": only_verdict})
+    report = _on_table(results, lambda frame: claims_mod.check_claims(
+        _rules(), book, frame, p.reference_submitter, p.reference_vendor), {"verdict": only_verdict})
     _finish(report, fmt, output, quiet, verbose, CLAIM_COLUMNS, exit_zero)
 
 
@@ -866,12 +853,10 @@ def crosscheck(results, published_paths, tolerance_pct, only_verdict, only_submi
 
     _guard({"RESULTS": results, "--published": list(published_paths)}, {"--output": output})
     published, read_findings = crosscheck_mod.load_published(_rules(), published_paths)
-    frame, found = _load_table(results)
-    check_filters(_rules(), {"submitter": only_submitter, "round": only_round}, frame)
-    report = crosscheck_mod.check(frame, published, tolerance_pct)
     # the published table's own warnings are not this check's; its errors are
-    report = report.combine(before=found, after=[f for f in read_findings if f.severity == Severity.ERROR])
-    report = filtered(report, {"verdict": only_verdict, "submitter": only_submitter, "round": only_round})
+    report = _on_table(results, lambda frame: crosscheck_mod.check(frame, published, tolerance_pct),
+                       {"verdict": only_verdict, "submitter": only_submitter, "round": only_round},
+                       after=[f for f in read_findings if f.severity == Severity.ERROR])
     _finish(report, fmt, output, quiet, verbose, CROSSCHECK_COLUMNS, exit_zero)
 
 
@@ -903,7 +888,6 @@ def report_all(results, agreement, rejected, versions, superseded, validation, l
     """Everything reported from a compared table (the DVC pipeline's report stage):
     metrics, claims, scaling, the crosscheck against each published table, then the
     HTML report of them and the data of `dvc plots`."""
-    from pipeline.core import params
     from pipeline.stages import report as stage
 
     p = params.compare(params_path)

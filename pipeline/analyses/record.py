@@ -18,17 +18,13 @@ from pipeline.core.findings import Report
 from pipeline.core.formulas import PCT_DIGITS
 from pipeline.core.model import (AGREE, DEFAULT_REFERENCE_SUBMITTER, DEFAULT_REFERENCE_VENDOR,
                                  DEFAULT_TOLERANCE_PCT, DEVIATES, EXCLUDED, VERIFIED, typed_rows)
-from pipeline.core.rules import Rules
+from pipeline.core.rules import Rules, round_order
 from pipeline.analyses.compare import compare
 from pipeline.analyses.metrics import counts
 
 ALL_ROUNDS = "all rounds"
 COLUMNS = ("submitter", "accelerator", "round", "results", "compared", "agree", "deviates", "no_reference",
            "agreement_rate", "worst_deviation_pct", "worst_round", "worst_model", "worst_scenario")
-
-
-def _round_key(name: str) -> tuple:
-    return tuple(int(p) if p.isdigit() else p for p in name.lstrip("v").split("."))
 
 
 def _scope(group: pd.DataFrame, round_: str) -> dict:
@@ -55,7 +51,7 @@ def record(agreement: pd.DataFrame, tolerance_pct: float | None = None) -> Repor
     rows: list[dict] = []
     for (submitter, accelerator), group in t.groupby(["submitter", "accelerator"], sort=True, observed=True):
         head = {"submitter": str(submitter), "accelerator": str(accelerator)}
-        for round_ in sorted(set(group["round"].astype("str")), key=_round_key):
+        for round_ in sorted(set(group["round"].astype("str")), key=round_order):
             rows.append({**head, **_scope(group[group["round"].astype("str") == round_], round_)})
         rows.append({**head, **_scope(group, ALL_ROUNDS)})
     rows = [{c: r[c] for c in COLUMNS} for r in rows]

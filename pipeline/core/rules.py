@@ -381,6 +381,12 @@ class Vendor:
                           + r")(?![a-z0-9])", re.IGNORECASE)
 
 
+def round_order(name: str) -> tuple:
+    """A round's place in time, as a sort key: v4.1 before v5.0 before v5.1 (a name without a number first)."""
+    numbers = tuple(int(n) for n in re.findall(r"[0-9]+", name))
+    return (1, numbers, name) if numbers else (0, (), name)
+
+
 def canonical_units(text: str, accepted: tuple[str, ...]) -> str | None:
     """The accepted spelling of units (or a scenario) written in any case (``tokens/s`` -> ``Tokens/s``), or None."""
     key = text.strip().lower()

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.core.model import DEFAULT_REFERENCE_VENDOR, LABEL_UNVERIFIED, VERIFIED
-from pipeline.core.rules import Rules
+from pipeline.core.rules import Rules, round_order
 from pipeline.ingest import table as table_mod
 
 NO_ROUND = "(round not stated)"
@@ -60,7 +60,7 @@ class Data:
         found |= {round_of({"source": s}) for s in self.rejected.get("source", [])}
         found |= {round_of(r) for r in self.scaling or []}
         found |= {claim_round(c, self) for c in self.claims or []}
-        return sorted((r for r in found if isinstance(r, str) and r and r != ACROSS_ROUNDS), key=_round_key,
+        return sorted((r for r in found if isinstance(r, str) and r and r != ACROSS_ROUNDS), key=round_order,
                       reverse=True)
 
     @cached_property
@@ -72,13 +72,6 @@ class Data:
             if all(isinstance(x, str) for x in key):
                 index.setdefault(tuple(key), str(round_))
         return index
-
-
-def _round_key(name: str) -> tuple:
-    try:
-        return (1, *(int(p) for p in name.lstrip("v").split(".")))
-    except ValueError:
-        return (0,)
 
 
 def read_csv(path: Path) -> pd.DataFrame:
