@@ -72,12 +72,8 @@ def coerce(frame: pd.DataFrame) -> pd.DataFrame:
     for col in COLUMNS:
         if frame[col].dtype == dtype(col):   # already canonical: converting it changes nothing
             continue
-        if col in INT_COLUMNS:
-            frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("int64")
-        elif col == "value":
-            frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
-        elif col in NULLABLE_INT_COLUMNS:
-            frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("Int64")
+        if col in (*INT_COLUMNS, *NULLABLE_INT_COLUMNS, "value"):
+            frame[col] = pd.to_numeric(frame[col], errors="coerce").astype(dtype(col))
         else:
             frame[col] = frame[col].astype("str").where(frame[col].notna(), None)
     return frame
