@@ -127,14 +127,12 @@ def about_unverified(claim: Claim) -> bool:
 
 
 def _row(cid: str, claim: Claim | None, verdict: str, reason: str = "") -> dict:
-    return {"id": cid, "kind": claim.kind if claim else None, "text": claim.text if claim else "",
-            "line": claim.line if claim else None, "measure": claim.measure if claim else None,
-            "claimed": claim.claimed if claim else None, "tolerance": claim.tolerance if claim else None,
-            "computed": None, "holds": None, "verdict": verdict, "reason": reason,
-            "subject": None, "comparator": None, "best_comparator": None, "computed_vs_best": None,
-            "range_min": None, "range_max": None, "eligible_comparators": 0, "cherry_picked": None,
-            "verified": None, "label": "", "footnote": "", "disclaimer": "",
-            "notes": []}
+    stated = {k: getattr(claim, k, None) for k in ("kind", "text", "line", "measure", "claimed", "tolerance")}
+    return {"id": cid, **stated, "text": stated["text"] or "", "computed": None, "holds": None, "verdict": verdict,
+            "reason": reason, **dict.fromkeys(("subject", "comparator", "best_comparator", "computed_vs_best",
+                                               "range_min", "range_max")),
+            "eligible_comparators": 0, "cherry_picked": None, "verified": None, "label": "", "footnote": "",
+            "disclaimer": "", "notes": []}
 
 
 def _at(ledger: Ledger, claim: Claim, key: str) -> Source:
@@ -334,12 +332,7 @@ def _reproducibility(claim, results, ledger, refs):
         _label(row, [{"status": r["status"]} for r in rows])
         return row, [_none_compared(claim, ledger)]
     _label(row, [{"status": r["status"]} for r in rows if r["verdict"] in (AGREE, DEVIATES)])
-    if row["holds"]:
-        return row, []
-    return row, [located("claim-not-supported", _at(ledger, claim, "claimed_pct"),
-                         f"every partner result within ±{claim.claimed:g}%",
-                         f"{len(row['outside'])} outside (max |deviation| {row['computed']:.4g}%)",
-                         f"claim {claim.id}: partner results outside the claimed band")]
+    return row, _band_findings(row, claim, ledger, "", len(row["outside"]), "partner results")
 
 
 def _reproducibility_figures(claim: Claim, rows: list, reference_submitter: str) -> dict:
@@ -362,6 +355,14 @@ def _reproducibility_figures(claim: Claim, rows: list, reference_submitter: str)
     return {**_band(reference_submitter, round(max(abs(d) for d in devs), PCT_DIGITS), len(compared), inside,
                     outside, len(others)),
             "range_min": round(min(devs), PCT_DIGITS), "range_max": round(max(devs), PCT_DIGITS), "notes": notes}
+
+
+def _band_findings(row: dict, claim: Claim, ledger: Ledger, scope: str, outside: int, whose: str) -> list[Finding]:
+    """Nothing when a band claim holds; else its ``claim-not-supported``."""
+    return [] if row["holds"] else [located(
+        "claim-not-supported", _at(ledger, claim, "claimed_pct"), f"every partner result within ±{claim.claimed:g}%"
+        f"{scope}", f"{outside} outside (max |deviation| {row['computed']:.4g}%)",
+        f"claim {claim.id}: {whose} outside the claimed band")]
 
 
 def _band(reference_submitter: str, computed: float, compared: int, inside: int, outside: list,
@@ -400,12 +401,8 @@ def _record(claim, results, ledger, refs):
                      outside, sum(r["no_reference"] for r in overall)),
                notes=[f"generations compared: {', '.join(generations)}", *notes], scope=_every_round(generations))
     _label(row, [{"status": VERIFIED}])
-    if row["holds"]:
-        return row, []
-    return row, [located("claim-not-supported", _at(ledger, claim, "claimed_pct"),
-                         f"every partner result within ±{claim.claimed:g}% in every round and generation",
-                         f"{compared - inside} outside (max |deviation| {row['computed']:.4g}%)",
-                         f"claim {claim.id}: partners' record outside the claimed band")]
+    return row, _band_findings(row, claim, ledger, " in every round and generation", compared - inside,
+                               "partners' record")
 
 
 def _every_round(accelerators: list[str]) -> dict:

@@ -1,9 +1,6 @@
 """Which reference a partner result is judged against, and its verdict: the
-rules of :mod:`pipeline.analyses.compare`, one row (or one distinct decision key) at a
-time. No table library here: the gate's small-table path (:mod:`pipeline.ingest.rows`)
-judges rows with these functions, and compare's columnar path calls the same
-ones once per distinct decision key (the deviation and the bound are
-:mod:`pipeline.core.formulas`, which take a number or a column alike).
+rules of :mod:`pipeline.analyses.compare`, decided once per distinct decision
+key (the deviation and the bound are :mod:`pipeline.core.formulas`).
 """
 
 from __future__ import annotations
@@ -73,8 +70,7 @@ def on_vendor(rules: Rules, accelerator: str, vendor: str) -> bool:
 
 def decide(rules: Rules, row: dict, candidates: list[dict], ref_vendor: str, ref_submitter: str) -> dict:
     """The reference of every partner row sharing ``row``'s decision key."""
-    out = {"reference_system": None, "reference_value": None, "reference_source": None,
-           "reference_file": None, "reference_line": None, "reference_status": None, "reference_rule": None,
+    out = {**dict.fromkeys(f"reference_{k}" for k in ("system", "value", "source", "file", "line", "status", "rule")),
            "verdict": None, "reason": ""}
 
     def finish(verdict: str, reason: str = "") -> dict:
