@@ -18,7 +18,7 @@ from pipeline.core.findings import Finding, Report, located
 from pipeline.core.formulas import deviation_pct, within
 from pipeline.core.model import VERIFIED, Source, typed_rows
 from pipeline.core.rules import Rules
-from pipeline.core.vocabulary import CrosscheckVerdict
+from pipeline.core.vocabulary import CrosscheckVerdict, tally
 
 KEY = ("round", "submitter", "system", "model", "scenario")
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def check(table: pd.DataFrame | list[dict], published: Mapping[str, pd.DataFrame
     looked_up = typed_rows("CrosscheckRow", looked_up)
     return Report(looked_up, findings, {
         "tolerance_pct": tolerance_pct, "published_rounds": sorted(published), "checked": len(looked_up),
-        **{v: sum(1 for r in looked_up if r["verdict"] == v) for v in VERDICTS},
+        **tally([r["verdict"] for r in looked_up], VERDICTS),
         "not_checked_post_deadline": sum(1 for r in rows if r["status"] != VERIFIED),
         "not_checked_no_published_table": len(verified) - len(checked)})
 

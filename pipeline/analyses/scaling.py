@@ -23,7 +23,7 @@ from __future__ import annotations
 import pandas as pd
 
 from pipeline.core.rules import Rules, is_latency
-from pipeline.core.vocabulary import ScalingVerdict
+from pipeline.core.vocabulary import ScalingVerdict, tally
 from pipeline.core.formulas import EPSILON, efficiency_pct, linear_expectation
 from pipeline.core.findings import Report
 from pipeline.core.model import (DEFAULT_REFERENCE_SUBMITTER, LABEL_UNVERIFIED, POST_DEADLINE,
@@ -126,5 +126,5 @@ def scaling(rules: Rules, results: pd.DataFrame, reference_submitter: str = DEFA
         ["round", "submitter", "system", "model", "scenario", "status"], kind="stable")
     rows = typed_rows("ScalingRow", (scale_row(r, index, reference_submitter) for r in multi.to_dict("records")))
     return Report(rows, [], {"reference_submitter": reference_submitter, "multi_node_rows": len(rows),
-                             **{v: sum(r["verdict"] == v for r in rows) for v in VERDICTS},
+                             **tally([r["verdict"] for r in rows], VERDICTS),
                              "unverified": sum(r["label"] == LABEL_UNVERIFIED for r in rows)})
