@@ -61,28 +61,31 @@ STAGES = (  # (command, the stage it is)
 
 # ---- options shared by every command ----------------------------------------------------------
 
+def options(*decorators):
+    """One decorator of several options, listed in --help in this order."""
+    def wrap(f):
+        for decorate in reversed(decorators):
+            f = decorate(f)
+        return f
+    return wrap
+
+
 quiet_option = click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
 
 
 def printed_options(fmt_help: str = "Output format of what is printed."):
     """--format, -q, -v: how much of the report is printed, and how."""
-    def wrap(f):
-        f = click.option("-v", "--verbose", is_flag=True, help="Print every row and finding (no cap of 200).")(f)
-        f = quiet_option(f)
-        return click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text",
-                            show_default=True, help=fmt_help)(f)
-    return wrap
+    return options(click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text",
+                                show_default=True, help=fmt_help), quiet_option,
+                   click.option("-v", "--verbose", is_flag=True, help="Print every row and finding (no cap of 200)."))
 
 
 def output_options(what: str = "the report"):
-    """--format, -o/--output (WHAT the command writes), -q, -v."""
-    def wrap(f):
-        f = click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
-                         metavar="FILE", help=f"Write {what} to FILE ('-': standard output, in --format). The "
-                         "extension names the format: .csv or .parquet (the rows), .json (with summary and "
-                         "findings), .xml (JUnit), .md, else text.")(f)
-        return printed_options()(f)
-    return wrap
+    """--format, -q, -v, and -o/--output (WHAT the command writes)."""
+    return options(printed_options(), click.option(
+        "-o", "--output", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path), metavar="FILE",
+        help=f"Write {what} to FILE ('-': standard output, in --format). The extension names the format: .csv "
+             "or .parquet (the rows), .json (with summary and findings), .xml (JUnit), .md, else text."))
 
 
 exit_zero = click.option("--exit-zero", is_flag=True,
@@ -106,13 +109,10 @@ def filter_options(verdicts, *keys: str):
     helps = {"submitter": "Only rows of this submitter (repeatable; one the input holds).",
              "round": "Only rows of this round (repeatable; one the input or schemas/rounds.yaml holds)."}
 
-    def wrap(f):
-        for key in reversed(keys):
-            f = click.option(f"--{key}", f"only_{key}", multiple=True, help=helps[key])(f)
-        return click.option("--verdict", "only_verdict", multiple=True,
-                            type=click.Choice([v.code for v in verdicts], case_sensitive=False),
-                            help="Only rows with this verdict (repeatable).")(f)
-    return wrap
+    return options(click.option("--verdict", "only_verdict", multiple=True,
+                                type=click.Choice([v.code for v in verdicts], case_sensitive=False),
+                                help="Only rows with this verdict (repeatable)."),
+                   *(click.option(f"--{key}", f"only_{key}", multiple=True, help=helps[key]) for key in keys))
 
 
 def registry_round(ctx, param, value):
@@ -376,12 +376,11 @@ def submit(source, submitter, round_, status, force, submitted_at, input_fmt, ro
     _finish(report, fmt, output, quiet, verbose, notes=notes_, sealed=True, gate=True)
 
 
-def _ingest_options(f):
-    f = input_format_option(f)
-    f = click.option("--round", "round_", callback=registry_round,
-                     help="Round of a raw file that does not state it (one of schemas/rounds.yaml).")(f)
-    f = click.option("--root", type=FOLDER, default=None, help="Submissions root (default: found from the paths).")(f)
-    return f
+_ingest_options = options(
+    click.option("--root", type=FOLDER, default=None, help="Submissions root (default: found from the paths)."),
+    click.option("--round", "round_", callback=registry_round,
+                 help="Round of a raw file that does not state it (one of schemas/rounds.yaml)."),
+    input_format_option)
 
 
 RESULT_COLUMNS = ("status", "round", "submitter", "accelerator", "system", "model", "scenario", "value",
@@ -623,30 +622,27 @@ def gate(paths, base, root, params_path, allow_maintenance, worktree, outputs, f
     _finish(report, fmt, targets, quiet, verbose, gate=True)
 
 
-def report_inputs(f):
-    f = click.option("--superseded", type=INPUT_FILE,
-                     help="The superseded versions' results with their verdicts (data/superseded.csv of "
-                          "`mlrepro superseded`): the report shows them and each withdrawal.")(f)
-    f = click.option("--versions", type=INPUT_FILE, required=True,
-                     help="Submission versions, used or superseded (data/versions.csv).")(f)
-    f = click.option("--rejected", type=INPUT_FILE, required=True,
-                     help="Rejected and set-aside inputs (data/rejected.csv).")(f)
-    f = click.option("--agreement", type=INPUT_FILE, required=True,
-                     help="Agreement table of `mlrepro compare` (data/agreement.csv).")(f)
-    return click.argument("results", type=INPUT_FILE)(f)
+report_inputs = options(
+    click.argument("results", type=INPUT_FILE),
+    click.option("--agreement", type=INPUT_FILE, required=True,
+                 help="Agreement table of `mlrepro compare` (data/agreement.csv)."),
+    click.option("--rejected", type=INPUT_FILE, required=True, help="Rejected and set-aside inputs (data/rejected.csv)."),
+    click.option("--versions", type=INPUT_FILE, required=True,
+                 help="Submission versions, used or superseded (data/versions.csv)."),
+    click.option("--superseded", type=INPUT_FILE,
+                 help="The superseded versions' results with their verdicts (data/superseded.csv of "
+                      "`mlrepro superseded`): the report shows them and each withdrawal."))
 
 
 def report_outputs(stdout: bool):
     """The HTML report (-o; '-' is standard output when STDOUT) and the data of its deviation plot."""
-    def wrap(f):
-        f = click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=stdout, path_type=Path),
-                         required=True, metavar="FILE",
-                         help="Write the HTML report (one self-contained file) to FILE"
-                              + ("; '-' is standard output (the plot data then only with --plot-data)."
-                                 if stdout else "."))(f)
-        return click.option("--plot-data", type=FILE,
-                            help="CSV for `dvc plots` (default: deviation.csv beside the report).")(f)
-    return wrap
+    return options(click.option("--plot-data", type=FILE,
+                                help="CSV for `dvc plots` (default: deviation.csv beside the report)."),
+                   click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=stdout, path_type=Path),
+                                required=True, metavar="FILE",
+                                help="Write the HTML report (one self-contained file) to FILE"
+                                     + ("; '-' is standard output (the plot data then only with --plot-data)."
+                                        if stdout else ".")))
 
 
 @cli.command(short_help="Write the offline HTML report of a compared table.")
