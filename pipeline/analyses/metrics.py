@@ -6,7 +6,7 @@ status and partner.
 the same few keys and the scope is in the file's path:
 
 - ``metrics.json``: the inputs: ``results`` (accepted), ``rejected`` and
-  ``excluded`` rows of the canonical table;
+  ``set_aside`` rows of the canonical table;
 - ``metrics/<status>.json``: every partner row of that status (all rounds);
 - ``metrics/<round>/<status>.json``: one round;
 - ``metrics/<round>/<status>/<partner>.json``: one partner in one round.
