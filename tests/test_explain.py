@@ -15,7 +15,7 @@ from test_gate import base_repo, repo  # noqa: F401  (fixtures of the gate's jou
 
 from pipeline.analyses import compare as compare_mod
 from pipeline.analyses.claims import check_claims
-from pipeline.analyses.differences import Difference, differences
+from pipeline.analyses.differences import Difference, differences_of, setup
 from pipeline.analyses.ledger import Claim, Ledger
 from pipeline.analyses.record import ALL_ROUNDS, record
 from pipeline.core.model import AGREE, DEVIATES, DOES_NOT_HOLD, HOLDS, NO_REFERENCE, POST_DEADLINE, plain
@@ -111,12 +111,12 @@ def test_differences_compare_what_each_side_states():
             "accelerators_per_node": 8, "host_processor": "AMD EPYC 9655", "host_processors_per_node": "2",
             "framework": "vLLM 0.14+gabc", "operating_system": "Ubuntu 24.04 LTS", "weight_data_types": None}
     same = {**mine, "framework": "vLLM 0.14", "operating_system": "Ubuntu 24.04"}
-    assert differences(mine, same) == ()   # a local version and "LTS" are not differences
+    assert differences_of(setup(mine), setup(same)) == ()   # a local version and "LTS" are not differences
     other = {**mine, "weight_data_types": "fp4", "framework": None, "host_processors_per_node": "8",
              "system": "XE9680"}
-    assert differences(mine, other) == (Difference("host", "2× AMD EPYC 9655", "8× AMD EPYC 9655"),
-                                        Difference("framework", "vLLM 0.14", None),
-                                        Difference("weights", None, "fp4"))
+    assert differences_of(setup(mine), setup(other)) == (
+        Difference("host", "2× AMD EPYC 9655", "8× AMD EPYC 9655"), Difference("framework", "vLLM 0.14", None),
+        Difference("weights", None, "fp4"))
 
 
 def test_a_v2_table_without_a_description_compares_as_before():

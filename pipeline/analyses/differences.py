@@ -73,12 +73,8 @@ def setup(row: dict, count: int | None | bool = False) -> dict[str, str | None]:
             "weights": _brief(row.get("weight_data_types"))}
 
 
-def differences(partner: dict, reference: dict) -> tuple[Difference, ...]:
-    """The aspects in which the systems differ (one side unstated: only when the other states it)."""
-    return differences_of(setup(partner), setup(reference))
-
-
 def differences_of(mine: dict[str, str | None], theirs: dict[str, str | None]) -> tuple[Difference, ...]:
+    """The aspects in which two :func:`setup` differ (one side unstated: only when the other states it)."""
     return tuple(Difference(a, mine[a], theirs[a]) for a in ASPECTS
                  if (mine[a] or theirs[a]) and not _same(mine[a], theirs[a]))
 
