@@ -36,9 +36,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
-from jsonschema.exceptions import best_match
 
-from pipeline.core.rules import Rules, problem
+from pipeline.core.rules import Rules, conform
 from pipeline.core.errors import ConfigError
 from pipeline.core.escape import csv_restore_frame
 from pipeline.core.findings import Finding, Report, located
@@ -83,9 +82,7 @@ def read_suite_files(rules: Rules, folder: Path | None = None) -> list[SuiteFile
             data = json.loads(text)
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ConfigError(f"cannot read suite {path}: {exc}") from exc
-        error = best_match(rules.validator(SUITE_SCHEMA).iter_errors(data))
-        if error is not None:
-            raise ConfigError(problem(path, text, SUITE_SCHEMA, error))
+        conform(path, text, data, SUITE_SCHEMA, rules.validator(SUITE_SCHEMA))
         meta = data["meta"]
         out.append(SuiteFile(path, data["name"], meta["mlrepro"]["runs_on"], data["expectations"], meta,
                              data.get("notes")))

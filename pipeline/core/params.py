@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-from jsonschema.exceptions import best_match
 
 from pipeline.core.errors import ConfigError, UsageError
 from pipeline.core.model import DEFAULT_PARAMS as DEFAULTS
-from pipeline.core.rules import problem, validator
+from pipeline.core.rules import conform, validator
 
 DEFAULT_FILE = Path("params.yaml")   # the project's, read from the working folder (may be absent)
 # The format of params.yaml is this version of the tool's (not a policy of a schemas folder),
@@ -36,30 +35,13 @@ def load(path: Path | None) -> dict:
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from exc
     data = {} if data is None else data
-    error = best_match(validator(_schema()).iter_errors(data))
-    if error is not None:
-        raise ConfigError(problem(path, text, SCHEMA.name, error))
+    conform(path, text, data, SCHEMA.name, validator(_schema()))
     for section, values in data.items():   # another tool's section is kept as it is
         if isinstance(values, dict):
             params.setdefault(section, {}).update(values)
         else:
             params[section] = values
     return params
-
-
-def _bound(tolerance: object) -> bool:
-    """A tolerance the schema accepts (NaN would make every row deviate)."""
-    tolerance_schema = _schema()["properties"]["compare"]["properties"]["tolerance_pct"]
-    return validator(tolerance_schema).is_valid(tolerance)
-
-
-def read(path: Path | None) -> dict:
-    """The parameters of ``path`` (a file the user named, which must exist:
-    a usage error otherwise), or of the project's params.yaml when None
-    (which may be absent: built-in defaults)."""
-    if path is not None and not Path(path).exists():
-        raise UsageError(f"--params {path}: no such file")
-    return load(Path(path) if path is not None else DEFAULT_FILE)
 
 
 @dataclass(frozen=True)
@@ -73,11 +55,16 @@ class Compare:
 
 def compare(path: Path | None, tolerance_pct: float | None = None,
             reference_submitter: str | None = None) -> Compare:
-    """``compare.*`` of the parameters (see :func:`read`), the tolerance and the
-    reference submitter overridden by the values given on the command line;
-    a tolerance given there that bounds nothing is a usage error."""
-    p = read(path)["compare"]
-    if tolerance_pct is not None and not _bound(tolerance_pct):
+    """``compare.*`` of the parameters of ``path`` (a file the user named, which must
+    exist), or of the project's params.yaml when None (which may be absent: built-in
+    defaults); the tolerance and the reference submitter overridden by the values given
+    on the command line. A missing file, or a tolerance that bounds nothing (NaN would
+    make every row deviate), is a usage error."""
+    if path is not None and not Path(path).exists():
+        raise UsageError(f"--params {path}: no such file")
+    p = load(Path(path) if path is not None else DEFAULT_FILE)["compare"]
+    bound = _schema()["properties"]["compare"]["properties"]["tolerance_pct"]
+    if tolerance_pct is not None and not validator(bound).is_valid(tolerance_pct):
         raise UsageError(f"--tolerance-pct {tolerance_pct}: must be a finite number >= 0")
     return Compare(p["tolerance_pct"] if tolerance_pct is None else tolerance_pct,
                    reference_submitter or p["reference_submitter"], p["reference_vendor"])

@@ -76,10 +76,13 @@ def schema_of(name: str) -> str | None:
     return ROUND_SCHEMA if _ROUND_FILE.fullmatch(name) else name.removesuffix(".yaml") + ".schema.json"
 
 
-def problem(path: Path, text: str, schema: str, error: jsonschema.ValidationError) -> str:
-    """A config error's message for the place where the document at PATH (TEXT)
-    breaks SCHEMA: the file and line, the key, what the schema expects (its
+def conform(path: Path, text: str, data: object, schema: str, checker: jsonschema.Draft202012Validator) -> None:
+    """Raise the ConfigError of the place where the document at PATH (TEXT, read as DATA)
+    best breaks SCHEMA (CHECKER): the file and line, the key, what the schema expects (its
     ``description`` there, else the rule), what the file holds, and why not."""
+    error = best_match(checker.iter_errors(data))
+    if error is None:
+        return
     key = ".".join(str(k) for k in error.absolute_path)
     try:
         line = textcheck.key_lines(textcheck.compose(text)[0]).get(key) if key else None
@@ -88,8 +91,8 @@ def problem(path: Path, text: str, schema: str, error: jsonschema.ValidationErro
     expected = error.schema.get("description") or f"{error.validator} {error.validator_value!r}"
     found = repr(error.instance)
     found = found if len(found) <= 80 else found[:77] + "..."
-    return (f"{path}{f':{line}' if line else ''}: key {key or '<top>'}: expected {expected}; found {found} "
-            f"({error.message[:200]}): change the file to match {schema}")
+    raise ConfigError(f"{path}{f':{line}' if line else ''}: key {key or '<top>'}: expected {expected}; found {found} "
+                      f"({error.message[:200]}): change the file to match {schema}")
 
 
 def default_folder() -> Path:
@@ -152,9 +155,8 @@ class Rules:
         if not isinstance(data, dict):
             raise ConfigError(f"{path}: expected a mapping at the top level")
         schema = schema_of(name)
-        error = best_match(self.validator(schema).iter_errors(data)) if schema else None
-        if error is not None:
-            raise ConfigError(problem(path, text, schema, error))
+        if schema:
+            conform(path, text, data, schema, self.validator(schema))
         return data
 
     @memo()
