@@ -40,13 +40,11 @@ def composition(row: dict) -> dict[str, int]:
     """``MI300X:32,MI325X:16`` -> {MI300X: 32, MI325X: 16}; a row without a
     composition counts all its accelerators under its accelerator name."""
     text = row.get("composition")
-    if not text or not isinstance(text, str):
+    parts = [part.partition(":") for part in text.split(",")] if text and isinstance(text, str) else []
+    if not parts or not all(count.strip().isdigit() for _, _, count in parts):   # not name:count: one type
         return {str(row["accelerator"]): int(row["total_accelerators"])}
     out: dict[str, int] = {}
-    for part in text.split(","):
-        name, _, count = part.partition(":")
-        if not count.strip().isdigit():  # not name:count: count the row as one type
-            return {str(row["accelerator"]): int(row["total_accelerators"])}
+    for name, _, count in parts:
         out[name.strip()] = out.get(name.strip(), 0) + int(count)
     return out
 
