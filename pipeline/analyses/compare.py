@@ -50,9 +50,8 @@ def summary(table: pd.DataFrame, tolerance_pct: float, reference_submitter: str,
     per_partner = {}
     for submitter, group in table.groupby("submitter", sort=True):
         p = tally(group["verdict"], AGREEMENT_VERDICTS)
-        p["compared"] = p[AGREE] + p[DEVIATES]
-        p["agreement_rate"] = rate(p[AGREE], p["compared"])
-        per_partner[str(submitter)] = {"compared": p.pop("compared"), **p}
+        compared = p[AGREE] + p[DEVIATES]
+        per_partner[str(submitter)] = {"compared": compared, **p, "agreement_rate": rate(p[AGREE], compared)}
     return {"tolerance_pct": tolerance_pct, "reference_submitter": reference_submitter,
             "reference_vendor": reference_vendor, "partner_rows": len(table),
             **tally(table["verdict"], AGREEMENT_VERDICTS), "partners": per_partner}

@@ -84,8 +84,7 @@ def check(text: str, where: Source | str, checks: tuple[str, ...] = TABULAR) -> 
         out.extend(_duplicate_columns(text.lstrip(BOM), where))
     if "hidden-character" in checks and not ascii_only and not out:
         body = text[1:] if text.startswith(BOM) else text
-        found = hidden_character(body)
-        if found:
+        if found := hidden_character(body):
             code, at, described = found
             out.append(_at(code, text, at + len(text) - len(body), where, "plain visible text", described,
                            "the file holds a character that hides in a name (a zero-width or "
