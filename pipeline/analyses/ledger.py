@@ -68,7 +68,7 @@ def read_ledger(rules: Rules, path: str | Path) -> Ledger:
         mark = getattr(exc, "problem_mark", None)
         ledger.findings.append(located(
             "ledger-invalid", Source(ledger.path, mark.line + 1 if mark else None), "valid YAML",
-            _cut(getattr(exc, "problem", None) or str(exc)), "the claims ledger is not valid YAML"))
+            getattr(exc, "problem", None) or str(exc), "the claims ledger is not valid YAML"))
         return ledger
     lines = _lines(node)
     for path, line in textcheck.duplicate_paths(node):
@@ -122,14 +122,8 @@ def _problems(errors, file: str, lines: dict, at: tuple, key_prefix: str, about:
         for where, code, expected, found, message in places:
             line = next((lines[at + where[:n]] for n in range(len(where), -1, -1) if at + where[:n] in lines), None)
             key = key_prefix + ".".join(map(str, where)) if where else key_prefix.rstrip(".") or None
-            out.append(located(code, Source(file, line, key=key), expected, _cut(found), about + message))
+            out.append(located(code, Source(file, line, key=key), expected, found, about + message))
     return out
-
-
-def _cut(value: object, limit: int = 200) -> str:
-    """A found value as short text (a ledger may put a whole structure where a scalar belongs)."""
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _lines(root) -> dict[tuple, int]:
