@@ -67,13 +67,9 @@ def check(table: pd.DataFrame | list[dict], published: Mapping[str, pd.DataFrame
             index.setdefault(tuple(rec[k] for k in KEY), []).append(rec)
     verified = [r for r in rows if r["status"] == VERIFIED]
     checked = [r for r in verified if str(r["round"]) in published]
-    looked_up, findings = [], []
-    for rec in checked:
-        row, found = _verdict(rec, index.get(tuple(rec[k] for k in KEY), []), tolerance_pct)
-        looked_up.append({k: row.get(k) for k in COLUMNS})
-        findings.extend(found)
-    looked_up = typed_rows("CrosscheckRow", looked_up)
-    return Report(looked_up, findings, {
+    judged = [_verdict(rec, index.get(tuple(rec[k] for k in KEY), []), tolerance_pct) for rec in checked]
+    looked_up = typed_rows("CrosscheckRow", ({k: row.get(k) for k in COLUMNS} for row, _ in judged))
+    return Report(looked_up, [f for _, found in judged for f in found], {
         "tolerance_pct": tolerance_pct, "published_rounds": sorted(published), "checked": len(looked_up),
         **tally([r["verdict"] for r in looked_up], VERDICTS),
         "not_checked_post_deadline": sum(1 for r in rows if r["status"] != VERIFIED),
