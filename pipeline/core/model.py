@@ -278,16 +278,12 @@ class LooseRow(Row):
 _RESERVED = frozenset(dir(Row)) | {"_data"}
 
 
-def _field_name(column: str) -> bool:
-    return column.isidentifier() and not keyword.iskeyword(column) and column not in _RESERVED \
-        and not column.startswith("__")
-
-
 @functools.cache
 def row_type(kind: str, columns: tuple[str, ...]) -> type[Row] | None:
     """The typed row class of ``kind`` (``AgreementRow``, ``ScalingRow``, ...) with
     these columns in this order; None when a column cannot be a field."""
-    if not all(_field_name(c) for c in columns):
+    if not all(c.isidentifier() and not keyword.iskeyword(c) and c not in _RESERVED and not c.startswith("__")
+               for c in columns):
         return None
     types = {**COLUMN_TYPES, **KIND_TYPES.get(kind, {})}
     cls = make_dataclass(kind, [(c, types.get(c, object)) for c in columns], bases=(Row,),
