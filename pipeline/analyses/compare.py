@@ -206,7 +206,8 @@ def _explain(rules: Rules, partners: pd.DataFrame, codes: np.ndarray, keys: list
         other = pair % (len(other_rows) + 1) - 1
         found = systems.differences_of(own_setups[pair // (len(other_rows) + 1)], other_setups[other]) \
             if other >= 0 else ()
-        texts.append((systems.describe(found), ", ".join(f.aspect for f in found)))
+        # the text (``framework vLLM 0.14 (reference PyTorch 2.9.1); ...``) and the aspects
+        texts.append(("; ".join(map(str, found)), ", ".join(f.aspect for f in found)))
     per_key = pd.DataFrame(context)
     ctx = per_key["context_per_accelerator"].to_numpy(dtype="float64")[codes]
     mine_per = partners["value"].to_numpy(dtype="float64") / partners["total_accelerators"].to_numpy(dtype="float64")

@@ -79,11 +79,6 @@ def differences_of(mine: dict[str, str | None], theirs: dict[str, str | None]) -
                  if (mine[a] or theirs[a]) and not _same(mine[a], theirs[a]))
 
 
-def describe(found: tuple[Difference, ...]) -> str:
-    """The differences as one text: ``framework vLLM 0.14 (reference PyTorch 2.9.1); ...``."""
-    return "; ".join(str(d) for d in found)
-
-
 # ---- context where there is no reference -------------------------------------------------------
 
 def generations(rules: Rules, vendor: str) -> tuple[str, ...]:
