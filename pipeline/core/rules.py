@@ -309,9 +309,8 @@ class Rules:
 
     @memo()
     def choices(self, column: str) -> tuple[str, ...]:
-        """The allowed values of a column of the canonical table (its ``isin``
-        check in the schema file, schemas/results.v2.yaml): division, availability,
-        scenario, status."""
+        """The allowed values of a column of the canonical table (its ``isin`` check in
+        :data:`SCHEMA_FILE`): division, availability, scenario, status."""
         spec = (self.load_yaml(SCHEMA_FILE).get("columns") or {}).get(column) or {}
         allowed = (spec.get("checks") or {}).get("isin")
         if not isinstance(allowed, list) or not allowed:
