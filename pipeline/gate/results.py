@@ -26,7 +26,7 @@ from pipeline.gate import withdrawals
 from pipeline.gate.policy import Policy, unverifiable
 from pipeline.ingest.submissions import ingest
 from pipeline.store import clock
-from pipeline.store.manifests import MANIFEST, key_lines
+from pipeline.store.manifests import MANIFEST, read_declared
 from pipeline.store.versions import Version
 
 RESULT_KEYS = ("submitter", "system", "model", "scenario", "value", "units", "status")
@@ -220,7 +220,7 @@ def _empty(gated: list[Version], report, root: Path, shown: str | None) -> list[
         if any(r["version"] == g.display for r in report.rows) or any(
                 f.severity == Severity.ERROR and g.holds(f.where.file) for f in report.findings):
             continue
-        lines = key_lines(root / g.display / MANIFEST)
+        lines = read_declared(root / g.display)[1]
         out.append(located("format-mismatch", Source(f"{g.display}/{MANIFEST}", key="files",
                                                      line=lines.get("files"), root=shown),
                            "at least one result row in the version's files", "no result",

@@ -32,7 +32,7 @@ from pipeline.core.vocabulary import Severity
 from pipeline.ingest.submissions import ingest
 from pipeline.store import clock, contents
 from pipeline.store.hashes import sha256_file, sha256_tree
-from pipeline.store.manifests import MANIFEST, Version, declared_status, declared_submitted_at, load_manifest
+from pipeline.store.manifests import MANIFEST, Version, read_declared, declared_submitted_at, load_manifest
 from pipeline.store.versions import root_name, version_at, version_number
 
 ROUND_NAME = re.compile(r"^v\d+\.\d+$")
@@ -158,7 +158,7 @@ def _seal(source: Path, manifest, decide, sub_dir: Path, root: Path,
         when, status, found = decide(number, clock.now(), previous)
         if status is None:
             return None, None, found
-        same = [n for n in range(1, number) if declared_status(sub_dir / f"v{n}") == status]
+        same = [n for n in range(1, number) if read_declared(sub_dir / f"v{n}")[0].get("status") == status]
         target = sub_dir / f"v{number}"
         tmp = Path(tempfile.mkdtemp(prefix=f".v{number}.", dir=sub_dir))
         try:

@@ -149,7 +149,8 @@ def _load(rules: Rules, version: Version) -> None:
     for err in errors:
         key = ".".join(str(p) for p in err.path) or None
         add(located("manifest-invalid", where.at(key=key, line=lines.get(key) if key else None),
-                    err.schema.get("description", _expect(err)), repr(err.instance)[:80], err.message[:200]))
+                    err.schema.get("description", f"{err.validator} {err.validator_value!r}"[:120]),
+                    repr(err.instance)[:80], err.message[:200]))
     if errors:
         return
     blank = _blank_reasons(data, lines, where) + _long_texts(rules, data, lines, where)
@@ -224,10 +225,6 @@ def _long_texts(rules: Rules, data: dict, lines: dict[str, int], where: Source) 
     return out
 
 
-def _expect(err) -> str:
-    return f"{err.validator} {err.validator_value!r}"[:120]
-
-
 def _check_files(rules: Rules, version: Version) -> None:
     m = version.manifest
     base = version.path.resolve()
@@ -294,25 +291,17 @@ def _taint(version: Version, path: str, why: Finding) -> None:
     version.tampered[path] = why
 
 
-def _declared(path: Path) -> tuple[object, dict[str, int], list[Finding]]:
-    where = Source(path.as_posix())
-    text, _ = _text(path, where)
-    return parse(text, where) if text is not None else (None, {}, [])
-
-
-def declared_status(version_dir: Path) -> str | None:
-    data, _, found = _declared(version_dir / MANIFEST)
-    return data.get("status") if isinstance(data, dict) and not found else None
+def read_declared(version_dir: Path) -> tuple[dict, dict[str, int]]:
+    """(a version's manifest as its YAML declares it, {} unless it reads clean; the line of each key)."""
+    where = Source((version_dir / MANIFEST).as_posix())
+    text, _ = _text(version_dir / MANIFEST, where)
+    data, lines, found = parse(text, where) if text is not None else (None, {}, [])
+    return (data if isinstance(data, dict) and not found else {}), lines
 
 
 def declared_submitted_at(version_dir: Path) -> datetime | None:
-    data, _, found = _declared(version_dir / MANIFEST)
     try:
-        when = datetime.fromisoformat(str(data["submitted_at"]).replace("Z", "+00:00"))
-    except (TypeError, KeyError, ValueError):
+        when = datetime.fromisoformat(str(read_declared(version_dir)[0]["submitted_at"]).replace("Z", "+00:00"))
+    except (KeyError, ValueError):
         return None
-    return when if not found and when.tzinfo is not None else None
-
-
-def key_lines(path: Path) -> dict[str, int]:
-    return _declared(path)[1]
+    return when if when.tzinfo is not None else None
