@@ -20,6 +20,7 @@ from pipeline.core.errors import ConfigError, UsageError
 
 REGULAR, EXECUTABLE, SYMLINK, SUBMODULE = "100644", "100755", "120000", "160000"
 DEFAULT_BASES = ("origin/HEAD", "main", "master")
+WHAT = {"A": "added", "D": "deleted", "M": "changed"}   # a change's status, as a finding says it
 
 
 class GitFailed(Exception):

@@ -10,7 +10,7 @@ from typing import Callable
 
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
-from pipeline.gate.policy import WHAT
+from pipeline.gate.gitstore import WHAT
 from pipeline.store.manifests import MANIFEST
 from pipeline.store.versions import Version, bad_version_folder, misplaced_finding
 
