@@ -21,9 +21,8 @@ WHO = ("round", "submitter", "system", "model", "scenario")
 
 
 def outcomes(root: Path, policy: Policy, visible: Clock | None = None) -> dict[tuple, dict]:
-    """result key (:data:`pipeline.core.model.RESULT_KEY`) -> its status and
-    verdict (or outcome) of the submissions ROOT under POLICY (VISIBLE: when
-    each version became visible)."""
+    """result key -> its status and verdict (or outcome) in the submissions ROOT
+    under POLICY (VISIBLE: when each version became visible)."""
     report = ingest(policy.rules, [root], root=root, visible=visible)
     agreement = compare(policy.rules, report.table, policy.tolerance_pct, policy.reference_submitter,
                         policy.reference_vendor).table

@@ -1,8 +1,6 @@
-"""The gate's files, rows and comparison, on the pipeline's one path: the
-context of the gated versions is read by ingest (the canonical table,
-checked by its pandera schema) and compared by compare (the agreement
-table); the gated versions' files, rows and verdicts are judged from those
-two tables, under the policy (its Rules value and compare parameters).
+"""The gate's files, rows and comparison, on the pipeline's one path: ingest
+reads the gated versions' context (the canonical table) and compare compares
+it (the agreement table); the gated versions are judged from those two tables.
 
 Ingest and the store name a version's files relative to the submissions root
 the gate reads (its full path, or a dry run's copy); the gate names that root
@@ -35,11 +33,10 @@ VERDICT_KEYS = ("verdict", "deviation_pct", "tolerance_pct", "reference_value", 
 
 
 def check(report, root: Path, shown: str | None, pol: Policy, now, committed: clock.Clock | None = None) -> None:
-    """Ingest the context (see :func:`context_paths`) of the gated versions
-    (``report.versions``) under ROOT, then judge their files and rows under
-    POL (its rules and compare parameters). A gated version became visible now (the gate's clock); the
-    context, when the base's visibility record says (COMMITTED; default: the
-    record of the repository holding ROOT, if any)."""
+    """Ingest the context (:func:`context_paths`) of the gated versions under ROOT,
+    then judge their files and rows under POL. A gated version became visible now
+    (the gate's clock); the context, when the base's visibility record says
+    (COMMITTED; default: the record of the repository holding ROOT, if any)."""
     gated = report.versions
     names = {g.display for g in gated}
     committed = committed or clock.project_clock(pol.rules, root) or (lambda version: None)
@@ -68,8 +65,7 @@ def check(report, root: Path, shown: str | None, pol: Policy, now, committed: cl
 
 
 def _named(found, shown: str | None) -> list[Finding]:
-    """Findings on files of the gated versions (named relative to the root
-    read), in the root as the user named it."""
+    """Findings named under the root as the user named it (not the root read)."""
     return [replace(f, where=f.where.at(root=shown)) for f in found]
 
 
@@ -157,12 +153,10 @@ def _deviations(agreement: pd.DataFrame, mine, shown: str | None) -> list[Findin
 
 
 def _crosscheck(own: pd.DataFrame, gated: list[Version], pol: Policy, shown: str | None) -> list[Finding]:
-    """A gated result declared verified must be the one MLCommons published for
-    its round, in the base's published/ tables (published-value-differs,
-    not-published); a round with no published table is not checked. Only
-    verified rows are looked up: with none, no published table is read. A
-    table that does not read whole is reference-broken, named from the
-    repository root."""
+    """A gated result declared verified must be the one MLCommons published for its
+    round in the base's published/ tables (published-value-differs, not-published);
+    a round with no table is not checked, and with no verified row none is read. A
+    table that does not read whole is reference-broken, named from the repository root."""
     if pol.published is None or not (own["status"] == VERIFIED).any():
         return []
     published: dict[str, pd.DataFrame] = {}
