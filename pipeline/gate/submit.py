@@ -83,16 +83,11 @@ def submit(rules: Rules, source: Path, submitter: str, round_: str, status: str,
         return SubmitResult(None, early)
 
     def manifest(number: int, when: datetime, declared: str, supersedes: int | None) -> dict:
-        out = {"submitter": submitter, "round": round_, "version": number,
-               "submitted_at": when.isoformat(), "status": str(declared),
-               "files": [{"path": source.name, "format": fmt, "sha256": digest}]}
-        if supersedes:
-            out["supersedes"] = supersedes
-        if notes:
-            out["notes"] = notes
-        if withdraws:
-            out["withdraws"] = [dict(w) for w in withdraws]
-        return out
+        optional = {"supersedes": supersedes, "notes": notes, "withdraws": [dict(w) for w in withdraws or ()]}
+        return {"submitter": submitter, "round": round_, "version": number,
+                "submitted_at": when.isoformat(), "status": str(declared),
+                "files": [{"path": source.name, "format": fmt, "sha256": digest}],
+                **{k: v for k, v in optional.items() if v}}
 
     def decide(number: int, now: datetime, previous: datetime | None) -> tuple[datetime, str | None, list[Finding]]:
         """Under the lock: the time sealed, the status sealed (None: refused), findings."""
