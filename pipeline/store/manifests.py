@@ -197,15 +197,11 @@ def visible_characters(text: str) -> int:
 
 def _blank_reasons(data: dict, lines: dict[str, int], where: Source) -> list[Finding]:
     """A withdrawal whose reason a reader cannot see: refused at its key."""
-    out = []
-    for i, withdrawal in enumerate(data.get("withdraws") or []):
-        reason = withdrawal["reason"]
-        if visible_characters(reason) < MIN_VISIBLE_REASON:
-            key = f"withdraws.{i}.reason"
-            out.append(located("manifest-invalid", where.at(key=key, line=lines.get(key)),
-                               f"a reason of at least {MIN_VISIBLE_REASON} visible characters",
-                               ascii(reason)[:80], "the withdrawal's reason says nothing a reader can see"))
-    return out
+    reasons = [(f"withdraws.{i}.reason", w["reason"]) for i, w in enumerate(data.get("withdraws") or [])]
+    return [located("manifest-invalid", where.at(key=key, line=lines.get(key)),
+                    f"a reason of at least {MIN_VISIBLE_REASON} visible characters", ascii(reason)[:80],
+                    "the withdrawal's reason says nothing a reader can see")
+            for key, reason in reasons if visible_characters(reason) < MIN_VISIBLE_REASON]
 
 
 def _long_texts(rules: Rules, data: dict, lines: dict[str, int], where: Source) -> list[Finding]:
@@ -213,16 +209,12 @@ def _long_texts(rules: Rules, data: dict, lines: dict[str, int], where: Source) 
     ``field_length``): refused at its key, never quoted at length."""
     texts = [("notes", data.get("notes"), "text_length")]
     for i, withdrawal in enumerate(data.get("withdraws") or []):
-        texts.append((f"withdraws.{i}.reason", withdrawal.get("reason"), "text_length"))
-        texts += [(f"withdraws.{i}.{k}", withdrawal.get(k), "field_length") for k in ("system", "model", "scenario",
-                                                                                     "division")]
-    out = []
-    for key, text, cap in texts:
-        if isinstance(text, str) and len(text) > limits.cap(rules, cap):
-            out.append(located("over-cap", where.at(key=key, line=lines.get(key)),
-                               f"at most {limits.cap(rules, cap)} characters", f"{len(text)} characters",
-                               f"the manifest's {key} is longer than the caps allow (schemas/version_folder.yaml)"))
-    return out
+        texts += [(f"withdraws.{i}.{k}", withdrawal.get(k), "text_length" if k == "reason" else "field_length")
+                  for k in ("reason", "system", "model", "scenario", "division")]
+    return [located("over-cap", where.at(key=key, line=lines.get(key)),
+                    f"at most {limits.cap(rules, cap)} characters", f"{len(text)} characters",
+                    f"the manifest's {key} is longer than the caps allow (schemas/version_folder.yaml)")
+            for key, text, cap in texts if isinstance(text, str) and len(text) > limits.cap(rules, cap)]
 
 
 def _check_files(rules: Rules, version: Version) -> None:
