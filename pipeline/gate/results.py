@@ -144,12 +144,8 @@ def _row(where: Source, outcome: str, codes: str) -> dict:
 def _deviations(agreement: pd.DataFrame, mine, shown: str | None) -> list[Finding]:
     """Errors for gated partner results out of tolerance; warnings for other
     partners' results that a gated reference version moves out of tolerance."""
-    out = []
-    for r in _records(agreement[agreement["verdict"] == DEVIATES]):
-        own = mine(r["file"])
-        if own or mine(r["reference_file"] or ""):
-            out.append(deviation_finding(r, shown, own))
-    return out
+    return [deviation_finding(r, shown, mine(r["file"])) for r in _records(agreement[agreement["verdict"] == DEVIATES])
+            if mine(r["file"]) or mine(r["reference_file"] or "")]
 
 
 def _crosscheck(own: pd.DataFrame, gated: list[Version], pol: Policy, shown: str | None) -> list[Finding]:
