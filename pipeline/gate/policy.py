@@ -161,13 +161,11 @@ def policy_findings(top: Path, base: str, head: str, path: str, status: str, par
                 or k[0].startswith(PARAMS_POLICY_SECTION + ".")]
         if not keys:
             return []                          # another section: not policy
-    out = []
     if keys:
         lines = textcheck.key_lines(parsed[1][0])
-        for key, a, b in keys[:MAX_KEYS_SHOWN]:
-            out.append(located("policy-change", Source(path, line=lines.get(key), key=key), _show(a),
-                               _show(b), f"policy changed: {key}: {_show(a)} -> {_show(b)}{together}",
-                               severity))
+        out = [located("policy-change", Source(path, line=lines.get(key), key=key), _show(a), _show(b),
+                       f"policy changed: {key}: {_show(a)} -> {_show(b)}{together}", severity)
+               for key, a, b in keys[:MAX_KEYS_SHOWN]]
         if len(keys) > MAX_KEYS_SHOWN:
             out.append(located("policy-change", Source(path), "the base's policy",
                                f"{len(keys) - MAX_KEYS_SHOWN} more changed keys", f"policy changed{together}",

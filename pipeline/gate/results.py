@@ -205,17 +205,12 @@ def not_compared(rows: list[dict], reference_submitter: str) -> list[dict]:
 def _empty(gated: list[Version], report, root: Path, shown: str | None) -> list[Finding]:
     """An error for a gated version that holds no result at all (a sealed file
     with a header and no row) and fails nothing else: it must not pass."""
-    out = []
-    for g in gated:
-        if any(r["version"] == g.display for r in report.rows) or any(
-                f.severity == Severity.ERROR and g.holds(f.where.file) for f in report.findings):
-            continue
-        lines = read_declared(root / g.display)[1]
-        out.append(located("format-mismatch", Source(f"{g.display}/{MANIFEST}", key="files",
-                                                     line=lines.get("files"), root=shown),
-                           "at least one result row in the version's files", "no result",
-                           "the version holds no result"))
-    return out
+    empty = [g for g in gated if not any(r["version"] == g.display for r in report.rows) and not any(
+        f.severity == Severity.ERROR and g.holds(f.where.file) for f in report.findings)]
+    return [located("format-mismatch", Source(f"{g.display}/{MANIFEST}", key="files",
+                                              line=read_declared(root / g.display)[1].get("files"), root=shown),
+                    "at least one result row in the version's files", "no result", "the version holds no result")
+            for g in empty]
 
 
 def _withdrawals(report, root: Path, shown: str | None, table: pd.DataFrame, pol: Policy, visible,
