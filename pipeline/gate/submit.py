@@ -176,7 +176,6 @@ def _seal(source: Path, manifest, decide, sub_dir: Path, root: Path,
 
 
 def _next(sub_dir: Path) -> int:
-    """The number of the next version of a submitter folder."""
     if not sub_dir.is_dir():
         return 1
     return max((n for p in sub_dir.iterdir() if (n := version_number(p.name)) is not None), default=0) + 1
