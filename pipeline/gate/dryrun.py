@@ -1,15 +1,12 @@
 """``mlrepro submit``, with or without ``--dry-run``: the version sealed (or the
 one a submit would seal), judged as the gate judges a new version named by
-its folder: files, rows, the reference comparison, the clock (now),
-submitted_at, and withdrawals against the version it supersedes. One
-judgement (:func:`pipeline.gate.results.check`) for the three, so that they
-print the same verdict and reason for every row.
+its folder: one judgement (:func:`pipeline.gate.results.check`) for the three,
+so that they print the same verdict and reason for every row.
 
 A dry run seals into a temporary copy of the context (the submitter's folder
 and the reference submitter's, same round) and never writes the submissions
-root; a submit seals into the root and judges what it sealed. Locations name
-the root as the user gave it; a finding on the submitted file names that file
-(as the user gave it), with where the version holds it beside it.
+root. A finding on the submitted file names that file as the user gave it,
+with where the version holds it beside it.
 """
 
 from __future__ import annotations

@@ -21,9 +21,8 @@ WHO = ("round", "submitter", "system", "model", "scenario")
 
 
 def outcomes(root: Path, policy: Policy, visible: Clock | None = None) -> dict[tuple, dict]:
-    """result key (:data:`pipeline.core.model.RESULT_KEY`) -> its status and
-    verdict (or outcome) of the submissions ROOT under POLICY (VISIBLE: when
-    each version became visible)."""
+    """result key -> its status and verdict (or outcome) in the submissions ROOT
+    under POLICY (VISIBLE: when each version became visible)."""
     report = ingest(policy.rules, [root], root=root, visible=visible)
     agreement = compare(policy.rules, report.table, policy.tolerance_pct, policy.reference_submitter,
                         policy.reference_vendor).table
@@ -54,9 +53,7 @@ def flips(before: dict[tuple, dict], after: dict[tuple, dict], shown: str | None
                 {a["verdict"], b["verdict"]} == {"absent", REFERENCE}:   # a reference version coming or going
             continue
         who = b if b.get("model") else a
-        changed = [f"{a['verdict']} -> {b['verdict']}"] if a["verdict"] != b["verdict"] else []
-        if a["status"] != b["status"]:
-            changed.append(f"{a['status']} -> {b['status']}")
+        changed = [f"{a[k]} -> {b[k]}" for k in ("verdict", "status") if a[k] != b[k]]
         name = " ".join(str(who.get(k) or "?") for k in ("submitter", "round", "model", "scenario"))
         text = f"{name}: {', '.join(changed)}"
         where = Source(*key).under(shown)

@@ -20,6 +20,7 @@ from pipeline.core.errors import ConfigError, UsageError
 
 REGULAR, EXECUTABLE, SYMLINK, SUBMODULE = "100644", "100755", "120000", "160000"
 DEFAULT_BASES = ("origin/HEAD", "main", "master")
+WHAT = {"A": "added", "D": "deleted", "M": "changed"}   # a change's status, as a finding says it
 
 
 class GitFailed(Exception):
@@ -127,10 +128,7 @@ def tree(top: Path, rev: str, *under: str) -> list[Entry]:
     """Every file, link and submodule of REV under the folders UNDER (all when none)."""
     out = git(top, "ls-tree", "-r", "-z", "--full-tree", rev, "--", *(under or (".",)))
     entries = []
-    for record in out.split(b"\0"):
-        if not record:
-            continue
-        meta, _, path = record.partition(b"\t")
+    for meta, _, path in (record.partition(b"\t") for record in out.split(b"\0") if record):
         mode, _kind, oid = meta.decode("ascii").split(" ")
         entries.append(Entry(path.decode("utf-8", "surrogateescape"), mode, oid))
     return entries

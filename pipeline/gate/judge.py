@@ -1,15 +1,11 @@
 """The CI gate: judge a change -- what the head commit changes since its merge
 base with the base branch, merged into that branch's tip -- as git stores it.
 
-It checks what the change is (:mod:`pipeline.gate.scope`: a submission holds
-new version folders of one partner and nothing else; anything else, a
-reference version included, is a maintenance change, which needs the
-maintainers' label ``--allow-maintenance`` and then lists every shipped result
-it flips, :mod:`pipeline.gate.flips`); the versioning against the base
-(:mod:`pipeline.gate.versioning`: an existing version is immutable, a new one
-numbered next); and each gated version with the base's policy
-(:mod:`pipeline.gate.results`), whose reference must verify
-(``reference-broken`` otherwise).
+It checks what the change is (:mod:`pipeline.gate.scope`; a maintenance change
+needs the maintainers' label ``--allow-maintenance`` and lists every shipped
+result it flips, :mod:`pipeline.gate.flips`), its versioning against the base
+(:mod:`pipeline.gate.versioning`), and each gated version with the base's
+policy (:mod:`pipeline.gate.results`), whose reference must verify.
 
 Every byte judged comes from git's object store, never the working tree
 (:mod:`pipeline.gate.gitstore` says why). ``--worktree`` judges what a commit of

@@ -25,7 +25,6 @@ from pipeline.gate import gitstore
 SOURCES = ("schemas", "published")     # the policy's folders, beside params.yaml's compare section
 PARAMS_POLICY_SECTION = "compare"      # the only params.yaml keys that decide a verdict
 MAX_KEYS_SHOWN = 50                    # per file; the rest are counted in one finding
-WHAT = {"A": "added", "D": "deleted", "M": "changed"}   # a change's status, as a finding says it
 
 
 @dataclass(frozen=True)
@@ -162,19 +161,17 @@ def policy_findings(top: Path, base: str, head: str, path: str, status: str, par
                 or k[0].startswith(PARAMS_POLICY_SECTION + ".")]
         if not keys:
             return []                          # another section: not policy
-    out = []
     if keys:
         lines = textcheck.key_lines(parsed[1][0])
-        for key, a, b in keys[:MAX_KEYS_SHOWN]:
-            out.append(located("policy-change", Source(path, line=lines.get(key), key=key), _show(a),
-                               _show(b), f"policy changed: {key}: {_show(a)} -> {_show(b)}{together}",
-                               severity))
+        out = [located("policy-change", Source(path, line=lines.get(key), key=key), _show(a), _show(b),
+                       f"policy changed: {key}: {_show(a)} -> {_show(b)}{together}", severity)
+               for key, a, b in keys[:MAX_KEYS_SHOWN]]
         if len(keys) > MAX_KEYS_SHOWN:
             out.append(located("policy-change", Source(path), "the base's policy",
                                f"{len(keys) - MAX_KEYS_SHOWN} more changed keys", f"policy changed{together}",
                                severity))
         return out
-    what = WHAT[status]
+    what = gitstore.WHAT[status]
     return [located("policy-change", Source(path), "the file as at the base", what,
                     f"policy changed: {path} {what}{together}", severity)]
 

@@ -1,8 +1,6 @@
-"""The gate's files, rows and comparison, on the pipeline's one path: the
-context of the gated versions is read by ingest (the canonical table,
-checked by its pandera schema) and compared by compare (the agreement
-table); the gated versions' files, rows and verdicts are judged from those
-two tables, under the policy (its Rules value and compare parameters).
+"""The gate's files, rows and comparison, on the pipeline's one path: ingest
+reads the gated versions' context (the canonical table) and compare compares
+it (the agreement table); the gated versions are judged from those two tables.
 
 Ingest and the store name a version's files relative to the submissions root
 the gate reads (its full path, or a dry run's copy); the gate names that root
@@ -26,7 +24,7 @@ from pipeline.gate import withdrawals
 from pipeline.gate.policy import Policy, unverifiable
 from pipeline.ingest.submissions import ingest
 from pipeline.store import clock
-from pipeline.store.manifests import MANIFEST, key_lines
+from pipeline.store.manifests import MANIFEST, read_declared
 from pipeline.store.versions import Version
 
 RESULT_KEYS = ("submitter", "system", "model", "scenario", "value", "units", "status")
@@ -35,11 +33,10 @@ VERDICT_KEYS = ("verdict", "deviation_pct", "tolerance_pct", "reference_value", 
 
 
 def check(report, root: Path, shown: str | None, pol: Policy, now, committed: clock.Clock | None = None) -> None:
-    """Ingest the context (see :func:`context_paths`) of the gated versions
-    (``report.versions``) under ROOT, then judge their files and rows under
-    POL (its rules and compare parameters). A gated version became visible now (the gate's clock); the
-    context, when the base's visibility record says (COMMITTED; default: the
-    record of the repository holding ROOT, if any)."""
+    """Ingest the context (:func:`context_paths`) of the gated versions under ROOT,
+    then judge their files and rows under POL. A gated version became visible now
+    (the gate's clock); the context, when the base's visibility record says
+    (COMMITTED; default: the record of the repository holding ROOT, if any)."""
     gated = report.versions
     names = {g.display for g in gated}
     committed = committed or clock.project_clock(pol.rules, root) or (lambda version: None)
@@ -68,8 +65,7 @@ def check(report, root: Path, shown: str | None, pol: Policy, now, committed: cl
 
 
 def _named(found, shown: str | None) -> list[Finding]:
-    """Findings on files of the gated versions (named relative to the root
-    read), in the root as the user named it."""
+    """Findings named under the root as the user named it (not the root read)."""
     return [replace(f, where=f.where.at(root=shown)) for f in found]
 
 
@@ -148,21 +144,15 @@ def _row(where: Source, outcome: str, codes: str) -> dict:
 def _deviations(agreement: pd.DataFrame, mine, shown: str | None) -> list[Finding]:
     """Errors for gated partner results out of tolerance; warnings for other
     partners' results that a gated reference version moves out of tolerance."""
-    out = []
-    for r in _records(agreement[agreement["verdict"] == DEVIATES]):
-        own = mine(r["file"])
-        if own or mine(r["reference_file"] or ""):
-            out.append(deviation_finding(r, shown, own))
-    return out
+    return [deviation_finding(r, shown, mine(r["file"])) for r in _records(agreement[agreement["verdict"] == DEVIATES])
+            if mine(r["file"]) or mine(r["reference_file"] or "")]
 
 
 def _crosscheck(own: pd.DataFrame, gated: list[Version], pol: Policy, shown: str | None) -> list[Finding]:
-    """A gated result declared verified must be the one MLCommons published for
-    its round, in the base's published/ tables (published-value-differs,
-    not-published); a round with no published table is not checked. Only
-    verified rows are looked up: with none, no published table is read. A
-    table that does not read whole is reference-broken, named from the
-    repository root."""
+    """A gated result declared verified must be the one MLCommons published for its
+    round in the base's published/ tables (published-value-differs, not-published);
+    a round with no table is not checked, and with no verified row none is read. A
+    table that does not read whole is reference-broken, named from the repository root."""
     if pol.published is None or not (own["status"] == VERIFIED).any():
         return []
     published: dict[str, pd.DataFrame] = {}
@@ -215,17 +205,12 @@ def not_compared(rows: list[dict], reference_submitter: str) -> list[dict]:
 def _empty(gated: list[Version], report, root: Path, shown: str | None) -> list[Finding]:
     """An error for a gated version that holds no result at all (a sealed file
     with a header and no row) and fails nothing else: it must not pass."""
-    out = []
-    for g in gated:
-        if any(r["version"] == g.display for r in report.rows) or any(
-                f.severity == Severity.ERROR and g.holds(f.where.file) for f in report.findings):
-            continue
-        lines = key_lines(root / g.display / MANIFEST)
-        out.append(located("format-mismatch", Source(f"{g.display}/{MANIFEST}", key="files",
-                                                     line=lines.get("files"), root=shown),
-                           "at least one result row in the version's files", "no result",
-                           "the version holds no result"))
-    return out
+    empty = [g for g in gated if not any(r["version"] == g.display for r in report.rows) and not any(
+        f.severity == Severity.ERROR and g.holds(f.where.file) for f in report.findings)]
+    return [located("format-mismatch", Source(f"{g.display}/{MANIFEST}", key="files",
+                                              line=read_declared(root / g.display)[1].get("files"), root=shown),
+                    "at least one result row in the version's files", "no result", "the version holds no result")
+            for g in empty]
 
 
 def _withdrawals(report, root: Path, shown: str | None, table: pd.DataFrame, pol: Policy, visible,

@@ -163,7 +163,7 @@ def judge(scope: Scope, gated: list[Version], top: Path, base: str, head: str, p
 
 def _path_findings(change: gitstore.Change, why: str, top: Path, base: str, head: str, params_path: str,
                    outputs: tuple[str, ...], severity: str, together: str) -> list[Finding]:
-    what = policy_mod.WHAT[change.status]
+    what = gitstore.WHAT[change.status]
     regular = why.startswith("outside ")
     if regular and policy_mod.is_source(change.path, params_path):
         found = policy_mod.policy_findings(top, base, head, change.path, change.status, params_path, severity,

@@ -32,7 +32,7 @@ from pipeline.core.vocabulary import Severity
 from pipeline.ingest.submissions import ingest
 from pipeline.store import clock, contents
 from pipeline.store.hashes import sha256_file, sha256_tree
-from pipeline.store.manifests import MANIFEST, Version, declared_status, declared_submitted_at, load_manifest
+from pipeline.store.manifests import MANIFEST, Version, read_declared, declared_submitted_at, load_manifest
 from pipeline.store.versions import root_name, version_at, version_number
 
 ROUND_NAME = re.compile(r"^v\d+\.\d+$")
@@ -83,16 +83,11 @@ def submit(rules: Rules, source: Path, submitter: str, round_: str, status: str,
         return SubmitResult(None, early)
 
     def manifest(number: int, when: datetime, declared: str, supersedes: int | None) -> dict:
-        out = {"submitter": submitter, "round": round_, "version": number,
-               "submitted_at": when.isoformat(), "status": str(declared),
-               "files": [{"path": source.name, "format": fmt, "sha256": digest}]}
-        if supersedes:
-            out["supersedes"] = supersedes
-        if notes:
-            out["notes"] = notes
-        if withdraws:
-            out["withdraws"] = [dict(w) for w in withdraws]
-        return out
+        optional = {"supersedes": supersedes, "notes": notes, "withdraws": [dict(w) for w in withdraws or ()]}
+        return {"submitter": submitter, "round": round_, "version": number,
+                "submitted_at": when.isoformat(), "status": str(declared),
+                "files": [{"path": source.name, "format": fmt, "sha256": digest}],
+                **{k: v for k, v in optional.items() if v}}
 
     def decide(number: int, now: datetime, previous: datetime | None) -> tuple[datetime, str | None, list[Finding]]:
         """Under the lock: the time sealed, the status sealed (None: refused), findings."""
@@ -158,7 +153,7 @@ def _seal(source: Path, manifest, decide, sub_dir: Path, root: Path,
         when, status, found = decide(number, clock.now(), previous)
         if status is None:
             return None, None, found
-        same = [n for n in range(1, number) if declared_status(sub_dir / f"v{n}") == status]
+        same = [n for n in range(1, number) if read_declared(sub_dir / f"v{n}")[0].get("status") == status]
         target = sub_dir / f"v{number}"
         tmp = Path(tempfile.mkdtemp(prefix=f".v{number}.", dir=sub_dir))
         try:
@@ -181,7 +176,6 @@ def _seal(source: Path, manifest, decide, sub_dir: Path, root: Path,
 
 
 def _next(sub_dir: Path) -> int:
-    """The number of the next version of a submitter folder."""
     if not sub_dir.is_dir():
         return 1
     return max((n for p in sub_dir.iterdir() if (n := version_number(p.name)) is not None), default=0) + 1

@@ -10,7 +10,7 @@ from typing import Callable
 
 from pipeline.core.findings import Finding, located
 from pipeline.core.model import Source
-from pipeline.gate.policy import WHAT
+from pipeline.gate.gitstore import WHAT
 from pipeline.store.manifests import MANIFEST
 from pipeline.store.versions import Version, bad_version_folder, misplaced_finding
 
@@ -28,10 +28,9 @@ def _numbers(paths: list[str]) -> dict[tuple[str, str], set[int]]:
 
 def versioning(changes: dict[str, str], base_files: list[str], head_files: list[str], shown: str | None,
                base: str, changed_line: Callable[[str], int | None]) -> tuple[list[Version], list[Finding]]:
-    """The versions to gate and the versioning findings, from the changed paths
-    and every file of the base and of the head (all relative to the
-    submissions root, named SHOWN in locations). CHANGED_LINE gives the first
-    changed line of a modified file; BASE names the base commit."""
+    """The versions to gate and the versioning findings, from the changed paths and every
+    file of the base and the head (relative to the submissions root, named SHOWN).
+    CHANGED_LINE: the first changed line of a modified file; BASE: the base commit."""
     at_base, at_head = _numbers(base_files), _numbers(head_files)
     gated: set[Version] = set()
     found: list[Finding] = []

@@ -24,10 +24,8 @@ KEY = ("system", "model", "scenario", "division")
 
 
 def predecessor(rules: Rules, root: Path, g, visible: clock.Clock, at: datetime) -> tuple[Version, Version] | None:
-    """(the version G supersedes, G's Version): the newest earlier version with
-    the same effective status (:func:`pipeline.store.clock.statuses`, as ingest
-    supersedes: VISIBLE dates each version, AT is now); None for a first
-    version or an unreadable one."""
+    """(the version G supersedes, G's Version): the newest earlier one with the same effective status
+    (:func:`pipeline.store.clock.statuses`, as ingest supersedes); None for a first or unreadable version."""
     versions = submitter_versions(root, g.round, g.submitter)
     for v in versions:
         load_manifest(rules, v)
@@ -38,10 +36,8 @@ def predecessor(rules: Rules, root: Path, g, visible: clock.Clock, at: datetime)
 
 def check(rules: Rules, g, version: Version, previous: int, new_rows: list[dict], old_rows: list[dict],
           verdicts: dict[tuple, dict], shown: str | None) -> tuple[list[Finding], dict]:
-    """(result-dropped findings, the withdrawal summary) of the gated version G
-    (``version``: its loaded Version), which supersedes v``previous`` (its
-    rows: ``old_rows``, with the verdicts they had, by result key). SHOWN: the submissions
-    root as locations name it."""
+    """(result-dropped findings, the withdrawal summary) of the gated version G (VERSION: its
+    loaded Version) superseding v``previous``, whose OLD_ROWS had VERDICTS (by result key)."""
     have = {tuple(str(r[k]) for k in KEY) for r in new_rows}
     m = version.manifest
     where = Source(f"{g.display}/{MANIFEST}", key="withdraws", line=m.lines.get("withdraws"), root=shown)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import unicodedata
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,8 +66,6 @@ _NAMED = {"\n": "a newline", "\t": "a tab", "\\": "a backslash", " ": "a space",
 
 def unsafe(rule: FolderRules, name: str) -> str | None:
     """Why one path component is outside the safe set of RULE (None when it is not)."""
-    import unicodedata
-
     if len(name) > rule.max_length:
         return f"a name of {len(name)} characters (at most {rule.max_length})"
     if rule.name.match(name):

@@ -149,7 +149,8 @@ def _load(rules: Rules, version: Version) -> None:
     for err in errors:
         key = ".".join(str(p) for p in err.path) or None
         add(located("manifest-invalid", where.at(key=key, line=lines.get(key) if key else None),
-                    err.schema.get("description", _expect(err)), repr(err.instance)[:80], err.message[:200]))
+                    err.schema.get("description", f"{err.validator} {err.validator_value!r}"[:120]),
+                    repr(err.instance)[:80], err.message[:200]))
     if errors:
         return
     blank = _blank_reasons(data, lines, where) + _long_texts(rules, data, lines, where)
@@ -196,15 +197,11 @@ def visible_characters(text: str) -> int:
 
 def _blank_reasons(data: dict, lines: dict[str, int], where: Source) -> list[Finding]:
     """A withdrawal whose reason a reader cannot see: refused at its key."""
-    out = []
-    for i, withdrawal in enumerate(data.get("withdraws") or []):
-        reason = withdrawal["reason"]
-        if visible_characters(reason) < MIN_VISIBLE_REASON:
-            key = f"withdraws.{i}.reason"
-            out.append(located("manifest-invalid", where.at(key=key, line=lines.get(key)),
-                               f"a reason of at least {MIN_VISIBLE_REASON} visible characters",
-                               ascii(reason)[:80], "the withdrawal's reason says nothing a reader can see"))
-    return out
+    reasons = [(f"withdraws.{i}.reason", w["reason"]) for i, w in enumerate(data.get("withdraws") or [])]
+    return [located("manifest-invalid", where.at(key=key, line=lines.get(key)),
+                    f"a reason of at least {MIN_VISIBLE_REASON} visible characters", ascii(reason)[:80],
+                    "the withdrawal's reason says nothing a reader can see")
+            for key, reason in reasons if visible_characters(reason) < MIN_VISIBLE_REASON]
 
 
 def _long_texts(rules: Rules, data: dict, lines: dict[str, int], where: Source) -> list[Finding]:
@@ -212,20 +209,12 @@ def _long_texts(rules: Rules, data: dict, lines: dict[str, int], where: Source) 
     ``field_length``): refused at its key, never quoted at length."""
     texts = [("notes", data.get("notes"), "text_length")]
     for i, withdrawal in enumerate(data.get("withdraws") or []):
-        texts.append((f"withdraws.{i}.reason", withdrawal.get("reason"), "text_length"))
-        texts += [(f"withdraws.{i}.{k}", withdrawal.get(k), "field_length") for k in ("system", "model", "scenario",
-                                                                                     "division")]
-    out = []
-    for key, text, cap in texts:
-        if isinstance(text, str) and len(text) > limits.cap(rules, cap):
-            out.append(located("over-cap", where.at(key=key, line=lines.get(key)),
-                               f"at most {limits.cap(rules, cap)} characters", f"{len(text)} characters",
-                               f"the manifest's {key} is longer than the caps allow (schemas/version_folder.yaml)"))
-    return out
-
-
-def _expect(err) -> str:
-    return f"{err.validator} {err.validator_value!r}"[:120]
+        texts += [(f"withdraws.{i}.{k}", withdrawal.get(k), "text_length" if k == "reason" else "field_length")
+                  for k in ("reason", "system", "model", "scenario", "division")]
+    return [located("over-cap", where.at(key=key, line=lines.get(key)),
+                    f"at most {limits.cap(rules, cap)} characters", f"{len(text)} characters",
+                    f"the manifest's {key} is longer than the caps allow (schemas/version_folder.yaml)")
+            for key, text, cap in texts if isinstance(text, str) and len(text) > limits.cap(rules, cap)]
 
 
 def _check_files(rules: Rules, version: Version) -> None:
@@ -294,25 +283,17 @@ def _taint(version: Version, path: str, why: Finding) -> None:
     version.tampered[path] = why
 
 
-def _declared(path: Path) -> tuple[object, dict[str, int], list[Finding]]:
-    where = Source(path.as_posix())
-    text, _ = _text(path, where)
-    return parse(text, where) if text is not None else (None, {}, [])
-
-
-def declared_status(version_dir: Path) -> str | None:
-    data, _, found = _declared(version_dir / MANIFEST)
-    return data.get("status") if isinstance(data, dict) and not found else None
+def read_declared(version_dir: Path) -> tuple[dict, dict[str, int]]:
+    """(a version's manifest as its YAML declares it, {} unless it reads clean; the line of each key)."""
+    where = Source((version_dir / MANIFEST).as_posix())
+    text, _ = _text(version_dir / MANIFEST, where)
+    data, lines, found = parse(text, where) if text is not None else (None, {}, [])
+    return (data if isinstance(data, dict) and not found else {}), lines
 
 
 def declared_submitted_at(version_dir: Path) -> datetime | None:
-    data, _, found = _declared(version_dir / MANIFEST)
     try:
-        when = datetime.fromisoformat(str(data["submitted_at"]).replace("Z", "+00:00"))
-    except (TypeError, KeyError, ValueError):
+        when = datetime.fromisoformat(str(read_declared(version_dir)[0]["submitted_at"]).replace("Z", "+00:00"))
+    except (KeyError, ValueError):
         return None
-    return when if not found and when.tzinfo is not None else None
-
-
-def key_lines(path: Path) -> dict[str, int]:
-    return _declared(path)[1]
+    return when if when.tzinfo is not None else None

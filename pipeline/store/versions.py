@@ -95,11 +95,8 @@ def _folders(folder: Path) -> list[Path]:
 def misplaced_files(root: Path) -> list[Finding]:
     """A file beside the rounds or directly in a round folder is in no version:
     never read, so a finding says so (hidden files aside)."""
-    found = []
-    for folder in [root, *_folders(root)]:
-        for path in sorted(p for p in folder.iterdir() if not p.name.startswith(".") and not p.is_dir()):
-            found.append(misplaced_finding(path.relative_to(root).as_posix(), root_name(root)))
-    return found
+    return [misplaced_finding(path.relative_to(root).as_posix(), root_name(root)) for folder in [root, *_folders(root)]
+            for path in sorted(p for p in folder.iterdir() if not p.name.startswith(".") and not p.is_dir())]
 
 
 def misplaced_finding(rel: str, root: str | None = None) -> Finding:
