@@ -160,7 +160,7 @@ def gate_text(report, with_findings: bool = True) -> str:
                      + (f" [{r['label']}]" if r.get("label") == LABEL_UNVERIFIED else ""))
         if r.get("verdict") == DEVIATES and r.get("differences"):
             lines.append(f"  your system differs from the reference's: {r['differences']}")
-    if any(r.get("label") == LABEL_UNVERIFIED for r in report.rows):
+    if report.any_unverified():
         lines.append(f"{LABEL_UNVERIFIED}: {UNVERIFIED_FOOTNOTE}")
     lines.append(gate_verdict(report))
     return "\n".join(map(escape.text, lines))
@@ -200,9 +200,7 @@ def as_json(report) -> str:
 def as_csv(report) -> str:
     """The rows as CSV (nested values as JSON)."""
     rows = plain(report.rows)
-    columns: list[str] = []
-    for r in rows:
-        columns += [k for k in r if k not in columns]
+    columns = list(dict.fromkeys(k for r in rows for k in r))
     cells = [[escape.csv_cell(c) for c in columns]]
     cells += [[escape.csv_cell(json.dumps(r[c], sort_keys=True) if isinstance(r.get(c), (dict, list))
                                else r.get(c)) for c in columns] for r in rows]
@@ -262,9 +260,8 @@ def _by_line(findings: list[Finding]):
     for f in findings:
         if f.severity != Severity.ERROR:
             continue
-        line = f.line
-        if line is not None and f.code not in ("version-immutable", "manifest-invalid", "manifest-mismatch"):
-            rows.setdefault((f.file, line), []).append(f)
+        if f.line is not None and f.code not in ("version-immutable", "manifest-invalid", "manifest-mismatch"):
+            rows.setdefault((f.file, f.line), []).append(f)
         else:
             files.setdefault(f.file, []).append(f)
     return rows, files
@@ -373,7 +370,7 @@ def markdown(report, limit: int = 100, gate: bool = False) -> str:
              for f in report.findings[:limit]]) + [""]
     if len(report.findings) > limit or len(results) > limit:
         out += [f"_Only the first {limit} of each are shown; the JSON report holds all._", ""]
-    if any(r.get("label") == LABEL_UNVERIFIED for r in results):
+    if report.any_unverified():
         out += [f"† {LABEL_UNVERIFIED}: {UNVERIFIED_FOOTNOTE}", ""]
     return "\n".join(out)
 
