@@ -64,13 +64,12 @@ def _claim(claim: dict, round_: str) -> dict:
 def _claims(data: Data) -> dict | None:
     if data.claims is None:
         return None
-    rounds = {id(c): claim_round(c, data) for c in data.claims}
     unchecked: dict[str, list[str]] = {}
     for c in data.claims:
         if c.get("verdict") not in (HOLDS, DOES_NOT_HOLD, CHERRY_PICKED):
             unchecked.setdefault(label(c.get("verdict")), []).append(str(c.get("id")))
     return {"boxes": [{"verdict": v, "against_best": v == CHERRY_PICKED,
-                       "rows": [Row(_claim(c, rounds[id(c)])) for c in data.claims if c.get("verdict") == v]}
+                       "rows": [Row(_claim(c, claim_round(c, data))) for c in data.claims if c.get("verdict") == v]}
                       for v in (DOES_NOT_HOLD, CHERRY_PICKED)],
             "total": len(data.claims), "holds": sum(c.get("verdict") == HOLDS for c in data.claims),
             "unchecked": "; ".join(f"{len(ids)} {said} ({', '.join(ids)})" for said, ids in unchecked.items())}
