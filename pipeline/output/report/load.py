@@ -111,11 +111,10 @@ def _rows(doc: dict | None, option: str, path: Path | None, data: Data) -> list[
 def load(rules: Rules, inputs: Inputs) -> Data:
     """Every input (the validation last)."""
     agreement = read_csv(inputs.agreement)
-    vendor = inputs.reference_vendor
     # as compare judged it (a CSV holds the text True/False)
     agreement[PARTNER] = agreement[PARTNER].astype(str).eq("True") if PARTNER in agreement else False
     data = Data(table_mod.read(inputs.results), agreement, read_csv(inputs.rejected), read_csv(inputs.versions),
-                None, None, None, vendor)
+                None, None, None, inputs.reference_vendor)
     data.scaling = _rows(_read_json(inputs.scaling, "scaling", data), "scaling", inputs.scaling, data)
     data.claims = _rows(_read_json(inputs.claims, "claims", data), "claims", inputs.claims, data)
     data.validation = _read_json(inputs.validation, "validation", data)
