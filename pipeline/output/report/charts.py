@@ -47,10 +47,8 @@ def scaling_bars(rows: list[dict]) -> dict | None:
     bars, group = [], None
     for r, v in zip(rows, values):
         key = (str(r.get("submitter")), str(r.get("system")))
-        what = ", ".join(x for x in (str(r.get("submitter") or ""), f"{r.get('nodes')} nodes"
-                                     if r.get("nodes") is not None else "",
-                                     f"{r.get('total_accelerators')} accelerators"
-                                     if r.get("total_accelerators") is not None else "") if x)
+        what = ", ".join(x for x in [str(r.get("submitter") or ""), *(f"{r[k]} {noun}" for k, noun in (
+            ("nodes", "nodes"), ("total_accelerators", "accelerators")) if r.get(k) is not None)] if x)
         bars.append({"group": {"system": str(r.get("system") or ""), "what": what} if key != group else None,
                      "case": f"{r.get('model')} · {r.get('scenario')}", "pct": pct(v),
                      "width": f"{v / top * 100:.2f}" if v is not None else None,
