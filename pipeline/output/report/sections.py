@@ -101,7 +101,7 @@ def _status_part(data: Data, round_: str, unv: bool, tolerance: float) -> dict:
     in_context = (not_compared["verdict"] == NO_REFERENCE) & not_compared.get(
         "context_system", pd.Series(None, index=not_compared.index)).notna()
     deviating = compared["verdict"] == DEVIATES
-    records = compared.sort_values(BY_SYSTEM, kind="stable").to_dict("records")
+    records = _sorted(compared)
     by_verdict = ", ".join(f"{n} {word(v)}" for v, n in sorted(tally(not_compared["verdict"],
                                                                     AGREEMENT_VERDICTS).items()) if n)
     points = [{"partner": r["submitter"], "case": f"{r['model']} {r['scenario']} ({r['system']})",
