@@ -43,7 +43,7 @@ def readable(value) -> str:
     if size >= 100:
         return f"{x:.1f}"
     if size >= 1:
-        return f"{x:.2f}".rstrip("0").rstrip(".") if x != int(x) else f"{int(x)}"
+        return f"{x:.2f}".rstrip("0").rstrip(".")
     return "0" if x == 0 else f"{x:.3g}"
 
 

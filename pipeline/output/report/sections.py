@@ -41,8 +41,7 @@ def round_title(round_: str) -> str:
 
 def tolerance_pct(agreement: pd.DataFrame, default: float) -> float:
     """The tolerance the agreement table was judged with, else ``default``."""
-    values = [v for v in (number(t) for t in agreement.get("tolerance_pct", [])) if v is not None]
-    return values[0] if values else default
+    return next((v for v in map(number, agreement.get("tolerance_pct", [])) if v is not None), default)
 
 
 # ---- partner results ---------------------------------------------------------------------
