@@ -290,20 +290,17 @@ def _failure(case: ET.Element, f: Finding) -> None:
 
 def github(report, gate: bool = False) -> str:
     """Workflow commands, so that each finding lands on its file and line in a pull request."""
-    lines = []
-    for f in report.findings:
-        props = [f"file={escape.gh_property(f.file)}"]
-        if f.line is not None:
-            props.append(f"line={f.line}")
-        props.append(f"title={escape.gh_property(f.code)}")
-        message = f"{f.message} (expected {f.expected}; found {f.found}) [{f.place}]"
-        lines.append(f"::{f.severity} {','.join(props)}::{escape.gh_data(message)}")
-    for x in report.summary.get("not_compared") or ():       # the gate: partner results it did not compare
-        line = "" if x["line"] is None else f",line={x['line']}"
-        lines.append(f"::notice file={escape.gh_property(x['file'])}{line},title=not-compared::"
-                     f"{escape.gh_data(word(x['outcome']) + ': ' + x['reason'])}")
+    lines = [_command(f.severity, f.file, f.line, f.code, f"{f.message} (expected {f.expected}; found {f.found}) "
+                      f"[{f.place}]") for f in report.findings]
+    lines += [_command("notice", x["file"], x["line"], "not-compared", f"{word(x['outcome'])}: {x['reason']}")
+              for x in report.summary.get("not_compared") or ()]   # the gate: partner results it did not compare
     lines.append(verdict_line(report, gate))
     return "\n".join(lines)
+
+
+def _command(kind: object, file: str, line: int | None, title: str, message: str) -> str:
+    at = "" if line is None else f",line={line}"
+    return f"::{kind} file={escape.gh_property(file)}{at},title={escape.gh_property(title)}::{escape.gh_data(message)}"
 
 
 # ---- markdown ---------------------------------------------------------------------------------
