@@ -35,10 +35,6 @@ def deviation_frame(agreement: pd.DataFrame) -> pd.DataFrame:
     return frame[list(DEVIATION_COLUMNS)].reset_index(drop=True)
 
 
-def round_title(round_: str) -> str:
-    return "Rows whose data states no round" if round_ == NO_ROUND else f"Round {round_}"
-
-
 def tolerance_pct(agreement: pd.DataFrame, default: float) -> float:
     """The tolerance the agreement table was judged with, else ``default``."""
     return next((v for v in map(number, agreement.get("tolerance_pct", [])) if v is not None), default)
@@ -178,7 +174,8 @@ def _superseded(data: Data, round_: str) -> dict:
 
 def round_view(data: Data, round_: str, tolerance: float) -> dict:
     claims = None if data.claims is None else [c for c in data.claims if claim_round(c, data) == round_]
-    return {"round": round_, "title": round_title(round_), "ident": anchor(round_),
+    title = "Rows whose data states no round" if round_ == NO_ROUND else f"Round {round_}"
+    return {"round": round_, "title": title, "ident": anchor(round_),
             "parts": [_status_part(data, round_, False, tolerance), _status_part(data, round_, True, tolerance)],
             "claims": claims_view(claims, data.superseded) if claims is not None else None,
             "claims_missing": data.why.get("claims", ""),
