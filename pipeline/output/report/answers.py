@@ -86,8 +86,7 @@ def _unverified(data: Data) -> dict:
 
 
 def _checks(data: Data) -> dict:
-    rej = data.rejected
-    got = tally(rej["outcome"] if "outcome" in rej else [], (REJECTED, SET_ASIDE))
+    got = tally(data.rejected.get("outcome", []), (REJECTED, SET_ASIDE))
     return {"inputs": f"{got[REJECTED]} {REJECTED.label} and {got[SET_ASIDE]} {SET_ASIDE.label} input rows",
             "validation": None if data.validation is None else validation_summary(data.validation)}
 
