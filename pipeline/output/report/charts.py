@@ -6,6 +6,7 @@ clip, so no label is ever cut.
 from __future__ import annotations
 
 import math
+from itertools import groupby
 
 from pipeline.core.model import DEVIATES
 from pipeline.output.figures import axis_pct, number, pct, signed_pct
@@ -59,9 +60,8 @@ def scaling_bars(rows: list[dict]) -> dict | None:
 
 def record_bars(rows: list[dict]) -> list[dict]:
     """Per partner and generation, one bar per round: the share of compared results within the tolerance."""
-    out, group = [], None
-    for r in rows:
-        key = (str(r["submitter"]), str(r["accelerator"]))
-        out.append(dict(r, group=key if key != group else None, share=f"{r['agree'] / r['compared'] * 100:.2f}"))
-        group = key
+    out = []
+    for key, group in groupby(rows, key=lambda r: (str(r["submitter"]), str(r["accelerator"]))):
+        out += [dict(r, group=None if i else key, share=f"{r['agree'] / r['compared'] * 100:.2f}")
+                for i, r in enumerate(group)]
     return out
