@@ -95,7 +95,6 @@ def _status_part(data: Data, round_: str, unv: bool, tolerance: float) -> dict:
     not_compared = partner[~partner["verdict"].isin([AGREE, DEVIATES])]
     in_context = (not_compared["verdict"] == NO_REFERENCE) & not_compared.get(
         "context_system", pd.Series(None, index=not_compared.index)).notna()
-    deviating = compared["verdict"] == DEVIATES
     records = _sorted(compared)
     by_verdict = ", ".join(f"{n} {word(v)}" for v, n in sorted(tally(not_compared["verdict"],
                                                                     AGREEMENT_VERDICTS).items()) if n)
@@ -104,7 +103,7 @@ def _status_part(data: Data, round_: str, unv: bool, tolerance: float) -> dict:
     return {
         "unv": unv, "kind": kind, "ident": anchor(round_, kind), "round": round_, "results": len(results),
         "partner": len(partner), "partners": partner["submitter"].nunique(), "vendor": data.reference_vendor,
-        "compared": len(compared), "deviate": int(deviating.sum()),
+        "compared": len(compared), "deviate": int((compared["verdict"] == DEVIATES).sum()),
         "other": len(other), "other_submitters": other["submitter"].nunique(),
         "strip": charts.deviation_strip(points, tolerance,
                                         f"{round_} {kind}: deviation of each partner result from the reference"),
