@@ -396,8 +396,7 @@ def _version_counts(report, display: str) -> list[object]:
 
 
 def write_report(report, path: str | Path, fmt: str | None = None, gate: bool = False) -> None:
-    """A report to a file: the format its extension names (.json the JSON
-    document, .csv and .parquet the table, .xml JUnit, .md markdown, else text)."""
+    """A report to a file, in the format its extension names (BY_EXTENSION; .parquet and .csv: the table)."""
     path = Path(path)
     if path.suffix == ".parquet" or (path.suffix == ".csv" and fmt in (None, "csv")):
         write_table(report.frame(), path)
