@@ -79,7 +79,6 @@ def ratio(value, digits: int = 2) -> str:
 
 
 def tolerance(value) -> str:
-    """The agreement band (``±4%``)."""
     return _shown(value, "±{:g}%")
 
 
