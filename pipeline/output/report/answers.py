@@ -76,11 +76,10 @@ def _claims(data: Data) -> dict | None:
 
 
 def _unverified(data: Data) -> dict:
-    res = data.results
-    post = res[res["status"] != VERIFIED]
+    post = data.results[data.results["status"] != VERIFIED]
     claims = sum(is_unverified(c) for c in data.claims or [])
     scaling = sum(is_unverified(r) for r in data.scaling or [])
-    return {"post": len(post), "results": len(res), "claims": claims, "scaling": scaling,
+    return {"post": len(post), "results": len(data.results), "claims": claims, "scaling": scaling,
             "where": [(round_, list(part.groupby("submitter").size().items()))
                       for round_, part in post.groupby("round")]}
 
