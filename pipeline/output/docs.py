@@ -26,28 +26,17 @@ def _help(command: click.Command, name: str, parent: click.Context | None) -> st
     return command.get_help(_context(command, name, parent))
 
 
-def _sections(group: click.Group, ctx: click.Context) -> list[tuple[str, list[str]]]:
-    """The group's commands in the sections its ``--help`` lists them in."""
-    sections = getattr(group, "sections", None)
-    if callable(sections):
-        return sections(ctx)
-    return [("Commands", group.list_commands(ctx))]
-
-
 def cli_reference(group: click.Group, prog: str = "mlrepro") -> str:
-    """docs/cli.md: the program's help, then each command's, in the order and
-    sections of ``mlrepro --help``."""
+    """docs/cli.md: the program's help, then each command's, by name."""
     root = _context(group, prog, None)
     out = ["# Command reference", "",
            f"Generated from the commands themselves (`make docs`); `{prog} COMMAND --help` prints the same.", "",
-           "```text", _help(group, prog, None), "```", ""]
-    for title, names in _sections(group, root):
-        out += [f"## {title}", ""]
-        for name in names:
-            command = group.get_command(root, name)
-            if command is None or command.hidden:
-                continue
-            out += [f"### `{prog} {name}`", "", "```text", _help(command, name, root), "```", ""]
+           "```text", _help(group, prog, None), "```", "", "## Commands", ""]
+    for name in group.list_commands(root):
+        command = group.get_command(root, name)
+        if command is None or command.hidden:
+            continue
+        out += [f"### `{prog} {name}`", "", "```text", _help(command, name, root), "```", ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 

@@ -43,7 +43,7 @@ def readable(value) -> str:
     if size >= 100:
         return f"{x:.1f}"
     if size >= 1:
-        return f"{x:.2f}".rstrip("0").rstrip(".") if x != int(x) else f"{int(x)}"
+        return f"{x:.2f}".rstrip("0").rstrip(".")
     return "0" if x == 0 else f"{x:.3g}"
 
 
@@ -55,31 +55,31 @@ def quantity(value, units) -> str:
     return f"{shown} {unit}" if shown and unit else shown
 
 
+def _shown(value, form: str) -> str:
+    """``value`` in ``form`` (a str.format pattern); empty when it is not a number."""
+    x = number(value)
+    return "" if x is None else form.format(x)
+
+
 def stated(value) -> str:
     """A figure as the ledger or the parameters state it (``93``, ``3.1``)."""
-    x = number(value)
-    return "" if x is None else f"{x:g}"
+    return _shown(value, "{:g}")
 
 
 def pct(value, digits: int = 1) -> str:
-    x = number(value)
-    return "" if x is None else f"{x:.{digits}f}%"
+    return _shown(value, f"{{:.{digits}f}}%")
 
 
 def signed_pct(value, digits: int = 2) -> str:
-    x = number(value)
-    return "" if x is None else f"{x:+.{digits}f}%"
+    return _shown(value, f"{{:+.{digits}f}}%")
 
 
 def ratio(value, digits: int = 2) -> str:
-    x = number(value)
-    return "" if x is None else f"{x:.{digits}f}×"
+    return _shown(value, f"{{:.{digits}f}}×")
 
 
 def tolerance(value) -> str:
-    """The agreement band (``±4%``)."""
-    x = number(value)
-    return "" if x is None else f"±{x:g}%"
+    return _shown(value, "±{:g}%")
 
 
 def axis_pct(value: float) -> str:

@@ -16,28 +16,18 @@ from pathlib import Path
 
 from pipeline.core.model import AGREE, DEVIATES
 from pipeline.core.vocabulary import Severity
+from pipeline.output.figures import count
 
 WHY_ZERO = "exit 0 because stages record findings; the gate is what fails a build"
 # the outputs that hold findings (a list, or a report's "findings"), as dvc.yaml names them
 FINDINGS_FILES = ("data/findings.json", "audit/validation.json", "audit/claims.json", "audit/scaling.json")
 
 
-def _many(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def _data(counts: Counter, errors: int) -> str:
     if not counts:
         return "data: no findings"
     codes = ", ".join(f"{code} {n}" for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-    return f"data: {_many(sum(counts.values()), 'finding')} ({_many(errors, 'error')}): {codes}"
-
-
-def data_part(findings: list) -> str:
-    """The data's part of the line, of findings as objects or as their JSON."""
-    def get(f, key):
-        return f[key] if isinstance(f, dict) else getattr(f, key)
-    return _data(Counter(get(f, "code") for f in findings), sum(get(f, "severity") == Severity.ERROR for f in findings))
+    return f"data: {count(sum(counts.values()), 'finding')} ({count(errors, 'error')}): {codes}"
 
 
 def stage_line(report, command: str) -> str:
@@ -63,6 +53,7 @@ def pipeline_line(root: Path, stages: int) -> str:
         compared = f"partner results: {agreement.get(AGREE, 0)} {AGREE}, {agreement.get(DEVIATES, 0)} {DEVIATES}; "
     except (OSError, ValueError):
         compared = ""
-    return (f"pipeline: ok ({_many(stages, 'stage')}); {compared}{data_part(findings)} "
+    data = _data(Counter(f["code"] for f in findings), sum(f["severity"] == Severity.ERROR for f in findings))
+    return (f"pipeline: ok ({count(stages, 'stage')}); {compared}{data} "
             f"(the stages' findings above or, when they were up to date, in their outputs and "
             f"reports/index.html; {WHY_ZERO})")

@@ -160,7 +160,7 @@ def gate_text(report, with_findings: bool = True) -> str:
                      + (f" [{r['label']}]" if r.get("label") == LABEL_UNVERIFIED else ""))
         if r.get("verdict") == DEVIATES and r.get("differences"):
             lines.append(f"  your system differs from the reference's: {r['differences']}")
-    if any(r.get("label") == LABEL_UNVERIFIED for r in report.rows):
+    if report.any_unverified():
         lines.append(f"{LABEL_UNVERIFIED}: {UNVERIFIED_FOOTNOTE}")
     lines.append(gate_verdict(report))
     return "\n".join(map(escape.text, lines))
@@ -200,9 +200,7 @@ def as_json(report) -> str:
 def as_csv(report) -> str:
     """The rows as CSV (nested values as JSON)."""
     rows = plain(report.rows)
-    columns: list[str] = []
-    for r in rows:
-        columns += [k for k in r if k not in columns]
+    columns = list(dict.fromkeys(k for r in rows for k in r))
     cells = [[escape.csv_cell(c) for c in columns]]
     cells += [[escape.csv_cell(json.dumps(r[c], sort_keys=True) if isinstance(r.get(c), (dict, list))
                                else r.get(c)) for c in columns] for r in rows]
@@ -262,9 +260,8 @@ def _by_line(findings: list[Finding]):
     for f in findings:
         if f.severity != Severity.ERROR:
             continue
-        line = f.line
-        if line is not None and f.code not in ("version-immutable", "manifest-invalid", "manifest-mismatch"):
-            rows.setdefault((f.file, line), []).append(f)
+        if f.line is not None and f.code not in ("version-immutable", "manifest-invalid", "manifest-mismatch"):
+            rows.setdefault((f.file, f.line), []).append(f)
         else:
             files.setdefault(f.file, []).append(f)
     return rows, files
@@ -293,20 +290,17 @@ def _failure(case: ET.Element, f: Finding) -> None:
 
 def github(report, gate: bool = False) -> str:
     """Workflow commands, so that each finding lands on its file and line in a pull request."""
-    lines = []
-    for f in report.findings:
-        props = [f"file={escape.gh_property(f.file)}"]
-        if f.line is not None:
-            props.append(f"line={f.line}")
-        props.append(f"title={escape.gh_property(f.code)}")
-        message = f"{f.message} (expected {f.expected}; found {f.found}) [{f.place}]"
-        lines.append(f"::{f.severity} {','.join(props)}::{escape.gh_data(message)}")
-    for x in report.summary.get("not_compared") or ():       # the gate: partner results it did not compare
-        line = "" if x["line"] is None else f",line={x['line']}"
-        lines.append(f"::notice file={escape.gh_property(x['file'])}{line},title=not-compared::"
-                     f"{escape.gh_data(word(x['outcome']) + ': ' + x['reason'])}")
+    lines = [_command(f.severity, f.file, f.line, f.code, f"{f.message} (expected {f.expected}; found {f.found}) "
+                      f"[{f.place}]") for f in report.findings]
+    lines += [_command("notice", x["file"], x["line"], "not-compared", f"{word(x['outcome'])}: {x['reason']}")
+              for x in report.summary.get("not_compared") or ()]   # the gate: partner results it did not compare
     lines.append(verdict_line(report, gate))
     return "\n".join(lines)
+
+
+def _command(kind: object, file: str, line: int | None, title: str, message: str) -> str:
+    at = "" if line is None else f",line={line}"
+    return f"::{kind} file={escape.gh_property(file)}{at},title={escape.gh_property(title)}::{escape.gh_data(message)}"
 
 
 # ---- markdown ---------------------------------------------------------------------------------
@@ -373,7 +367,7 @@ def markdown(report, limit: int = 100, gate: bool = False) -> str:
              for f in report.findings[:limit]]) + [""]
     if len(report.findings) > limit or len(results) > limit:
         out += [f"_Only the first {limit} of each are shown; the JSON report holds all._", ""]
-    if any(r.get("label") == LABEL_UNVERIFIED for r in results):
+    if report.any_unverified():
         out += [f"† {LABEL_UNVERIFIED}: {UNVERIFIED_FOOTNOTE}", ""]
     return "\n".join(out)
 
@@ -402,8 +396,7 @@ def _version_counts(report, display: str) -> list[object]:
 
 
 def write_report(report, path: str | Path, fmt: str | None = None, gate: bool = False) -> None:
-    """A report to a file: the format its extension names (.json the JSON
-    document, .csv and .parquet the table, .xml JUnit, .md markdown, else text)."""
+    """A report to a file, in the format its extension names (BY_EXTENSION; .parquet and .csv: the table)."""
     path = Path(path)
     if path.suffix == ".parquet" or (path.suffix == ".csv" and fmt in (None, "csv")):
         write_table(report.frame(), path)

@@ -30,6 +30,7 @@ from pipeline.core.rules import Rules
 from pipeline.core.vocabulary import Severity
 from pipeline.ingest import table
 from pipeline.output import report as html_report
+from pipeline.output.report.load import read_csv
 from pipeline.output.render import write_report
 
 
@@ -83,7 +84,6 @@ def report_all(rules: Rules, paths: Paths, reference_submitter: str = DEFAULT_RE
         written.extend(wrote)
 
     def write(step: str, path: Path, report: Report) -> None:
-        """A step's report as its command writes it: the table's findings first."""
         write_report(report.combine(before=found), path)
         add(step, [path], report.summary, report.findings)
 
@@ -95,8 +95,7 @@ def report_all(rules: Rules, paths: Paths, reference_submitter: str = DEFAULT_RE
                                                       reference_submitter, reference_vendor))
     write("scaling", paths.scaling, scaling.scaling(rules, frame, reference_submitter))
     if paths.record is not None:   # from the judged table the report shows, verified rows only
-        write("record", paths.record,
-              record.record(table.read_frame(paths.agreement, dtype=str, keep_default_na=False, na_values=[""])))
+        write("record", paths.record, record.record(read_csv(paths.agreement)))
 
     rows = crosscheck.records(frame) if paths.crosscheck else []   # the table's rows, built once for every table
     for published_path, path in paths.crosscheck:

@@ -18,12 +18,11 @@ import pandas as pd
 from pipeline.core.model import DEFAULT_TOLERANCE_PCT, VERIFIED
 from pipeline.core.rules import Rules
 from pipeline.output.report import answers, validation
-from pipeline.output.report.html import TITLE, Row, render
+from pipeline.output.report.html import Row, render
 from pipeline.output.report.load import NO_ROUND, Data, Inputs, load
-from pipeline.output.report.sections import (DEVIATION_COLUMNS, deviation_frame, record_view, round_view,
-                                              tolerance_pct)
+from pipeline.output.report.sections import deviation_frame, record_view, round_view, tolerance_pct
 
-__all__ = ["DEVIATION_COLUMNS", "TITLE", "Document", "Inputs", "build"]
+__all__ = ["Document", "Inputs", "build"]
 
 
 @dataclass

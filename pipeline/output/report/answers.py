@@ -64,31 +64,28 @@ def _claim(claim: dict, round_: str) -> dict:
 def _claims(data: Data) -> dict | None:
     if data.claims is None:
         return None
-    rounds = {id(c): claim_round(c, data) for c in data.claims}
     unchecked: dict[str, list[str]] = {}
     for c in data.claims:
         if c.get("verdict") not in (HOLDS, DOES_NOT_HOLD, CHERRY_PICKED):
             unchecked.setdefault(label(c.get("verdict")), []).append(str(c.get("id")))
     return {"boxes": [{"verdict": v, "against_best": v == CHERRY_PICKED,
-                       "rows": [Row(_claim(c, rounds[id(c)])) for c in data.claims if c.get("verdict") == v]}
+                       "rows": [Row(_claim(c, claim_round(c, data))) for c in data.claims if c.get("verdict") == v]}
                       for v in (DOES_NOT_HOLD, CHERRY_PICKED)],
             "total": len(data.claims), "holds": sum(c.get("verdict") == HOLDS for c in data.claims),
             "unchecked": "; ".join(f"{len(ids)} {said} ({', '.join(ids)})" for said, ids in unchecked.items())}
 
 
 def _unverified(data: Data) -> dict:
-    res = data.results
-    post = res[res["status"] != VERIFIED]
+    post = data.results[data.results["status"] != VERIFIED]
     claims = sum(is_unverified(c) for c in data.claims or [])
     scaling = sum(is_unverified(r) for r in data.scaling or [])
-    return {"post": len(post), "results": len(res), "claims": claims, "scaling": scaling,
+    return {"post": len(post), "results": len(data.results), "claims": claims, "scaling": scaling,
             "where": [(round_, list(part.groupby("submitter").size().items()))
                       for round_, part in post.groupby("round")]}
 
 
 def _checks(data: Data) -> dict:
-    rej = data.rejected
-    got = tally(rej["outcome"] if "outcome" in rej else [], (REJECTED, SET_ASIDE))
+    got = tally(data.rejected.get("outcome", []), (REJECTED, SET_ASIDE))
     return {"inputs": f"{got[REJECTED]} {REJECTED.label} and {got[SET_ASIDE]} {SET_ASIDE.label} input rows",
             "validation": None if data.validation is None else validation_summary(data.validation)}
 

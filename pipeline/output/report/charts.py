@@ -6,6 +6,7 @@ clip, so no label is ever cut.
 from __future__ import annotations
 
 import math
+from itertools import groupby
 
 from pipeline.core.model import DEVIATES
 from pipeline.output.figures import axis_pct, number, pct, signed_pct
@@ -47,10 +48,8 @@ def scaling_bars(rows: list[dict]) -> dict | None:
     bars, group = [], None
     for r, v in zip(rows, values):
         key = (str(r.get("submitter")), str(r.get("system")))
-        what = ", ".join(x for x in (str(r.get("submitter") or ""), f"{r.get('nodes')} nodes"
-                                     if r.get("nodes") is not None else "",
-                                     f"{r.get('total_accelerators')} accelerators"
-                                     if r.get("total_accelerators") is not None else "") if x)
+        what = ", ".join(x for x in [str(r.get("submitter") or ""), *(f"{r[k]} {noun}" for k, noun in (
+            ("nodes", "nodes"), ("total_accelerators", "accelerators")) if r.get(k) is not None)] if x)
         bars.append({"group": {"system": str(r.get("system") or ""), "what": what} if key != group else None,
                      "case": f"{r.get('model')} · {r.get('scenario')}", "pct": pct(v),
                      "width": f"{v / top * 100:.2f}" if v is not None else None,
@@ -61,9 +60,8 @@ def scaling_bars(rows: list[dict]) -> dict | None:
 
 def record_bars(rows: list[dict]) -> list[dict]:
     """Per partner and generation, one bar per round: the share of compared results within the tolerance."""
-    out, group = [], None
-    for r in rows:
-        key = (str(r["submitter"]), str(r["accelerator"]))
-        out.append(dict(r, group=key if key != group else None, share=f"{r['agree'] / r['compared'] * 100:.2f}"))
-        group = key
+    out = []
+    for key, group in groupby(rows, key=lambda r: (str(r["submitter"]), str(r["accelerator"]))):
+        out += [dict(r, group=None if i else key, share=f"{r['agree'] / r['compared'] * 100:.2f}")
+                for i, r in enumerate(group)]
     return out

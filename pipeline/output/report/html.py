@@ -76,8 +76,7 @@ class _JoinedLines(Extension):
 ENV = Environment(loader=PackageLoader("pipeline.output.report"), autoescape=True, undefined=StrictUndefined,
                   keep_trailing_newline=True, finalize=_escaped, extensions=[_JoinedLines])
 ENV.filters.update(text=text, wrap=wrap, label=label, count=figures.count, readable=figures.readable,
-                   pct=figures.pct, signed_pct=figures.signed_pct, quantity=figures.quantity,
-                   tolerance=figures.tolerance, axis_pct=figures.axis_pct, figure=figures.claim_figure)
+                   pct=figures.pct, signed_pct=figures.signed_pct, quantity=figures.quantity, tolerance=figures.tolerance)
 ENV.globals.update(anchor=anchor, number=figures.number, TITLE=TITLE, UNVERIFIED_LABEL=LABEL_UNVERIFIED,
                    UNVERIFIED_FOOTNOTE=UNVERIFIED_FOOTNOTE, COMPARISON_DISCLAIMER=COMPARISON_DISCLAIMER)
 

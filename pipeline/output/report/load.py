@@ -64,14 +64,10 @@ class Data:
                       reverse=True)
 
     @cached_property
-    def first_rounds(self) -> dict[tuple, str]:
+    def first_rounds(self) -> pd.Series:
         """(submitter, system, model, scenario) -> the round of its first agreement
-        row, for keys of text only; built once, asked a hundred times."""
-        index: dict[tuple, str] = {}
-        for *key, round_ in zip(*(self.agreement[c] for c in RESULT_KEY), self.agreement["round"]):
-            if all(isinstance(x, str) for x in key):
-                index.setdefault(tuple(key), str(round_))
-        return index
+        row; built once, asked a hundred times."""
+        return self.agreement.drop_duplicates(list(RESULT_KEY)).set_index(list(RESULT_KEY))["round"]
 
 
 def read_csv(path: Path) -> pd.DataFrame:
@@ -111,11 +107,10 @@ def _rows(doc: dict | None, option: str, path: Path | None, data: Data) -> list[
 def load(rules: Rules, inputs: Inputs) -> Data:
     """Every input (the validation last)."""
     agreement = read_csv(inputs.agreement)
-    vendor = inputs.reference_vendor
     # as compare judged it (a CSV holds the text True/False)
     agreement[PARTNER] = agreement[PARTNER].astype(str).eq("True") if PARTNER in agreement else False
     data = Data(table_mod.read(inputs.results), agreement, read_csv(inputs.rejected), read_csv(inputs.versions),
-                None, None, None, vendor)
+                None, None, None, inputs.reference_vendor)
     data.scaling = _rows(_read_json(inputs.scaling, "scaling", data), "scaling", inputs.scaling, data)
     data.claims = _rows(_read_json(inputs.claims, "claims", data), "claims", inputs.claims, data)
     data.validation = _read_json(inputs.validation, "validation", data)
@@ -161,15 +156,9 @@ def claim_round(claim: dict, data: Data) -> str:
         m = _NOTE_RESULT.match(note) if isinstance(note, str) else None
         if m:
             keys.append(m.groups())
-    agreement = data.agreement
-    if keys and len(agreement):
+    if keys and len(data.agreement):
         first = data.first_rounds
-        if all(isinstance(x, str) for k in keys for x in k):
-            rounds = {first[k] for k in keys if k in first}
-        else:   # a key with a missing part: as pandas looks it up
-            index = agreement.set_index(list(RESULT_KEY))["round"]
-            rounds = {str(index.loc[k].iloc[0]) if isinstance(index.loc[k], pd.Series) else str(index.loc[k])
-                      for k in keys if k in index.index}
+        rounds = {str(first.loc[k]) for k in keys if k in first.index}
         if len(rounds) == 1:
             return rounds.pop()
     return NO_ROUND

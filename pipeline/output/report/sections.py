@@ -35,14 +35,9 @@ def deviation_frame(agreement: pd.DataFrame) -> pd.DataFrame:
     return frame[list(DEVIATION_COLUMNS)].reset_index(drop=True)
 
 
-def round_title(round_: str) -> str:
-    return "Rows whose data states no round" if round_ == NO_ROUND else f"Round {round_}"
-
-
 def tolerance_pct(agreement: pd.DataFrame, default: float) -> float:
     """The tolerance the agreement table was judged with, else ``default``."""
-    values = [v for v in (number(t) for t in agreement.get("tolerance_pct", [])) if v is not None]
-    return values[0] if values else default
+    return next((v for v in map(number, agreement.get("tolerance_pct", [])) if v is not None), default)
 
 
 # ---- partner results ---------------------------------------------------------------------
@@ -100,8 +95,7 @@ def _status_part(data: Data, round_: str, unv: bool, tolerance: float) -> dict:
     not_compared = partner[~partner["verdict"].isin([AGREE, DEVIATES])]
     in_context = (not_compared["verdict"] == NO_REFERENCE) & not_compared.get(
         "context_system", pd.Series(None, index=not_compared.index)).notna()
-    deviating = compared["verdict"] == DEVIATES
-    records = compared.sort_values(BY_SYSTEM, kind="stable").to_dict("records")
+    records = _sorted(compared)
     by_verdict = ", ".join(f"{n} {word(v)}" for v, n in sorted(tally(not_compared["verdict"],
                                                                     AGREEMENT_VERDICTS).items()) if n)
     points = [{"partner": r["submitter"], "case": f"{r['model']} {r['scenario']} ({r['system']})",
@@ -109,7 +103,7 @@ def _status_part(data: Data, round_: str, unv: bool, tolerance: float) -> dict:
     return {
         "unv": unv, "kind": kind, "ident": anchor(round_, kind), "round": round_, "results": len(results),
         "partner": len(partner), "partners": partner["submitter"].nunique(), "vendor": data.reference_vendor,
-        "compared": len(compared), "deviate": int(deviating.sum()),
+        "compared": len(compared), "deviate": int((compared["verdict"] == DEVIATES).sum()),
         "other": len(other), "other_submitters": other["submitter"].nunique(),
         "strip": charts.deviation_strip(points, tolerance,
                                         f"{round_} {kind}: deviation of each partner result from the reference"),
@@ -179,7 +173,8 @@ def _superseded(data: Data, round_: str) -> dict:
 
 def round_view(data: Data, round_: str, tolerance: float) -> dict:
     claims = None if data.claims is None else [c for c in data.claims if claim_round(c, data) == round_]
-    return {"round": round_, "title": round_title(round_), "ident": anchor(round_),
+    title = "Rows whose data states no round" if round_ == NO_ROUND else f"Round {round_}"
+    return {"round": round_, "title": title, "ident": anchor(round_),
             "parts": [_status_part(data, round_, False, tolerance), _status_part(data, round_, True, tolerance)],
             "claims": claims_view(claims, data.superseded) if claims is not None else None,
             "claims_missing": data.why.get("claims", ""),

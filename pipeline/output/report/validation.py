@@ -15,12 +15,12 @@ from pipeline.output.report.load import Data
 def _suites(doc: dict) -> list:
     """The suites (``suites`` in a document written before the one report shape)."""
     found = doc.get("rows") if "rows" in doc else doc.get("suites")
-    return found if isinstance(found, list) else []
+    return [s for s in found if isinstance(s, dict)] if isinstance(found, list) else []
 
 
 def summary(doc: dict) -> dict:
     """suites, expectations, failed (numbers), from the summary or the suites."""
-    suites = [s for s in _suites(doc) if isinstance(s, dict)]
+    suites = _suites(doc)
     head = doc.get("summary") if isinstance(doc.get("summary"), dict) else {}
     expectations = head.get("expectations", sum(int(s.get("expectations_loaded") or 0) for s in suites))
     failed = head.get("failed_expectations", sum(int(s.get("failed") or 0) for s in suites))
@@ -60,9 +60,7 @@ def _expectations(doc: dict) -> list[Row]:
     rows = []
     for suite in sorted(results):
         run = results[suite] if isinstance(results[suite], dict) else {}
-        for r in run.get("results") or []:
-            if not isinstance(r, dict):
-                continue
+        for r in (x for x in run.get("results") or [] if isinstance(x, dict)):
             config = r.get("expectation_config") if isinstance(r.get("expectation_config"), dict) else {}
             meta = config.get("meta") if isinstance(config.get("meta"), dict) else {}
             ok = bool(r.get("success"))
@@ -83,6 +81,6 @@ def view(data: Data, docs: Path | None, out: Path) -> dict:
     if doc is None:
         return {"missing": data.why.get("validation", ""), "docs": found}
     return {"missing": None, "docs": found, "summary": summary(doc),
-            "suites": [Row(x, "" if x.get("success") else "bad") for x in _suites(doc) if isinstance(x, dict)],
+            "suites": [Row(x, "" if x.get("success") else "bad") for x in _suites(doc)],
             "findings": [Row(f, "bad") for f in doc.get("findings") or [] if isinstance(f, dict)],
             "expectations": _expectations(doc)}
