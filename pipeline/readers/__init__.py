@@ -1,15 +1,14 @@
 """Readers: one module per input format, each yielding raw records and findings.
 
-A reader module has ``NAME``, ``read(path, where) -> ReadResult`` (``rules=``,
-``round_=`` when it takes them) and ``sniff(first_line)``, ``sniff_head(first_64_KiB)``
-or ``sniff_dir(rules, folder)``. It is imported when first used, so a path
-that needs no table library does not load one.
+A reader module has ``NAME``, ``read(path, where, rules, round_=None) -> ReadResult``
+(``round_``: the submission's; only a folder's reader uses it, a file's rows state
+theirs) and ``sniff(first_line)``, ``sniff_head(first_64_KiB)`` or ``sniff_dir(rules, folder)``.
+It is imported when first used, so a path that needs no table library does not load one.
 """
 
 from __future__ import annotations
 
 import importlib
-import inspect
 from pathlib import Path
 
 from pipeline.core.findings import Finding
@@ -85,10 +84,7 @@ def read(rules: Rules, path: Path, where: Source | str, fmt: str | None = None,
         out = ReadResult()
         out.findings.append(undetected(path, where))
         return out
-    module = reader(fmt)
-    takes = inspect.signature(module.read).parameters
-    given = {k: v for k, v in (("rules", rules), ("round_", round_)) if k in takes and v is not None}
-    return module.read(path, where, **given)
+    return reader(fmt).read(path, where, rules, round_)
 
 
 def row_count(path: Path, fmt: str | None) -> int | None:

@@ -27,7 +27,7 @@ def sniff(header_line: str) -> bool:
     return header_line.startswith(MAGIC)
 
 
-def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
+def read(path: Path, where: Source | str, rules: Rules, round_: str | None = None) -> ReadResult:
     where = as_source(where)
     out = ReadResult()
     data, found = read_bytes(path, where, limits.file_bytes(rules))

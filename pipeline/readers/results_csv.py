@@ -28,7 +28,7 @@ def sniff(header_line: str) -> bool:
     return set(REQUIRED) <= cols
 
 
-def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
+def read(path: Path, where: Source | str, rules: Rules, round_: str | None = None) -> ReadResult:
     where = as_source(where)
     out = ReadResult()
     csv_file = open_csv(rules, path, where, REQUIRED, f"columns {list(REQUIRED)}", out)

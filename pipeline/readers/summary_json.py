@@ -52,7 +52,7 @@ def sniff_head(head: str) -> bool:
     return head.lstrip("\ufeff \t\r\n").startswith("[") and SNIFF_KEY in head
 
 
-def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
+def read(path: Path, where: Source | str, rules: Rules, round_: str | None = None) -> ReadResult:
     where = as_source(where)
     out = ReadResult()
     text, found = read_text(path, where, limits.file_bytes(rules), checks=textcheck.JSON)
