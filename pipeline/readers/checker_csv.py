@@ -55,8 +55,7 @@ def sniff(header_line: str) -> bool:
 
 def read(path: Path, where: Source | str, rules: Rules, round_: str | None = None) -> ReadResult:
     where = as_source(where)
-    out = ReadResult()
-    csv_file = open_csv(rules, path, where, REQUIRED, "the checker's summary.csv columns", out)
+    out, csv_file = open_csv(rules, path, where, REQUIRED, "the checker's summary.csv columns")
     if csv_file is not None:
         out.records = _records(csv_file, out)
     return out

@@ -30,8 +30,7 @@ def sniff(header_line: str) -> bool:
 
 def read(path: Path, where: Source | str, rules: Rules, round_: str | None = None) -> ReadResult:
     where = as_source(where)
-    out = ReadResult()
-    csv_file = open_csv(rules, path, where, REQUIRED, f"columns {list(REQUIRED)}", out)
+    out, csv_file = open_csv(rules, path, where, REQUIRED, f"columns {list(REQUIRED)}")
     if csv_file is None:
         return out
     out.findings += [unexpected_column(where.at(line=1, column=col), col) for col in csv_file.header
