@@ -217,10 +217,9 @@ class _Memo:
         return found, dispositions
 
     def _ask(self, part: str, key: tuple) -> tuple:
-        answer = self.memo[part].get(key)
-        if answer is None:
-            answer = self._field(part, *key) if part in FIELDS else getattr(self, f"_{part}")(*key)
-        return answer
+        # an answer is never empty: (code, problems, flag)
+        return self.memo[part].get(key) or (self._field(part, *key) if part in FIELDS
+                                            else getattr(self, f"_{part}")(*key))
 
     def _put(self, answers: list[tuple], accelerators: int, origin: int, value: float, rid, at) -> None:
         codes = self.accepted.codes
