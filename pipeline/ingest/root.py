@@ -29,11 +29,8 @@ _FOLDER_PREFIX = re.compile(r"^([^/]+/[^/]+)/")
 
 @dataclass
 class Part:
-    """One submitter's share of the ingest stage: its accepted rows (checked
-    against the table schema), its rejected and set-aside rows, its findings
-    (as data) and its versions; joined (:func:`merge_parts`), the whole root's.
-    The ingest stage's :func:`write_part` and :func:`read_part` keep it in the
-    cache as the four files of PARTS."""
+    """One submitter's share of the ingest stage (its accepted rows checked
+    against the table schema), cached by the stage as the four files of PARTS."""
 
     table: pd.DataFrame
     rejected: pd.DataFrame
