@@ -2,7 +2,7 @@
 
 A reader module has ``NAME``, ``read(path, where, rules, round_=None) -> ReadResult``
 (``round_``: the submission's; only a folder's reader uses it, a file's rows state
-theirs) and ``sniff(first_line)``, ``sniff_head(first_64_KiB)`` or ``sniff_dir(rules, folder)``.
+theirs) and ``sniff(first_64_KiB)`` or ``sniff_dir(rules, folder)``.
 It is imported when first used, so a path that needs no table library does not load one.
 """
 
@@ -48,12 +48,7 @@ def detect(rules: Rules, path: Path) -> str | None:
     head = _head(path)
     if head is None:
         return None
-    first = head.split("\n", 1)[0]
-    for name, module in ((n, reader(n)) for n, (_, sniffer) in READERS.items() if not sniffer):
-        sniff_head = getattr(module, "sniff_head", None)
-        if sniff_head(head) if sniff_head else module.sniff(first):
-            return name
-    return None
+    return next((name for name, (_, sniffer) in READERS.items() if not sniffer and reader(name).sniff(head)), None)
 
 
 def _head(path: Path) -> str | None:

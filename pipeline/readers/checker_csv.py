@@ -48,8 +48,8 @@ POWER_COLUMNS = {"power": "has_power", "power_data": "design_power_watts"}   # r
 SNIFF_COLUMNS = ("Organization", "Platform", "MlperfModel", "Result")   # the columns that recognise the file
 
 
-def sniff(header_line: str) -> bool:
-    cols = {c.strip().strip('"') for c in header_line.split(",")}
+def sniff(head: str) -> bool:
+    cols = {c.strip().strip('"') for c in head.split("\n", 1)[0].split(",")}
     return set(SNIFF_COLUMNS) <= cols
 
 

@@ -23,8 +23,8 @@ OPTIONAL = ("total_accelerators", "result_id", "system_name", "round", "platform
             "host_processor", "host_processors_per_node", "framework", "operating_system", "weight_data_types")
 
 
-def sniff(header_line: str) -> bool:
-    cols = {c.strip() for c in header_line.split(",")}
+def sniff(head: str) -> bool:
+    cols = {c.strip() for c in head.split("\n", 1)[0].split(",")}
     return set(REQUIRED) <= cols
 
 

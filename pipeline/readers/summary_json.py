@@ -48,7 +48,7 @@ LAYOUT = Layout({**KEY_MAP, "total_accelerators": "a#", "power": "has_power", "p
 MAX_DEPTH = 4   # a list of flat records needs 2
 
 
-def sniff_head(head: str) -> bool:
+def sniff(head: str) -> bool:
     return head.lstrip("\ufeff \t\r\n").startswith("[") and SNIFF_KEY in head
 
 
