@@ -135,11 +135,8 @@ def column_kinds(csv_file: CsvFile) -> list[bool | None]:
     sample = [fields for _, fields in islice((r for r in rows if len(r[1]) == width), SAMPLE_ROWS)]
     if not sample:
         return [True if name in NUMBER_COLUMNS else None for name in csv_file.header]
-    kinds: list[bool | None] = []
-    for j in range(width):
-        values = [row[j] for row in sample if row[j].strip()]
-        kinds.append(all(_NUMBER.match(v) for v in values) if values else None)
-    return kinds
+    columns = ([v for v in column if v.strip()] for column in zip(*sample))
+    return [all(_NUMBER.match(v) for v in values) if values else None for values in columns]
 
 
 def field_count(csv_file: CsvFile, line: int, fields: list[str], kinds: list[bool | None]) -> Finding:
