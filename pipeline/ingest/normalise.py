@@ -145,16 +145,21 @@ class Normaliser:
                            result.dispositions + dispositions)
 
 
+# the parts read from one field: field text (stripped, None for a placeholder) -> (value, problems)
+FIELDS = {
+    "round": lambda memo, text: resolve.resolve_round(memo.rules, text, memo.ctx.round),
+    "submitter": lambda memo, text: resolve.resolve_submitter(text, memo.ctx.submitter),
+    "system": lambda memo, text: resolve.resolve_required("system", text),
+    "division": lambda memo, text: resolve.resolve_choice("division", text, memo.rules.choices("division")),
+    "availability": lambda memo, text: resolve.resolve_choice("availability", text,
+                                                              memo.rules.choices("availability")),
+    "system_name": lambda memo, text: (text, ()),   # a text kept as given
+}
 # part -> the raw fields its resolver reads (its answer's key), in the resolver's order
 KEYS: dict[str, tuple[str, ...]] = {
+    **{part: (part,) for part in FIELDS},
     "accelerators": ("accelerator", "platform", "accelerators_per_node", "nodes", "total_accelerators"),
-    "round": ("round",),
-    "submitter": ("submitter",),
-    "system": ("system",),
     "benchmark": ("model", "scenario", "units", "round", "used_model"),
-    "division": ("division",),
-    "availability": ("availability",),
-    "system_name": ("system_name",),
     "description": (*resolve.DESCRIPTION, "platform", "nodes"),
 }
 ROW_PARTS = ("round", "submitter", "system", "benchmark", "division", "availability", "system_name", "description")
@@ -303,18 +308,6 @@ class _Memo:
         if problems is None:
             self.labels[key] = problems = resolve.resolve_labels(self.rules, *key, self.ctx.published)
         return problems
-
-
-# the parts read from one field: field text (stripped, None for a placeholder) -> (value, problems)
-FIELDS = {
-    "round": lambda memo, text: resolve.resolve_round(memo.rules, text, memo.ctx.round),
-    "submitter": lambda memo, text: resolve.resolve_submitter(text, memo.ctx.submitter),
-    "system": lambda memo, text: resolve.resolve_required("system", text),
-    "division": lambda memo, text: resolve.resolve_choice("division", text, memo.rules.choices("division")),
-    "availability": lambda memo, text: resolve.resolve_choice("availability", text,
-                                                              memo.rules.choices("availability")),
-    "system_name": lambda memo, text: (text, ()),   # a text kept as given
-}
 
 
 def _located(rec: RawRecord, groups: tuple) -> list[Finding]:
