@@ -36,19 +36,24 @@ class Context:
     published: bool = False          # a table MLCommons published (decided by the walk: where it lives)
 
 
+# the parts read from one field: field text (stripped, None for a placeholder) -> (value, problems)
+FIELDS = {
+    "round": lambda memo, text: resolve.resolve_round(memo.rules, text, memo.ctx.round),
+    "submitter": lambda memo, text: resolve.resolve_submitter(text, memo.ctx.submitter),
+    "system": lambda memo, text: resolve.resolve_required("system", text),
+    "division": lambda memo, text: resolve.resolve_choice("division", text, memo.rules.choices("division")),
+    "availability": lambda memo, text: resolve.resolve_choice("availability", text,
+                                                              memo.rules.choices("availability")),
+    "system_name": lambda memo, text: (text, ()),   # a text kept as given
+}
 # part of a row -> the canonical columns its values fill, in this order; a
 # part's value is one tuple per distinct input ("origin": the row's file, and
 # its submission's status and version; the line is each row's own)
 PARTS: dict[str, tuple[str, ...]] = {
-    "round": ("round",),
-    "submitter": ("submitter",),
-    "system": ("system",),
+    **{part: (part,) for part in FIELDS},
     "benchmark": ("model", "used_model", "scenario", "units"),
-    "division": ("division",),
-    "availability": ("availability",),
     "accelerators": ("accelerator", "accelerator_variant", "composition", "accelerators_per_node", "nodes",
                      "total_accelerators"),
-    "system_name": ("system_name",),
     "origin": ("file", "status", "submission_version"),
     "description": resolve.DESCRIPTION,
 }
@@ -145,16 +150,6 @@ class Normaliser:
                            result.dispositions + dispositions)
 
 
-# the parts read from one field: field text (stripped, None for a placeholder) -> (value, problems)
-FIELDS = {
-    "round": lambda memo, text: resolve.resolve_round(memo.rules, text, memo.ctx.round),
-    "submitter": lambda memo, text: resolve.resolve_submitter(text, memo.ctx.submitter),
-    "system": lambda memo, text: resolve.resolve_required("system", text),
-    "division": lambda memo, text: resolve.resolve_choice("division", text, memo.rules.choices("division")),
-    "availability": lambda memo, text: resolve.resolve_choice("availability", text,
-                                                              memo.rules.choices("availability")),
-    "system_name": lambda memo, text: (text, ()),   # a text kept as given
-}
 # part -> the raw fields its resolver reads (its answer's key), in the resolver's order
 KEYS: dict[str, tuple[str, ...]] = {
     **{part: (part,) for part in FIELDS},
