@@ -52,8 +52,7 @@ class LoadgenLog:
         return self.values.get(key)
 
     def at(self, key: str) -> Source:
-        where = self.where
-        return Source(where.file, self.lines.get(key), key=key, root=where.root)
+        return Source(self.where.file, self.lines.get(key), key=key, root=self.where.root)
 
 
 def read_log(path: Path, where: Source | str, max_bytes: int, keys: frozenset[str] | None = None
