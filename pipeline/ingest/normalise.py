@@ -123,8 +123,7 @@ def _cells(files, lines):
 
 @dataclass
 class FileOutcome:
-    """What became of one file's records: their count, how many were
-    accepted, the findings, and every row not accepted."""
+    """What became of one file's records (``dispositions``: every row not accepted)."""
 
     records: int
     accepted: int

@@ -32,9 +32,8 @@ KEY = ("round", "submitter", "system", "model", "scenario", "division", "status"
 
 @dataclass
 class Ingested:
-    """What ingest read: the accepted results (the canonical table itself),
-    every rejected or excluded row as a disposition, the findings and the
-    versions read. :meth:`report` is what the commands print."""
+    """What ingest read (``table``: the accepted rows; ``dispositions``: every
+    other row); :meth:`report` is what the commands print."""
 
     table: pd.DataFrame
     dispositions: list[Disposition] = field(default_factory=list)
