@@ -157,9 +157,7 @@ def _decode(body: str) -> dict | None:
         entry, end = _DECODER.raw_decode(body)   # json.loads without two wrapper calls
     except (ValueError, RecursionError):
         return None
-    if end != len(body):
-        return None
-    if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
+    if end != len(body) or not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
         return None
     return entry
 
