@@ -92,21 +92,16 @@ def parts_in_system_id(rules: Rules, system_id: str | None) -> dict[str, int | N
     (``XE9680_MI300X_192GBx8`` -> {MI300X: None})."""
     found: dict[str, int | None] = {}
     for token in (system_id or "").split("_"):
-        nodes = _ID_NODES.match(token)
-        name = canonical(rules, nodes.group(3)) if nodes else None
-        if name:
+        nodes, m = _ID_NODES.match(token), _ID_PART.match(token)
+        if nodes and (name := canonical(rules, nodes.group(3))):
             found[name] = (found.get(name) or 0) + int(nodes.group(1)) * int(nodes.group(2))
-            continue
-        m = _ID_PART.match(token)
-        if m:
-            name = canonical(rules, m.group(2))
-            if name:
-                found[name] = (found.get(name) or 0) + int(m.group(1))
-                continue
-        for word in token.split("-"):
-            name = canonical(rules, re.sub(r"x\d+$", "", word, flags=re.IGNORECASE))
-            if name:
-                found.setdefault(name, None)
+        elif m and (name := canonical(rules, m.group(2))):
+            found[name] = (found.get(name) or 0) + int(m.group(1))
+        else:
+            for word in token.split("-"):
+                name = canonical(rules, re.sub(r"x\d+$", "", word, flags=re.IGNORECASE))
+                if name:
+                    found.setdefault(name, None)
     return dict(sorted(found.items()))
 
 

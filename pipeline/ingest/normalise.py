@@ -36,19 +36,24 @@ class Context:
     published: bool = False          # a table MLCommons published (decided by the walk: where it lives)
 
 
+# the parts read from one field: field text (stripped, None for a placeholder) -> (value, problems)
+FIELDS = {
+    "round": lambda memo, text: resolve.resolve_round(memo.rules, text, memo.ctx.round),
+    "submitter": lambda memo, text: resolve.resolve_submitter(text, memo.ctx.submitter),
+    "system": lambda memo, text: resolve.resolve_required("system", text),
+    "division": lambda memo, text: resolve.resolve_choice("division", text, memo.rules.choices("division")),
+    "availability": lambda memo, text: resolve.resolve_choice("availability", text,
+                                                              memo.rules.choices("availability")),
+    "system_name": lambda memo, text: (text, ()),   # a text kept as given
+}
 # part of a row -> the canonical columns its values fill, in this order; a
 # part's value is one tuple per distinct input ("origin": the row's file, and
 # its submission's status and version; the line is each row's own)
 PARTS: dict[str, tuple[str, ...]] = {
-    "round": ("round",),
-    "submitter": ("submitter",),
-    "system": ("system",),
+    **{part: (part,) for part in FIELDS},
     "benchmark": ("model", "used_model", "scenario", "units"),
-    "division": ("division",),
-    "availability": ("availability",),
     "accelerators": ("accelerator", "accelerator_variant", "composition", "accelerators_per_node", "nodes",
                      "total_accelerators"),
-    "system_name": ("system_name",),
     "origin": ("file", "status", "submission_version"),
     "description": resolve.DESCRIPTION,
 }
@@ -118,8 +123,7 @@ def _cells(files, lines):
 
 @dataclass
 class FileOutcome:
-    """What became of one file's records: their count, how many were
-    accepted, the findings, and every row not accepted."""
+    """What became of one file's records (``dispositions``: every row not accepted)."""
 
     records: int
     accepted: int
@@ -147,14 +151,9 @@ class Normaliser:
 
 # part -> the raw fields its resolver reads (its answer's key), in the resolver's order
 KEYS: dict[str, tuple[str, ...]] = {
+    **{part: (part,) for part in FIELDS},
     "accelerators": ("accelerator", "platform", "accelerators_per_node", "nodes", "total_accelerators"),
-    "round": ("round",),
-    "submitter": ("submitter",),
-    "system": ("system",),
     "benchmark": ("model", "scenario", "units", "round", "used_model"),
-    "division": ("division",),
-    "availability": ("availability",),
-    "system_name": ("system_name",),
     "description": (*resolve.DESCRIPTION, "platform", "nodes"),
 }
 ROW_PARTS = ("round", "submitter", "system", "benchmark", "division", "availability", "system_name", "description")
@@ -217,10 +216,9 @@ class _Memo:
         return found, dispositions
 
     def _ask(self, part: str, key: tuple) -> tuple:
-        answer = self.memo[part].get(key)
-        if answer is None:
-            answer = self._field(part, *key) if part in FIELDS else getattr(self, f"_{part}")(*key)
-        return answer
+        # an answer is never empty: (code, problems, flag)
+        return self.memo[part].get(key) or (self._field(part, *key) if part in FIELDS
+                                            else getattr(self, f"_{part}")(*key))
 
     def _put(self, answers: list[tuple], accelerators: int, origin: int, value: float, rid, at) -> None:
         codes = self.accepted.codes
@@ -304,18 +302,6 @@ class _Memo:
         if problems is None:
             self.labels[key] = problems = resolve.resolve_labels(self.rules, *key, self.ctx.published)
         return problems
-
-
-# the parts read from one field: field text (stripped, None for a placeholder) -> (value, problems)
-FIELDS = {
-    "round": lambda memo, text: resolve.resolve_round(memo.rules, text, memo.ctx.round),
-    "submitter": lambda memo, text: resolve.resolve_submitter(text, memo.ctx.submitter),
-    "system": lambda memo, text: resolve.resolve_required("system", text),
-    "division": lambda memo, text: resolve.resolve_choice("division", text, memo.rules.choices("division")),
-    "availability": lambda memo, text: resolve.resolve_choice("availability", text,
-                                                              memo.rules.choices("availability")),
-    "system_name": lambda memo, text: (text, ()),   # a text kept as given
-}
 
 
 def _located(rec: RawRecord, groups: tuple) -> list[Finding]:

@@ -1,9 +1,7 @@
 """The canonical table of a whole submissions root, one submitter at a time:
-each ``<round>/<submitter>/`` folder is ingested on its own (the newest sealed
-version of each status is used) into its :class:`Part` (its rows, its rejected
-and set-aside rows, its findings and its versions); the rows of every
-submitter read are checked against the table schema in one call, and the
-parts are joined (:func:`merge_parts`). The ingest stage
+each ``<round>/<submitter>/`` folder is ingested on its own into its
+:class:`Part`; the rows of every submitter read are checked against the table
+schema in one call, and the parts are joined (:func:`merge_parts`). The ingest stage
 (:mod:`pipeline.stages.ingest`) keeps parts in its cache and writes the outputs.
 """
 
@@ -29,11 +27,8 @@ _FOLDER_PREFIX = re.compile(r"^([^/]+/[^/]+)/")
 
 @dataclass
 class Part:
-    """One submitter's share of the ingest stage: its accepted rows (checked
-    against the table schema), its rejected and set-aside rows, its findings
-    (as data) and its versions; joined (:func:`merge_parts`), the whole root's.
-    The ingest stage's :func:`write_part` and :func:`read_part` keep it in the
-    cache as the four files of PARTS."""
+    """One submitter's share of the ingest stage (its accepted rows checked
+    against the table schema), cached by the stage as the four files of PARTS."""
 
     table: pd.DataFrame
     rejected: pd.DataFrame

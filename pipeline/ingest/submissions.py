@@ -32,9 +32,8 @@ KEY = ("round", "submitter", "system", "model", "scenario", "division", "status"
 
 @dataclass
 class Ingested:
-    """What ingest read: the accepted results (the canonical table itself),
-    every rejected or excluded row as a disposition, the findings and the
-    versions read. :meth:`report` is what the commands print."""
+    """What ingest read (``table``: the accepted rows; ``dispositions``: every
+    other row); :meth:`report` is what the commands print."""
 
     table: pd.DataFrame
     dispositions: list[Disposition] = field(default_factory=list)
@@ -84,9 +83,7 @@ def read_unchecked(rules: Rules, paths: list[Path], fmt: str | None = None, roun
     roots = walk.collect(paths, report, Normaliser(rules, accepted), fmt, round_, status, root, visible, published,
                          scans)
     report.root = roots.pop() if len(roots) == 1 else None
-    frame = accepted.frame()
-    del accepted
-    return report, _reject_duplicates(rules, frame, report)
+    return report, _reject_duplicates(rules, accepted.frame(), report)
 
 
 def settle(report: Ingested, validated: tuple[pd.DataFrame, pd.DataFrame, list[Finding]]) -> Ingested:
@@ -104,12 +101,9 @@ def schema_dispositions(rejected: pd.DataFrame, found: list[Finding]) -> list[Di
     places: dict[tuple, set[str]] = {}
     for f in found:
         places.setdefault((f.where.file, f.line), set()).add(f.place)
-    out = []
-    for row in rejected[list(RESULT_KEY)].to_dict("records"):
-        where = Source.of_row(row)
-        out.append(Disposition(where, REJECTED, "schema-violation",
-                               "; ".join(sorted(places.get(result_key(row), ())))))
-    return out
+    return [Disposition(Source.of_row(row), REJECTED, "schema-violation",
+                        "; ".join(sorted(places.get(result_key(row), ()))))
+            for row in rejected[list(RESULT_KEY)].to_dict("records")]
 
 
 def _reject_duplicates(rules: Rules, frame: pd.DataFrame, report: Ingested) -> pd.DataFrame:
@@ -119,13 +113,10 @@ def _reject_duplicates(rules: Rules, frame: pd.DataFrame, report: Ingested) -> p
         return frame
     shared = frame[dup]
     places = [Source.of_row(r, report.root) for r in shared[list(RESULT_KEY)].to_dict("records")]
-    groups: list[list[int]] = []   # the rows sharing each key, in the order the keys first appear
-    for i, g in enumerate(shared.groupby(list(KEY), sort=False, dropna=False).ngroup()):
-        if g == len(groups):
-            groups.append([])
-        groups[g].append(i)
+    # the rows sharing each key, in the order the keys first appear (sort=False numbers them so)
+    group = shared.groupby(list(KEY), sort=False, dropna=False).ngroup().to_numpy()
     keep = limits.cap(rules, "examples_per_finding")
-    for rows in groups:
+    for rows in pd.Series(range(len(shared))).groupby(group).agg(list):
         head = [places[i].cell for i in rows[:keep + 1]]
         for i in rows:
             # a few of the others and how many more: 20,000 identical rows must not make 20,000 lists of 20,000

@@ -52,8 +52,7 @@ def to_frame(rows: list[dict]) -> pd.DataFrame:
     """Rows (dicts) to a frame with the canonical columns and dtypes."""
     if not rows:   # built once: ingest starts every report with it
         return _no_rows().copy()
-    frame = pd.DataFrame(rows, columns=list(COLUMNS))
-    return coerce(frame)
+    return coerce(pd.DataFrame(rows, columns=list(COLUMNS)))
 
 
 @lru_cache(maxsize=1)

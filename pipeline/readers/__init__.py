@@ -1,15 +1,14 @@
 """Readers: one module per input format, each yielding raw records and findings.
 
-A reader module has ``NAME``, ``read(path, where) -> ReadResult`` (``rules=``,
-``round_=`` when it takes them) and ``sniff(first_line)``, ``sniff_head(first_64_KiB)``
-or ``sniff_dir(rules, folder)``. It is imported when first used, so a path
-that needs no table library does not load one.
+A reader module has ``NAME``, ``read(path, where, rules, round_=None) -> ReadResult``
+(``round_``: the submission's; only a folder's reader uses it, a file's rows state
+theirs) and ``sniff(first_64_KiB)`` or ``sniff_dir(rules, folder)``.
+It is imported when first used, so a path that needs no table library does not load one.
 """
 
 from __future__ import annotations
 
 import importlib
-import inspect
 from pathlib import Path
 
 from pipeline.core.findings import Finding
@@ -49,12 +48,7 @@ def detect(rules: Rules, path: Path) -> str | None:
     head = _head(path)
     if head is None:
         return None
-    first = head.split("\n", 1)[0]
-    for name, module in ((n, reader(n)) for n, (_, sniffer) in READERS.items() if not sniffer):
-        sniff_head = getattr(module, "sniff_head", None)
-        if sniff_head(head) if sniff_head else module.sniff(first):
-            return name
-    return None
+    return next((name for name, (_, sniffer) in READERS.items() if not sniffer and reader(name).sniff(head)), None)
 
 
 def _head(path: Path) -> str | None:
@@ -85,10 +79,7 @@ def read(rules: Rules, path: Path, where: Source | str, fmt: str | None = None,
         out = ReadResult()
         out.findings.append(undetected(path, where))
         return out
-    module = reader(fmt)
-    takes = inspect.signature(module.read).parameters
-    given = {k: v for k, v in (("rules", rules), ("round_", round_)) if k in takes and v is not None}
-    return module.read(path, where, **given)
+    return reader(fmt).read(path, where, rules, round_)
 
 
 def row_count(path: Path, fmt: str | None) -> int | None:

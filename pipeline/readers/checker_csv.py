@@ -48,15 +48,14 @@ POWER_COLUMNS = {"power": "has_power", "power_data": "design_power_watts"}   # r
 SNIFF_COLUMNS = ("Organization", "Platform", "MlperfModel", "Result")   # the columns that recognise the file
 
 
-def sniff(header_line: str) -> bool:
-    cols = {c.strip().strip('"') for c in header_line.split(",")}
+def sniff(head: str) -> bool:
+    cols = {c.strip().strip('"') for c in head.split("\n", 1)[0].split(",")}
     return set(SNIFF_COLUMNS) <= cols
 
 
-def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
+def read(path: Path, where: Source | str, rules: Rules, round_: str | None = None) -> ReadResult:
     where = as_source(where)
-    out = ReadResult()
-    csv_file = open_csv(rules, path, where, REQUIRED, "the checker's summary.csv columns", out)
+    out, csv_file = open_csv(rules, path, where, REQUIRED, "the checker's summary.csv columns")
     if csv_file is not None:
         out.records = _records(csv_file, out)
     return out

@@ -28,30 +28,31 @@ class CsvFile:
     text: str = field(default="", repr=False)   # the whole file (a bad row's hint samples the good ones)
 
 
-def open_csv(rules: Rules, path, where: Source, required: tuple[str, ...], expected: str, out: ReadResult) -> CsvFile | None:
-    """The file's header and rows; None (with findings in ``out``) when it
-    cannot be read or lacks a required column."""
+def open_csv(rules: Rules, path, where: Source, required: tuple[str, ...], expected: str) -> tuple[ReadResult, CsvFile | None]:
+    """The file's result so far, and its header and rows: None (with findings
+    in the result) when it cannot be read or lacks a required column."""
+    out = ReadResult()
     text, found = read_text(path, where, limits.file_bytes(rules))
     if text is None:
         out.findings.extend(found)
-        return None
+        return out, None
     if not text.strip():
         out.findings.append(located("empty-file", where, f"a header line ({expected}) and one row per result",
                                     "only blank lines" if text else "0 bytes", "the file is empty"))
-        return None
+        return out, None
     over = limits.rows_over_cap(rules, text.count("\n") - 1, where, "lines after the header")
     if over is not None:          # refused whole at once: never parsed row by row
         out.findings.append(over)
-        return None
+        return out, None
     header, line, rows = parse(text)
     missing = [c for c in required if c not in header]
     if not missing:
-        return CsvFile(where, header, rows, text)
+        return out, CsvFile(where, header, rows, text)
     out.findings.append(located("missing-column", where.at(line=line), expected, f"missing {missing}",
                                 f"required column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
                                 f"absent: add {'it' if len(missing) == 1 else 'them'} to the header line"))
     out.reject_rows(where, (line for line, _ in rows), "missing-column", "the file lacks a required column")
-    return None
+    return out, None
 
 
 def parse(text: str) -> tuple[list[str], int, Iterator[tuple[int, list[str]]]]:
@@ -134,11 +135,8 @@ def column_kinds(csv_file: CsvFile) -> list[bool | None]:
     sample = [fields for _, fields in islice((r for r in rows if len(r[1]) == width), SAMPLE_ROWS)]
     if not sample:
         return [True if name in NUMBER_COLUMNS else None for name in csv_file.header]
-    kinds: list[bool | None] = []
-    for j in range(width):
-        values = [row[j] for row in sample if row[j].strip()]
-        kinds.append(all(_NUMBER.match(v) for v in values) if values else None)
-    return kinds
+    columns = ([v for v in column if v.strip()] for column in zip(*sample))
+    return [all(_NUMBER.match(v) for v in values) if values else None for values in columns]
 
 
 def field_count(csv_file: CsvFile, line: int, fields: list[str], kinds: list[bool | None]) -> Finding:

@@ -122,10 +122,8 @@ def _verify(path: str, name: str, where: Source, test: str,
             needed: tuple[tuple[str, ...], ...]) -> list[Finding]:
     text, found = read_text(path, where, MAX_SMALL_FILE, checks=textcheck.NONE)
     if text is None:   # read first, asked why after (as check_accuracy)
-        if os.path.isfile(path):
-            return found
-        return [located("compliance-missing", where, f"{test}'s {name}",
-                        "no such file", f"{test} has no {name}")]
+        return found if os.path.isfile(path) else [located("compliance-missing", where, f"{test}'s {name}",
+                                                           "no such file", f"{test} has no {name}")]
     lines = [line.strip() for line in text.splitlines()]
     out = []
     for alternatives in needed:

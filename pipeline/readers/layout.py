@@ -21,11 +21,8 @@ def submitter_folders(rules: Rules, path: Path, where: Source) -> list[tuple[Pat
         return [(path, where, division)]
     if path.name in rules.choices("division"):
         return [(c, inside(where, c.name), path.name) for c in _subfolders(path) if _is_submitter(rules, c)]
-    out = []
-    for division in rules.choices("division"):
-        if (path / division).is_dir():
-            out += submitter_folders(rules, path / division, inside(where, division))
-    return out
+    return [folder for division in rules.choices("division") if (path / division).is_dir()
+            for folder in submitter_folders(rules, path / division, inside(where, division))]
 
 
 def _is_submitter(rules: Rules, path: Path) -> bool:

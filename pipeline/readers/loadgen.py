@@ -52,8 +52,7 @@ class LoadgenLog:
         return self.values.get(key)
 
     def at(self, key: str) -> Source:
-        where = self.where
-        return Source(where.file, self.lines.get(key), key=key, root=where.root)
+        return Source(self.where.file, self.lines.get(key), key=key, root=self.where.root)
 
 
 def read_log(path: Path, where: Source | str, max_bytes: int, keys: frozenset[str] | None = None
@@ -158,9 +157,7 @@ def _decode(body: str) -> dict | None:
         entry, end = _DECODER.raw_decode(body)   # json.loads without two wrapper calls
     except (ValueError, RecursionError):
         return None
-    if end != len(body):
-        return None
-    if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
+    if end != len(body) or not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
         return None
     return entry
 

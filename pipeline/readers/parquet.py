@@ -23,11 +23,11 @@ DERIVED = ("status", "source", "file", "line", "composition", "submission_versio
 VARIANT = "accelerator_variant"   # the canonical table's: read as the accelerator
 
 
-def sniff(header_line: str) -> bool:
-    return header_line.startswith(MAGIC)
+def sniff(head: str) -> bool:
+    return head.startswith(MAGIC)
 
 
-def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
+def read(path: Path, where: Source | str, rules: Rules, round_: str | None = None) -> ReadResult:
     where = as_source(where)
     out = ReadResult()
     data, found = read_bytes(path, where, limits.file_bytes(rules))

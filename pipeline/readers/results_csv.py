@@ -23,15 +23,14 @@ OPTIONAL = ("total_accelerators", "result_id", "system_name", "round", "platform
             "host_processor", "host_processors_per_node", "framework", "operating_system", "weight_data_types")
 
 
-def sniff(header_line: str) -> bool:
-    cols = {c.strip() for c in header_line.split(",")}
+def sniff(head: str) -> bool:
+    cols = {c.strip() for c in head.split("\n", 1)[0].split(",")}
     return set(REQUIRED) <= cols
 
 
-def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
+def read(path: Path, where: Source | str, rules: Rules, round_: str | None = None) -> ReadResult:
     where = as_source(where)
-    out = ReadResult()
-    csv_file = open_csv(rules, path, where, REQUIRED, f"columns {list(REQUIRED)}", out)
+    out, csv_file = open_csv(rules, path, where, REQUIRED, f"columns {list(REQUIRED)}")
     if csv_file is None:
         return out
     out.findings += [unexpected_column(where.at(line=1, column=col), col) for col in csv_file.header

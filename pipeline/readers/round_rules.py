@@ -145,12 +145,9 @@ def all_rounds(rules: Rules) -> dict[str, RoundRules]:
     rules_dir = rules.folder / RULES_DIR
     if not rules_dir.is_dir():
         raise ConfigError(f"round rules folder not found: {rules_dir}")
-    out = {}
-    for path in sorted(rules_dir.iterdir()):
-        if _ROUND_FILE.match(path.name):
-            round_ = from_mapping(rules, rules.load_yaml(f"{RULES_DIR}/{path.name}"), path.name)
-            out[round_.round] = round_
-    return out
+    loaded = (from_mapping(rules, rules.load_yaml(f"{RULES_DIR}/{path.name}"), path.name)
+              for path in sorted(rules_dir.iterdir()) if _ROUND_FILE.match(path.name))
+    return {round_.round: round_ for round_ in loaded}
 
 
 def from_mapping(rules: Rules, data: dict, where: str) -> RoundRules:

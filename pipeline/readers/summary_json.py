@@ -48,11 +48,11 @@ LAYOUT = Layout({**KEY_MAP, "total_accelerators": "a#", "power": "has_power", "p
 MAX_DEPTH = 4   # a list of flat records needs 2
 
 
-def sniff_head(head: str) -> bool:
+def sniff(head: str) -> bool:
     return head.lstrip("\ufeff \t\r\n").startswith("[") and SNIFF_KEY in head
 
 
-def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
+def read(path: Path, where: Source | str, rules: Rules, round_: str | None = None) -> ReadResult:
     where = as_source(where)
     out = ReadResult()
     text, found = read_text(path, where, limits.file_bytes(rules), checks=textcheck.JSON)
@@ -72,28 +72,26 @@ def read(path: Path, where: Source | str, rules: Rules) -> ReadResult:
         out.findings.append(over)
         return out
     lines = starts if len(starts) == len(data) else [None] * len(data)
-    records: list[RawRecord] = []
-    for number, (record, line) in enumerate(zip(data, lines), 1):
-        _record(out, records, where, number, line, record)
-    out.records = records
+    read = (_record(out, where, number, line, record) for number, (record, line) in enumerate(zip(data, lines), 1))
+    out.records = records = [r for r in read if r is not None]
     rounds = {r.fields["round"] for r in records if r.fields.get("round")}
     out.round = rounds.pop() if len(rounds) == 1 else None
     return out
 
 
-def _record(out: ReadResult, records: list[RawRecord], where: Source, number: int, line: int | None,
-            record: object) -> None:
+def _record(out: ReadResult, where: Source, number: int, line: int | None, record: object) -> RawRecord | None:
+    """The record as raw fields, or None (rejected in ``out``)."""
     at = where.at(line=line, row=number)
     cell = Source(where.file, line if line else number)
     if not isinstance(record, dict):
         out.reject(cell, [located("format-mismatch", at, "a JSON object", type(record).__name__,
                                   "a record is not an object")])
-        return
+        return None
     repeated = jsonsafe.repeated_key(record, at, f"record {record.get('ID', '?')} states a key twice "
                                                "(JSON keeps the last silently)")
     if repeated:
         out.reject(cell, [repeated])
-        return
+        return None
     values = {name: text for name, key in KEY_MAP.items()
               if (text := _text(record.get(key))) is not None}
     if record.get("has_power") is True:
@@ -101,7 +99,7 @@ def _record(out: ReadResult, records: list[RawRecord], where: Source, number: in
         data = _text(record.get("Power_Result"))
         if data is not None:
             values["power_data"] = data
-    records.append(RawRecord(where, line, values, LAYOUT, row=number))
+    return RawRecord(where, line, values, LAYOUT, row=number)
 
 
 def _text(value: object) -> str | None:

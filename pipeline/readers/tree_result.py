@@ -126,9 +126,8 @@ def _before_log(job: ResultJob) -> list[Finding]:
 def system_places(submitter_where: Source, system: str, system_where: Source) -> dict[str, Source]:
     """Where the fields a result takes from its system sit."""
     folder = inside(submitter_where, f"results/{system}")
-    places = {name: system_where.at(key=key) for name, key in SYSTEM_KEYS.items()}
-    places.update(system=folder, platform=folder)
-    return places
+    return {**{name: system_where.at(key=key) for name, key in SYSTEM_KEYS.items()},
+            "system": folder, "platform": folder}
 
 
 @functools.lru_cache(maxsize=1024)
