@@ -113,8 +113,8 @@ def _scope(claim: Claim, results: Results, ledger: Ledger) -> dict:
     def values(key: str) -> list[str]:
         return sorted({str(r[key]) for r in rows})
 
-    against = (claim.comparator or {}).get("accelerator")
-    return {"round": selector.get("round"),
+    against, rounds = (claim.comparator or {}).get("accelerator"), values("round")
+    return {"round": selector.get("round") or (rounds[0] if len(rounds) == 1 else None),   # the data's, when one
             "models": values("model"), "scenarios": values("scenario"), "accelerators": values("accelerator"),
             "nodes": selector.get("nodes"), "against": str(against) if against else None}
 

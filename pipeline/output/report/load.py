@@ -11,7 +11,6 @@ round is not that round's partner; its rows are counted apart."""
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -133,15 +132,13 @@ def round_of(row: dict) -> str:
     return head if head.startswith("v") and head[1:2].isdigit() else NO_ROUND
 
 
-_NOTE_RESULT = re.compile(r"^(?:not compared: )?(\S+) (\S+) (\S+) (\S+?):")
-
-
 ACROSS_ROUNDS = "every round"   # a record claim's: judged on every round, shown with the record
 
 
 def claim_round(claim: dict, data: Data) -> str:
-    """The round of the results a claim used: a reproducibility claim's is its
-    scope's, else that of the partner results it lists, in the agreement table."""
+    """The round of the results a claim used: its subject's, else its scope's (the ledger's
+    round, or the one round of the results it matches), else that of the partner results
+    outside its band, in the agreement table (its notes are for people: never read back)."""
     found = round_of(claim)
     if found != NO_ROUND:
         return found
@@ -152,10 +149,6 @@ def claim_round(claim: dict, data: Data) -> str:
         return str(scope["round"])
     keys = [(o.get("submitter"), o.get("system"), o.get("model"), o.get("scenario"))
             for o in claim.get("outside") or [] if isinstance(o, dict)]
-    for note in claim.get("notes") or []:   # "[not compared: ]SUBMITTER SYSTEM MODEL SCENARIO: why"
-        m = _NOTE_RESULT.match(note) if isinstance(note, str) else None
-        if m:
-            keys.append(m.groups())
     if keys and len(data.agreement):
         first = data.first_rounds
         rounds = {str(first.loc[k]) for k in keys if k in first.index}
