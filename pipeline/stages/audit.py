@@ -2,7 +2,7 @@
 the verified and post-deadline sets (:mod:`pipeline.analyses.audit`), their
 report written as ``validation.json`` and, when asked for, the Data Docs
 site, built beside the old one and swapped in whole (a killed run leaves the
-old one; so its pages are rewritten in place), made stable and offline here.
+old one), made stable and offline here.
 
 GX's pages load bootstrap, jquery, vega, fonts and its logo from CDNs, and GX
 has no setting for these URLs, which are in its templates: ``cdn.json`` maps
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pipeline.analyses.audit import RUN_TIME, audit, read_set, validated_at
 from pipeline.core.errors import ConfigError
-from pipeline.core.files import atomic_dir, umask
+from pipeline.core.files import atomic_dir, atomic_path, umask
 from pipeline.core.findings import Report
 from pipeline.core.rules import Rules
 from pipeline.output.render import write_report
@@ -74,7 +74,10 @@ def pin_site(folder: Path, data_time: datetime) -> None:
             return m.group(1) + new
 
         pinned = _URL_STAMP.sub(lambda m: b"?" if m.group(1) else b"", raw)
-        page.write_bytes(_BLOCK_ID.sub(block_id, _STAMP.sub(stamp, pinned)))
+        pinned = _BLOCK_ID.sub(block_id, _STAMP.sub(stamp, pinned))
+        if pinned != raw:
+            with atomic_path(page) as tmp:
+                tmp.write_bytes(pinned)
 
 
 # GX's index page: the table its scripts fill with the validations (empty in the HTML).
@@ -108,7 +111,8 @@ def list_offline(folder: Path, suites: list, data_time: datetime) -> None:
     table = (found.group(1) + b"<thead><tr><th>Status</th><th>Run Time</th><th>Asset Name</th><th>Set</th>"
              b"<th>Rows</th><th>Expectations</th><th>Expectation Suite</th></tr></thead><tbody>"
              + "".join(rows).encode() + b"</tbody></table>")
-    index.write_bytes(raw[:found.start()] + note.encode() + table + raw[found.end():])
+    with atomic_path(index) as tmp:
+        tmp.write_bytes(raw[:found.start()] + note.encode() + table + raw[found.end():])
 
 
 def _ordinary_modes(folder: Path) -> None:
@@ -159,7 +163,10 @@ def localise(folder: Path) -> None:
             # the hash pins the CDN's copy; a file:// page cannot load a script in cors mode
             return _SRI.sub(b"", m.group(0).replace(found.group(0), found.group(1) + b'="' + local.encode() + b'"'))
 
-        page.write_bytes(_TAG.sub(tag, raw))
+        rewritten = _TAG.sub(tag, raw)
+        if rewritten != raw:
+            with atomic_path(page) as tmp:
+                tmp.write_bytes(rewritten)
     for target in sorted(used):
         _copy(VENDOR / target, folder / "static" / "vendor" / target)
         if target in folders:
