@@ -471,6 +471,7 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
     (the DVC pipeline's compare stage)."""
     from pipeline.analyses import compare as compare_mod
     from pipeline.core.files import write_json
+    from pipeline.ingest import table
     from pipeline.stages import compare as stage
 
     if (verified_dir is None) != (post_deadline_dir is None):
@@ -482,8 +483,6 @@ def compare(results, tolerance_pct, reference_submitter, params_path, summary_ou
         for name in ("results", "agreement")}
     _guard({"RESULTS": results, "--params": params_path},
            {"--output": output, "--summary-out": summary_out, **sets})
-    from pipeline.ingest import table
-
     frame, found = table.load(_rules(), results)
     check_filters(_rules(), {"submitter": only_submitter, "round": only_round}, frame)
     if sets:

@@ -389,6 +389,25 @@ def test_scaling_claim_uses_the_scaling_module_and_the_true_count(tmp_path):
     assert [f["code"] for f in doc["findings"]] == ["claim-no-reference"]
 
 
+def test_every_claim_verdict_is_counted_in_the_summary_a_scaling_ones_too(tmp_path):
+    cluster = canonical_row(system="16xMI355X", nodes=2, total_accelerators=16, composition="MI355X:16",
+                            model="wan-2.2-t2v-a14b", scenario="SingleStream", units="Latency (s)",
+                            value=20.0, division="open")
+    node = canonical_row(model="wan-2.2-t2v-a14b", scenario="SingleStream", units="Latency (s)",
+                         value=27.374, division="open")
+    ledger = """
+        round: v6.0
+        claims:
+          - id: latency-scaling
+            kind: scaling
+            subject: {submitter: AMD, nodes: 2}
+            claimed_pct: 93
+    """
+    doc = claims_json(tmp_path, ledger, [cluster, node], expect=0)
+    assert [r["verdict"] for r in doc["rows"]] == ["not-applicable"]
+    assert doc["summary"]["claims"] == 1 and doc["summary"]["not-applicable"] == 1
+
+
 def test_reproducibility_claim_on_real_v51_mi300x_results():
     # AMD 5.1-0001 against Dell 5.1-0027 (XE9680): Interactive 8455.14 against 8840.42 is -4.36 %
     rows = published_rows("5.1-0001", "5.1-0027")

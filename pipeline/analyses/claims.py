@@ -30,7 +30,7 @@ from pipeline.core.model import (AGREE, AMBIGUOUS, CHERRY_PICKED, COMPARISON_DIS
                                  HOLDS, INVALID, LABEL_INCLUDING_POST_DEADLINE, LABEL_UNVERIFIED,
                                  NO_REFERENCE, POST_DEADLINE, UNMATCHED, UNVERIFIED_FOOTNOTE, VERIFIED,
                                  RESULT_KEY, Source, footnote, label, result_key, typed_rows)
-from pipeline.core.vocabulary import ClaimVerdict, Severity, tally
+from pipeline.core.vocabulary import Severity, tally
 
 # differences the MLCommons messaging guidelines say a comparison must state
 STATED = (("round", "round (version)"), ("division", "division"),
@@ -100,8 +100,8 @@ def check_claims(rules: Rules, ledger: Ledger, results: pd.DataFrame, reference_
         rows.append(row)
         findings.extend(found)
     rows = typed_rows("ClaimRow", sorted(rows, key=lambda r: r["line"] or 0))
-    verdicts = tally([r["verdict"] for r in rows], sorted(ClaimVerdict))   # the verdicts given, by code
-    return Report(rows, findings, {"claims": len(rows), **{v: n for v, n in verdicts.items() if n},
+    given = [r["verdict"] for r in rows]   # a claim's, or a scaling claim's scaling verdict (not-applicable)
+    return Report(rows, findings, {"claims": len(rows), **tally(given, sorted(set(given))),
                                    "unverified": sum(r["label"] == LABEL_UNVERIFIED for r in rows)})
 
 
